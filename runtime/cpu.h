@@ -1,0 +1,20 @@
+/* cpu.h: the CPU backend's threads: a parallel-for over a range of work
+ * items with a fixed pool of pthreads (started once, reused). */
+#ifndef RT_CPU_H
+#define RT_CPU_H
+
+#include "error.h"
+
+/* Body of a parallel loop: runs items [begin, end) on worker `thread`. */
+typedef void (*cpu_range_fn)(void *ctx, long begin, long end, int thread);
+
+/* Number of threads to use: `requested` if > 0, else the online CPUs. */
+int cpu_thread_count(int requested);
+/* Sets the pool's size for later calls (0 = all cores). */
+void cpu_set_threads(int threads);
+int cpu_threads(void);
+/* Splits [0, n) into chunks of `grain` items handed out dynamically to the
+ * pool's threads; returns when all are done. */
+rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_error *err);
+
+#endif

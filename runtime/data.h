@@ -1,0 +1,80 @@
+/* data.h: loading datasets: CSV (optionally .gz), LIBSVM sparse, TSPLIB.
+ *
+ * Tables are column-major float matrices (column c of row r at
+ * cols[c * nrows + r]) because every consumer (GP fitness cases, SVM, MBP)
+ * streams one variable over many cases. String columns are categorical: each
+ * distinct string gets an index in order of first appearance and the mapping
+ * is kept. Malformed input fails with "file:line:col: expected ..., got ...". */
+#ifndef RT_DATA_H
+#define RT_DATA_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+typedef struct rt_categories {
+	int n;          /* number of distinct strings */
+	char **names;   /* names[i] is the string mapped to i */
+} rt_categories;
+
+typedef struct rt_table {
+	char path[RT_PATH_MAX];
+	size_t nrows;
+	int ncols;             /* input columns (the label column is not one of them) */
+	char **colnames;       /* ncols names (from the header, or "x1".."xn") */
+	float *cols;           /* ncols * nrows, column-major */
+	rt_categories *cats;   /* ncols entries; cats[c].n == 0 for numeric columns */
+	int has_label;
+	char *label_name;
+	float *label;          /* nrows values: the class index for a string label,
+	                          else the number (regression target, ±1 for LIBSVM) */
+	rt_categories classes; /* string label mapping (n == 0 for a numeric label) */
+} rt_table;
+
+typedef struct rt_csv_options {
+	int header;            /* 1: first line names the columns */
+	const char *label;     /* label column by name, or NULL */
+	int label_index;       /* label column by 0-based index; -1 = last, -2 = none
+	                          (used when label is NULL) */
+	char delimiter;        /* ',' by default (0 means ',') */
+} rt_csv_options;
+
+/* Defaults: header on, label = last column, ','. */
+rt_csv_options rt_csv_defaults(void);
+
+/* Loads a CSV file; a name ending in .gz is decompressed on the fly (zlib). */
+rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out, rt_error *err);
+/* Loads LIBSVM sparse format ("label idx:val idx:val ...", 1-based indices)
+ * into a dense table; nfeatures 0 = the largest index seen. */
+rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err);
+void rt_table_free(rt_table *t);
+/* Value of input column c at row r. */
+static inline float rt_table_at(const rt_table *t, int c, size_t r)
+{
+	return t->cols[(size_t)c * t->nrows + r];
+}
+
+typedef enum rt_tsp_metric {
+	RT_TSP_EUC_2D, RT_TSP_CEIL_2D, RT_TSP_ATT, RT_TSP_GEO
+} rt_tsp_metric;
+
+typedef struct rt_tsp {
+	char path[RT_PATH_MAX];
+	char name[128];
+	int n;                 /* number of cities */
+	rt_tsp_metric metric;
+	double *x, *y;         /* coordinates, n each */
+} rt_tsp;
+
+/* Loads a TSPLIB file with NODE_COORD_SECTION (EUC_2D, CEIL_2D, ATT, GEO). */
+rt_status rt_tsp_load(const char *path, rt_tsp *out, rt_error *err);
+/* TSPLIB distance between cities i and j (integer, per the metric's rule). */
+int rt_tsp_distance(const rt_tsp *t, int i, int j);
+void rt_tsp_free(rt_tsp *t);
+/* Length of a closed tour (a permutation of 0..n-1). */
+long rt_tsp_tour_length(const rt_tsp *t, const int *tour);
+
+/* Reads "name : length" lines (TSPLIB's optimal.txt); -1 if name is absent. */
+rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error *err);
+
+#endif

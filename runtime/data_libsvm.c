@@ -1,0 +1,188 @@
+/* data_libsvm.c: LIBSVM sparse files ("label idx:val ...") into dense tables.
+ *
+ * The non-zeros are collected in one pass, then scattered into a zeroed
+ * column-major matrix whose width is the largest index seen (or the width
+ * asked for). Indices are 1-based and must ascend within a line, as LIBSVM
+ * itself requires. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data_impl.h"
+
+typedef struct svm_entry {
+	uint32_t row, col;   /* 0-based */
+	float val;
+} svm_entry;
+
+typedef struct svm_state {
+	rt_data_reader rd;
+	float *labels;
+	size_t nrows, rows_cap;
+	svm_entry *ent;
+	size_t nent, ent_cap;
+	long maxidx;
+} svm_state;
+
+static void svm_state_free(svm_state *s)
+{
+	rt_data_close(&s->rd);
+	free(s->labels);
+	free(s->ent);
+}
+
+/* Doubles an array's capacity (starting at first). */
+static rt_status grow(void **p, size_t *cap, size_t elem, size_t first, rt_error *err)
+{
+	size_t n = *cap ? 2 * *cap : first;
+	void *q;
+	if (n > SIZE_MAX / elem)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory (table too large)");
+	q = rt_realloc(*p, n * elem, err);
+	if (!q)
+		return RT_ERR_SYSTEM;
+	*p = q;
+	*cap = n;
+	return RT_OK;
+}
+
+/* Length of the token at p (up to a blank or the end). */
+static size_t token_len(const char *p, const char *end)
+{
+	const char *q = p;
+	while (q < end && !rt_data_blank(*q))
+		q++;
+	return (size_t)(q - p);
+}
+
+static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len, int nfeatures, rt_error *err)
+{
+	char *p = line, *end = line + len, q[64];
+	size_t n;
+	long prev = 0;
+	float v;
+
+	while (p < end && rt_data_blank(*p))
+		p++;
+	n = token_len(p, end);
+	if (!rt_data_parse_float(p, n, &v))
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a label (a number), got '%s'",
+		               path, s->rd.line, (size_t)(p - line) + 1, rt_data_quote(q, sizeof q, p, n));
+	if (s->nrows == s->rows_cap &&
+	    grow((void **)&s->labels, &s->rows_cap, sizeof *s->labels, 1024, err))
+		return RT_ERR_SYSTEM;
+	if (s->nrows >= UINT32_MAX)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld: too many rows", path, s->rd.line);
+	s->labels[s->nrows] = v;
+	for (p += n;;) {
+		const char *colon, *d;
+		long idx = 0;
+		size_t col;
+
+		while (p < end && rt_data_blank(*p))
+			p++;
+		if (p == end)
+			break;
+		col = (size_t)(p - line) + 1;
+		n = token_len(p, end);
+		colon = memchr(p, ':', n);
+		if (!colon || colon == p)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value, got '%s'",
+			               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+		for (d = p; d < colon; d++) {
+			if (*d < '0' || *d > '9')
+				return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value with a whole-number index, got '%s'",
+				               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+			if (idx <= RT_DATA_MAX_COLS)
+				idx = idx * 10 + (*d - '0');
+		}
+		if (idx == 0)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index of 1 or more (indices are 1-based), got '%s'",
+			               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+		if (idx <= prev)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index above %ld (indices must ascend), got '%s'",
+			               path, s->rd.line, col, prev, rt_data_quote(q, sizeof q, p, n));
+		if (idx > RT_DATA_MAX_COLS)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: index '%.*s' is above the limit of %d columns (RT_DATA_MAX_COLS)",
+			               path, s->rd.line, col, (int)(colon - p), p, RT_DATA_MAX_COLS);
+		if (nfeatures > 0 && idx > nfeatures)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index from 1 to %d (the features asked for), got '%s'",
+			               path, s->rd.line, col, nfeatures, rt_data_quote(q, sizeof q, p, n));
+		colon++;
+		if (!rt_data_parse_float(colon, n - (size_t)(colon - p), &v))
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number after '%.*s:', got '%s'",
+			               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
+			               rt_data_quote(q, sizeof q, colon, n - (size_t)(colon - p)));
+		if (s->nent == s->ent_cap &&
+		    grow((void **)&s->ent, &s->ent_cap, sizeof *s->ent, 4096, err))
+			return RT_ERR_SYSTEM;
+		s->ent[s->nent++] = (svm_entry){ (uint32_t)s->nrows, (uint32_t)(idx - 1), v };
+		if (idx > s->maxidx)
+			s->maxidx = idx;
+		prev = idx;
+		p += n;
+	}
+	s->nrows++;
+	return RT_OK;
+}
+
+rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err)
+{
+	svm_state s;
+	rt_status st;
+	char *line;
+	size_t len;
+	int ncols;
+
+	memset(out, 0, sizeof *out);
+	memset(&s, 0, sizeof s);
+	if (nfeatures < 0 || nfeatures > RT_DATA_MAX_COLS)
+		return rt_fail(err, RT_ERR_INPUT, "%s: cannot ask for %d features (0 = as many as the file uses, at most %d)",
+		               path, nfeatures, RT_DATA_MAX_COLS);
+	if ((st = rt_data_open(&s.rd, path, err)))
+		return st;
+	for (;;) {
+		if ((st = rt_data_next_line(&s.rd, &line, &len, err)))
+			goto fail;
+		if (!line)
+			break;
+		size_t i = 0;
+		while (i < len && rt_data_blank(line[i]))
+			i++;
+		if (i == len || line[i] == '#')
+			continue;   /* blank lines and comments */
+		if ((st = svm_line(&s, path, line, len, nfeatures, err)))
+			goto fail;
+	}
+	if (s.nrows == 0) {
+		st = rt_fail(err, RT_ERR_INPUT, "%s: empty file: expected lines of 'label index:value ...'", path);
+		goto fail;
+	}
+	ncols = nfeatures ? nfeatures : (int)s.maxidx;
+
+	/* The dense table; everything is allocated before anything moves. */
+	out->colnames = rt_calloc((size_t)ncols, sizeof *out->colnames, err);
+	out->cats = out->colnames ? rt_calloc((size_t)ncols, sizeof *out->cats, err) : NULL;
+	out->cols = out->cats ? rt_calloc((size_t)ncols * s.nrows, sizeof *out->cols, err) : NULL;
+	out->label_name = out->cols ? rt_strdup("label", err) : NULL;
+	st = out->label_name ? RT_OK : RT_ERR_SYSTEM;
+	for (int c = 0; !st && c < ncols; c++)
+		if (!(out->colnames[c] = rt_data_default_name("x", c + 1, err)))
+			st = RT_ERR_SYSTEM;
+	out->ncols = ncols;   /* rt_table_free needs it to free the names */
+	if (st)
+		goto fail;
+	for (size_t k = 0; k < s.nent; k++)
+		out->cols[(size_t)s.ent[k].col * s.nrows + s.ent[k].row] = s.ent[k].val;
+	out->nrows = s.nrows;
+	out->has_label = 1;
+	out->label = s.labels;
+	s.labels = NULL;
+	snprintf(out->path, sizeof out->path, "%s", path);
+	svm_state_free(&s);
+	return RT_OK;
+fail:
+	svm_state_free(&s);
+	rt_table_free(out);
+	return st;
+}

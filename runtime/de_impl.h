@@ -1,0 +1,146 @@
+/* de_impl.h: the parts of kind `de` shared by its files: the job (a spec
+ * turned into parameters and data), the CPU and GPU backends, the user
+ * objective, and the outcome of a run. Not for other modules. */
+#ifndef RT_DE_IMPL_H
+#define RT_DE_IMPL_H
+
+#include <stdint.h>
+
+#include "de_core.h"
+#include "error.h"
+#include "gen.h"
+#include "gpu.h"
+#include "kinds.h"
+#include "spec.h"
+
+/* Most lines a user objective may have. */
+#if !defined(DE_USER_MAX_LINES)
+#define DE_USER_MAX_LINES 4096
+#endif
+
+typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1 } de_variant;
+typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
+
+/* A user objective: a C function body over (const float *x, int n). */
+typedef struct de_user {
+	char *body;                    /* the text, lines separated by '\n' */
+	char where[RT_PATH_MAX];       /* file named in #line (spec or code file) */
+	int *lines;                    /* file line of each body line */
+	int nlines;
+	void *so;                      /* CPU: dlopen handle */
+	float (*fn)(const float *x, int n);   /* CPU: the compiled objective */
+} de_user;
+
+/* Everything a run needs. Built by de_job_from_spec or de_job_default, then
+ * de_job_prepare (shift vectors, rotation, CPU user objective). */
+typedef struct de_job {
+	char name[128];
+	char spec_path[RT_PATH_MAX];
+	int function;          /* enum de_function (DE_FN_USER: user objective) */
+	int dim, np;
+	double F, CR, lower, upper;
+	int strategy, bounds;
+	long generations;      /* limit from the spec (0: none) */
+	long long max_evals;   /* per problem (0: none) */
+	long gens;             /* effective generation limit */
+	double target;         /* stop when |best - optimum| <= target (0: off) */
+	double optimum;        /* f* (0 for the built-in functions) */
+	long problems;
+	int shift, rotate;
+	int history_every;     /* 0: no history */
+	int report_every;      /* generations between progress lines */
+	uint64_t seed;
+	int variant, popmem, block, streams;   /* GPU tuning */
+	de_params params;      /* what the shared core sees */
+	float zoff;            /* zstar when shifted or rotated, else 0 */
+	float *shift_vec;      /* [problems][dim] or NULL */
+	float *rot;            /* [dim][dim] or NULL */
+	de_user user;          /* function == DE_FN_USER */
+} de_job;
+
+/* The result of a run on either backend. */
+typedef struct de_outcome {
+	long problems;
+	int dim;
+	float *best;           /* [problems] best value */
+	float *bestx;          /* [problems][dim] */
+	int *gens;             /* [problems] generations done */
+	int *reached;          /* [problems] stopped at the target */
+	float *hist;           /* [problems][hist_len] or NULL */
+	int hist_len;
+	double seconds;        /* optimisation wall time (no compile, no setup) */
+	double compile_seconds;
+	double kernel_ms;      /* GPU: time between events around the loop */
+	long long evals;       /* over all problems */
+	char backend[8];       /* "cpu" or "gpu" */
+	char device[256];
+	char detail[256];      /* e.g. "fused, shared, block 320, grid 528" */
+} de_outcome;
+
+/* Called every job->report_every generations (and at the end). */
+typedef void (*de_progress_fn)(void *ctx, const de_job *job, long gen, float best_min,
+			       long ndone, long long evals, double seconds);
+
+/* ---- de_job.c ---- */
+/* Defaults for function fn, dim d (bench and tests start from here). */
+void de_job_default(de_job *job, int fn, int dim);
+/* Reads [problem] and [de] (and [objective]) of a spec; reports unused keys. */
+rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt_error *err);
+/* Derives params and the generation limit; checks ranges. */
+rt_status de_job_finish(de_job *job, rt_error *err);
+/* Builds shift vectors and the rotation; compiles the CPU user objective
+ * when cpu is set. */
+rt_status de_job_prepare(de_job *job, int cpu, rt_error *err);
+void de_job_free(de_job *job);
+/* Stop rule: has this best value reached the target? */
+int de_job_reached(const de_job *job, float best);
+/* Evaluates x (contiguous) for problem p on the CPU. */
+float de_job_eval(const de_job *job, long p, const float *x);
+
+/* ---- de_user.c ---- */
+/* Appends the user's function as C (cuda 0) or CUDA (cuda 1) to src, with
+ * #line directives naming the user's file and lines. */
+void de_user_emit(const de_user *u, gen_source *src, int cuda);
+/* Compiles the user objective with the system C compiler ($CC, else cc) to a
+ * shared object in the cache folder and loads it. Compiler errors come back
+ * as RT_ERR_INPUT with the compiler's message (user's file and lines). */
+rt_status de_user_load(de_user *u, const char *name, rt_error *err);
+/* Sets the body from text found at file:line (spec value) or a whole file. */
+rt_status de_user_set(de_user *u, const char *body, const char *where, int line,
+		      const char *filepath, rt_error *err);
+void de_user_free(de_user *u);
+
+/* ---- de_cpu.c ---- */
+typedef struct de_cpu de_cpu;
+rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err);
+void de_cpu_free(de_cpu *c);
+/* Runs every problem up to generation gen_end (0: initialise only). */
+rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err);
+/* Problem p's current population (np rows of dim floats), fitness, state. */
+const float *de_cpu_population(const de_cpu *c, long p);
+const float *de_cpu_fitness(const de_cpu *c, long p);
+de_state de_cpu_state(const de_cpu *c, long p);
+/* A whole run with progress; fills out (de_outcome_free releases it). */
+rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
+		     rt_error *err);
+
+/* ---- de_gpu.c ---- */
+/* The generated CUDA source for job, for a device with smem_optin bytes of
+ * shared memory per block (0: assume 227 KiB); also says how it was tuned. */
+rt_status de_gpu_source(const de_job *job, int smem_optin, gen_source *src, int *pop_shared,
+			int *block, rt_error *err);
+/* NVRTC options used for the DE kernels. */
+const char *const *de_gpu_nvrtc_options(int *n);
+/* A whole run on device 0. */
+rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
+		     rt_error *err);
+
+/* ---- de.c ---- */
+rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);
+void de_outcome_free(de_outcome *out);
+/* Fills history entries after a problem stopped with its final best value. */
+void de_outcome_fill_history(de_outcome *out, const de_job *job);
+/* The generated C source (CPU semantics with the job's constants). */
+rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err);
+
+#endif

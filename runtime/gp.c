@@ -1,0 +1,398 @@
+/* gp.c: kind `gp`: the generational loop (initialise, pack, evaluate,
+ * report, breed), progress lines, and the results (result.json and
+ * history.csv, written atomically).
+ *
+ * Timing: "eval" is the evaluator call alone; "gen" is everything that
+ * produced and scored a generation (breeding it, packing it, evaluating it);
+ * "run" is the wall time from initialisation to the last evaluation. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cpu.h"
+#include "gp.h"
+#include "gp_conv.h"
+#include "log.h"
+#include "out.h"
+
+#include "gp_eval.h"
+
+/* Hack, until runtime/gp_eval_cpu.c (another engineer's) is in the library:
+ * a weak reference, so the program links without it and says so at run
+ * time. Remove this pragma when gp_eval_cpu.o is listed in sources.ninja. */
+#pragma weak gp_eval_cpu
+
+/* Not gp_eval_method_name: that lives with the weakly linked evaluators. */
+static const char *eval_name(int method)
+{
+	static const char *const names[] = {"rpn1d", "lgp2d", "rpn2d"};
+	return method >= 0 && method < GP_EVAL_METHOD_COUNT ? names[method] : "?";
+}
+
+static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
+
+/* 1.23G style. */
+static const char *si(double v, char *buf, size_t size)
+{
+	const char *units[] = {"", "k", "M", "G", "T", "P"};
+	int u = 0;
+	while (fabs(v) >= 1000.0 && u < 5) {
+		v /= 1000.0;
+		u++;
+	}
+	snprintf(buf, size, "%.3g%s", v, units[u]);
+	return buf;
+}
+
+void gp_result_free(gp_result *r)
+{
+	free(r->history);
+	gp_tree_free(&r->best);
+	memset(r, 0, sizeof *r);
+}
+
+static void free_pop(gp_tree *pop, int n)
+{
+	if (!pop)
+		return;
+	for (int i = 0; i < n; i++)
+		gp_tree_free(&pop[i]);
+	free(pop);
+}
+
+rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_result *res,
+		    rt_error *err)
+{
+	memset(res, 0, sizeof *res);
+	res->best_fitness = INFINITY;
+	res->best_generation = -1;
+	int n = p->population;
+	int ngen = p->generations + 1;
+	double ncases = (double)p->cases.ncases;
+	gp_tree *cur = rt_calloc((size_t)n, sizeof *cur, err);
+	gp_tree *next = cur ? rt_calloc((size_t)n, sizeof *next, err) : NULL;
+	double *fit = next ? rt_malloc((size_t)n * sizeof *fit, err) : NULL;
+	res->history = fit ? rt_calloc((size_t)ngen, sizeof *res->history, err) : NULL;
+	gp_packed packed;
+	gp_packed_init(&packed);
+	rt_status st = RT_OK;
+	if (!res->history) {
+		st = err->status;
+		goto out;
+	}
+
+	double t_start = rt_now();
+	if ((st = gp_init_population(cur, n, &p->fset, &p->breed, seed, err)))
+		goto out;
+	double t_made = rt_now();
+	res->breed_s += t_made - t_start;
+	double made_s = t_made - t_start;   /* time that produced the current generation */
+
+	for (int g = 0; g < ngen; g++) {
+		double t0 = rt_now();
+		st = p->evaluator == GP_EVAL_LGP2D ? gp_pack_lgp(&packed, cur, n, err)
+						     : gp_pack_rpn(&packed, cur, n, err);
+		if (st)
+			goto out;
+		double t1 = rt_now();
+		if ((st = eval(&packed, &p->cases, p->evaluator, fit, err)))
+			goto out;
+		double t2 = rt_now();
+
+		gp_gen_stats *h = &res->history[res->nhistory++];
+		double nodes = (double)gp_packed_total_nodes(&packed);
+		double sum = 0;
+		int nfinite = 0;
+		for (int i = 0; i < n; i++) {
+			if (isnan(fit[i]))
+				fit[i] = INFINITY;
+			if (isfinite(fit[i])) {
+				sum += fit[i];
+				nfinite++;
+			}
+		}
+		int b = gp_best_index(fit, n);
+		h->generation = g;
+		h->best = fit[b];
+		h->mean = nfinite ? sum / nfinite : INFINITY;
+		h->mean_size = nodes / n;
+		h->best_size = cur[b].n;
+		h->eval_s = t2 - t1;
+		h->gen_s = made_s + (t2 - t0);
+		h->gpops_eval = h->eval_s > 0 ? nodes * ncases / h->eval_s : 0;
+		h->gpops_gen = h->gen_s > 0 ? nodes * ncases / h->gen_s : 0;
+		res->programs += (uint64_t)n;
+		res->gpop += nodes * ncases;
+		res->eval_s += t2 - t1;
+		res->breed_s += t1 - t0;   /* packing counts with breeding (host work) */
+		if (fit[b] < res->best_fitness || res->best_generation < 0) {
+			res->best_fitness = fit[b];
+			res->best_generation = g;
+			if ((st = gp_tree_copy(&res->best, &cur[b], err)))
+				goto out;
+		}
+		res->solved = res->best_fitness <= p->success;
+		char e1[32], e2[32];
+		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s",
+			g, h->best, h->mean, h->mean_size, si(h->gpops_eval, e1, sizeof e1),
+			si(h->gpops_gen, e2, sizeof e2));
+		res->run_s = t2 - t_start;
+		if (g == ngen - 1 || (res->solved && p->stop_on_success))
+			break;
+
+		double t3 = rt_now();
+		if ((st = gp_breed_generation(next, cur, fit, n, &p->fset, &p->breed, seed, g, err)))
+			goto out;
+		gp_tree *tmp = cur;
+		cur = next;
+		next = tmp;
+		made_s = rt_now() - t3;
+		res->breed_s += made_s;
+	}
+out:
+	gp_packed_free(&packed);
+	free_pop(cur, n);
+	free_pop(next, n);
+	free(fit);
+	if (st) {
+		gp_result_free(res);
+	}
+	return st;
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+/* "model name" of the first CPU, or "cpu". */
+static void cpu_name(char *out, size_t size)
+{
+	snprintf(out, size, "cpu");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "model name", 10) == 0) {
+			char *v = strchr(line, ':');
+			if (v) {
+				v++;
+				while (*v == ' ' || *v == '\t')
+					v++;
+				v[strcspn(v, "\n")] = 0;
+				snprintf(out, size, "%s", v);
+			}
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static void json_params(rt_json *j, const gp_problem *p)
+{
+	const gp_breed *b = &p->breed;
+	rt_json_begin_object(j, "parameters");
+	rt_json_int(j, "population", p->population);
+	rt_json_int(j, "generations", p->generations);
+	rt_json_int(j, "max_depth", b->max_depth);
+	rt_json_int(j, "max_size", b->max_size);
+	rt_json_int(j, "tournament", b->tournament);
+	rt_json_double(j, "crossover", b->crossover);
+	rt_json_double(j, "mutation", b->mutation);
+	rt_json_double(j, "point_mutation", b->point_mutation);
+	rt_json_double(j, "crossover_internal", b->crossover_internal);
+	rt_json_bool(j, "elitism", b->elitism);
+	rt_json_int(j, "init_min_depth", b->init_min_depth);
+	rt_json_int(j, "init_max_depth", b->init_max_depth);
+	rt_json_int(j, "mutation_depth", b->mutation_depth);
+	rt_json_begin_array(j, "functions");
+	for (int i = 0; i < p->fset.nfuncs; i++)
+		rt_json_string(j, NULL, gp_op_name(p->fset.funcs[i]));
+	rt_json_end_array(j);
+	if (p->fset.use_consts) {
+		rt_json_begin_array(j, "constants");
+		rt_json_double(j, NULL, p->fset.const_min);
+		rt_json_double(j, NULL, p->fset.const_max);
+		rt_json_end_array(j);
+		rt_json_double(j, "const_prob", p->fset.const_prob);
+	} else {
+		rt_json_string(j, "constants", NULL);
+	}
+	rt_json_double(j, "success_threshold", p->success);
+	rt_json_bool(j, "stop_on_success", p->stop_on_success);
+	rt_json_string(j, "evaluator", eval_name(p->evaluator));
+	rt_json_end_object(j);
+
+	rt_json_begin_object(j, "data");
+	static const char *const src[] = {"sextic", "quintic", "quartic", "csv", "multiplexer"};
+	rt_json_string(j, "source", src[p->source]);
+	if (p->data_path[0])
+		rt_json_string(j, "file", p->data_path);
+	rt_json_int(j, "cases", (long long)p->cases.ncases);
+	rt_json_int(j, "inputs", p->cases.ninputs);
+	rt_json_string(j, "fitness", fitness_names[p->cases.fitness]);
+	if (p->cases.fitness == GP_FIT_CLASS) {
+		rt_json_begin_array(j, "classes");
+		for (int i = 0; i < p->cases.nclasses && p->class_names; i++)
+			rt_json_string(j, NULL, p->class_names[i]);
+		rt_json_end_array(j);
+	}
+	rt_json_end_object(j);
+}
+
+static rt_status write_results(const char *dir, const rt_spec *spec, const gp_problem *p,
+			       uint64_t seed, const char *backend, const char *device,
+			       const gp_result *r, const char *infix, const char *rpn,
+			       const char *lgp, rt_error *err)
+{
+	char path[RT_PATH_MAX];
+	rt_json j;
+	memset(&j, 0, sizeof j);
+	rt_json_begin_object(&j, NULL);
+	rt_json_string(&j, "kind", "gp");
+	rt_json_string(&j, "problem", p->name);
+	rt_json_string(&j, "spec", spec->path);
+	rt_json_int(&j, "seed", (long long)seed);
+	rt_json_string(&j, "backend", backend);
+	rt_json_string(&j, "device", device);
+	rt_json_int(&j, "threads", cpu_threads());
+	json_params(&j, p);
+	rt_json_begin_array(&j, "history");
+	for (int i = 0; i < r->nhistory; i++) {
+		const gp_gen_stats *h = &r->history[i];
+		rt_json_begin_object(&j, NULL);
+		rt_json_int(&j, "generation", h->generation);
+		rt_json_double(&j, "best", h->best);
+		rt_json_double(&j, "mean", h->mean);
+		rt_json_double(&j, "mean_size", h->mean_size);
+		rt_json_int(&j, "best_size", h->best_size);
+		rt_json_double(&j, "eval_s", h->eval_s);
+		rt_json_double(&j, "gen_s", h->gen_s);
+		rt_json_double(&j, "gpops_eval", h->gpops_eval);
+		rt_json_double(&j, "gpops_gen", h->gpops_gen);
+		rt_json_end_object(&j);
+	}
+	rt_json_end_array(&j);
+	rt_json_begin_object(&j, "totals");
+	rt_json_int(&j, "generations", r->nhistory);
+	rt_json_int(&j, "programs", (long long)r->programs);
+	rt_json_double(&j, "gpop", r->gpop);
+	rt_json_double(&j, "eval_s", r->eval_s);
+	rt_json_double(&j, "breed_s", r->breed_s);
+	rt_json_double(&j, "run_s", r->run_s);
+	rt_json_double(&j, "gpops_eval", r->eval_s > 0 ? r->gpop / r->eval_s : 0);
+	rt_json_double(&j, "gpops_run", r->run_s > 0 ? r->gpop / r->run_s : 0);
+	rt_json_bool(&j, "solved", r->solved);
+	rt_json_end_object(&j);
+	rt_json_begin_object(&j, "best");
+	rt_json_double(&j, "fitness", r->best_fitness);
+	rt_json_int(&j, "generation", r->best_generation);
+	rt_json_int(&j, "size", r->best.n);
+	rt_json_int(&j, "depth", gp_tree_depth(r->best.nodes, r->best.n));
+	rt_json_string(&j, "infix", infix);
+	rt_json_string(&j, "rpn", rpn);
+	rt_json_string(&j, "lgp", lgp);
+	rt_json_end_object(&j);
+	rt_json_end_object(&j);
+	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
+	if (!st)
+		st = rt_json_write(&j, path, err);
+	rt_buf_free(&j.buf);
+	if (st)
+		return st;
+
+	rt_buf csv = {0};
+	rt_buf_puts(&csv, "generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,gpops_gen\n");
+	for (int i = 0; i < r->nhistory; i++) {
+		const gp_gen_stats *h = &r->history[i];
+		rt_buf_printf(&csv, "%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g\n", h->generation,
+			      h->best, h->mean, h->mean_size, h->best_size, h->eval_s, h->gen_s,
+			      h->gpops_eval, h->gpops_gen);
+	}
+	if (csv.failed)
+		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting history.csv");
+	if (!st)
+		st = rt_format(path, sizeof path, err, "%s/history.csv", dir);
+	if (!st)
+		st = rt_write_file_atomic(path, csv.data, csv.len, err);
+	rt_buf_free(&csv);
+	return st;
+}
+
+static rt_status eval_cpu(const gp_packed *pop, const gp_cases *cases, int method,
+			  double *fitness, rt_error *err)
+{
+	if (!gp_eval_cpu)
+		return rt_fail(err, RT_ERR_UNSUPPORTED,
+			       "the GP CPU evaluators are not built into this version yet");
+	return gp_eval_cpu(pop, cases, method, fitness, err);
+}
+
+static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
+{
+	uint64_t seed;
+	gp_problem p;
+	gp_result r;
+	char dir[RT_PATH_MAX], device[256];
+	rt_buf inf = {0}, rpn = {0}, lgp = {0};
+	memset(&r, 0, sizeof r);
+	if (rt_job_seed(spec, opt, &seed, err))
+		return err->status;
+	if (opt->backend == RT_BACKEND_GPU)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "GP on the GPU is not supported yet "
+			       "(use --backend cpu or auto)");
+	double t0 = rt_now();
+	if (gp_problem_load(spec, &p, err))
+		return err->status;
+	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
+	if (st)
+		goto out;
+	cpu_name(device, sizeof device);
+	gp_names nm = {p.cases.ninputs, (const char *const *)p.input_names};
+	char fs[256] = "";
+	for (int i = 0; i < p.fset.nfuncs; i++) {
+		size_t len = strlen(fs);
+		snprintf(fs + len, sizeof fs - len, "%s%s", i ? " " : "", gp_op_name(p.fset.funcs[i]));
+	}
+	rt_info("gp %s: %zu cases, %d inputs, fitness %s; population %d, %d generations, "
+		"functions %s; seed %llu; cpu (%d threads, %s evaluator); data ready in %.2f s",
+		p.name, p.cases.ncases, p.cases.ninputs, fitness_names[p.cases.fitness],
+		p.population, p.generations, fs, (unsigned long long)seed, cpu_threads(),
+		eval_name(p.evaluator), rt_now() - t0);
+
+	if ((st = gp_evolve(&p, seed, eval_cpu, &r, err)))
+		goto out;
+	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
+		goto out;
+	char e1[32], e2[32];
+	rt_info("%s after %d generations: best %s %.9g (generation %d, %d nodes)%s",
+		r.solved ? "solved" : "done", r.nhistory, fitness_names[p.cases.fitness],
+		r.best_fitness, r.best_generation, r.best.n, r.solved ? "" : "; not solved");
+	rt_info("totals: %.2f s run, %.2f s evaluating, %.2f s breeding; %s GPop/s evaluation, "
+		"%s GPop/s whole run", r.run_s, r.eval_s, r.breed_s,
+		si(r.eval_s > 0 ? r.gpop / r.eval_s : 0, e1, sizeof e1),
+		si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
+	rt_info("best (infix): %s", inf.data ? inf.data : "");
+	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
+	st = write_results(dir, spec, &p, seed, "cpu", device, &r, inf.data ? inf.data : "",
+			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", err);
+	if (!st)
+		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
+out:
+	rt_buf_free(&inf);
+	rt_buf_free(&rpn);
+	rt_buf_free(&lgp);
+	gp_result_free(&r);
+	gp_problem_free(&p);
+	return st;
+}
+
+const rt_kind gp_kind = {
+	"gp",
+	"tree genetic programming evaluated as linear GP on a two-dimensional stack",
+	gp_run,
+	NULL,   /* gen: wired to gp_gen_sources by the lead */
+	NULL,   /* bench: wired to gp_bench_main by the lead */
+	"evoforge bench gp: compares the GP evaluators on the same populations "
+	"(provided with the evaluators).",
+};

@@ -1,0 +1,52 @@
+/* gp.h: kind `gp`, tree genetic programming (spec [problem] kind = gp):
+ * the kind's entry points and the generational loop (gp_evolve), which the
+ * CLI runs with the CPU evaluator and tests may run with their own. */
+#ifndef RT_GP_H
+#define RT_GP_H
+
+#include <stdint.h>
+
+#include "gp_problem.h"
+#include "gp_tree.h"
+#include "kinds.h"
+
+extern const rt_kind gp_kind;
+
+/* An evaluator: fitness[p] for every program of pop on cases, by method
+ * (enum gp_eval_method; pop is in the form the method reads). */
+typedef rt_status (*gp_eval_fn)(const gp_packed *pop, const gp_cases *cases, int method,
+				double *fitness, rt_error *err);
+
+/* One generation's figures. GPop/s = nodes of the evaluated programs x
+ * fitness cases / seconds: eval counts evaluation alone, gen the whole
+ * generation (breeding that made it, packing, evaluation). */
+typedef struct gp_gen_stats {
+	int generation;
+	double best, mean;       /* mean over finite fitness values */
+	double mean_size;
+	int best_size;
+	double eval_s, gen_s;
+	double gpops_eval, gpops_gen;
+} gp_gen_stats;
+
+typedef struct gp_result {
+	gp_gen_stats *history;   /* one per evaluated generation */
+	int nhistory;
+	gp_tree best;            /* best program found in the run */
+	double best_fitness;
+	int best_generation;
+	int solved;              /* best_fitness <= the problem's success threshold */
+	uint64_t programs;       /* programs evaluated */
+	double gpop;             /* nodes x cases evaluated (can exceed 2^64 in long runs) */
+	double eval_s, breed_s, run_s;
+} gp_result;
+
+/* Runs the generational loop on p: ramped half-and-half, then evaluate /
+ * report / breed for generations 0..p->generations (stopping early on a
+ * perfect solution when p->stop_on_success). A progress line per generation
+ * goes through rt_info. Everything random comes from seed. */
+rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_result *res,
+		    rt_error *err);
+void gp_result_free(gp_result *r);
+
+#endif

@@ -1,0 +1,443 @@
+/* gp_conv.c: tree -> RPN -> LGP conversion, population packing, and text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp_conv.h"
+
+/* ---- single programs --------------------------------------------------------- */
+
+int gp_tree_to_rpn(const gp_node *prefix, int n, gp_node *out)
+{
+	/* Pending functions with the number of arguments still to be completed;
+	 * open ancestors never exceed the depth, which the engine bounds. */
+	struct { int i, rem; } open[GP_MAX_DEPTH_LIMIT + 2];
+	int sp = 0, k = 0;
+	for (int i = 0; i < n; i++) {
+		int a = gp_node_arity(&prefix[i]);
+		if (a > 0) {
+			if (sp > GP_MAX_DEPTH_LIMIT)
+				return -1;
+			open[sp].i = i;
+			open[sp].rem = a;
+			sp++;
+			continue;
+		}
+		if (k > 0 && sp == 0)
+			return -1;   /* nodes after a complete tree */
+		out[k++] = prefix[i];
+		while (sp > 0 && --open[sp - 1].rem == 0)
+			out[k++] = prefix[open[--sp].i];
+	}
+	if (sp != 0 || k != n)
+		return -1;
+	return gp_rpn_max_stack(out, n);
+}
+
+int gp_rpn_max_stack(const gp_node *rpn, int n)
+{
+	int sp = 0, max = 0;
+	for (int i = 0; i < n; i++) {
+		int a = gp_node_arity(&rpn[i]);
+		if (sp < a)
+			return -1;
+		sp += 1 - a;
+		if (sp > max)
+			max = sp;
+	}
+	return n > 0 && sp == 1 ? max : -1;
+}
+
+typedef struct sym {
+	uint8_t kind;   /* enum gp_src */
+	uint16_t arg;
+} sym;
+
+rt_status gp_lgp_from_rpn(const gp_node *rpn, int n, gp_insn *code, int *ncode, float *consts,
+			  int *nconsts, int *max_stack, rt_error *err)
+{
+	sym local[256];
+	sym *st = local;
+	if (n > (int)(sizeof local / sizeof local[0])) {
+		st = rt_malloc((size_t)n * sizeof *st, err);
+		if (!st)
+			return err->status;
+	}
+	int sp = 0, nc = 0, nk = 0, real = 0, maxreal = 0;
+	rt_status status = RT_OK;
+	if (n > 65535) {
+		status = rt_fail(err, RT_ERR_INPUT, "program of %d nodes: at most 65535", n);
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		const gp_node *nd = &rpn[i];
+		if (nd->op == GP_TERM_VAR) {
+			st[sp].kind = GP_SRC_X;
+			st[sp++].arg = nd->var;
+		} else if (nd->op == GP_TERM_CONST) {
+			consts[nk] = nd->value;
+			st[sp].kind = GP_SRC_C;
+			st[sp++].arg = (uint16_t)nk++;
+		} else if (nd->op < GP_OP_COUNT) {
+			int a = gp_op_arity(nd->op);
+			if (sp < a) {
+				status = rt_fail(err, RT_ERR_INPUT,
+						 "RPN node %d ('%s') needs %d operands, stack has %d",
+						 i, gp_op_name(nd->op), a, sp);
+				goto out;
+			}
+			gp_insn in = { nd->op, 0, { 0, 0, 0 } };
+			sp -= a;
+			for (int k = 0; k < a; k++) {
+				in.kinds |= (uint8_t)(st[sp + k].kind << (2 * k));
+				in.arg[k] = st[sp + k].arg;
+				real -= st[sp + k].kind == GP_SRC_S;
+			}
+			code[nc++] = in;
+			if (++real > maxreal)
+				maxreal = real;
+			st[sp].kind = GP_SRC_S;
+			st[sp++].arg = 0;
+		} else {
+			status = rt_fail(err, RT_ERR_INPUT, "RPN node %d: bad opcode %d", i, nd->op);
+			goto out;
+		}
+	}
+	if (sp != 1 || nc == 0) {
+		status = rt_fail(err, RT_ERR_INPUT,
+				 nc == 0 ? "a program must have a function at its root (LGP form)"
+					 : "RPN program leaves %d values, expected 1", sp);
+		goto out;
+	}
+	*ncode = nc;
+	*nconsts = nk;
+	*max_stack = maxreal;
+out:
+	if (st != local)
+		free(st);
+	return status;
+}
+
+int gp_lgp_max_stack(const gp_insn *code, int ncode)
+{
+	int sp = 0, max = 0;
+	for (int i = 0; i < ncode; i++) {
+		int a = gp_op_arity(code[i].op);
+		for (int k = 0; k < a; k++)
+			sp -= GP_INSN_KIND(code[i], k) == GP_SRC_S;
+		if (sp < 0)
+			return -1;
+		if (++sp > max)
+			max = sp;
+	}
+	return max;
+}
+
+/* ---- populations -------------------------------------------------------------- */
+
+void gp_packed_init(gp_packed *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void gp_packed_free(gp_packed *p)
+{
+	free(p->offset);
+	free(p->const_offset);
+	free(p->rpn);
+	free(p->lgp);
+	free(p->consts);
+	free(p->max_stack);
+	free(p->nnodes);
+	gp_packed_init(p);
+}
+
+/* Per-program arrays for n programs, and code/constant room for the form. */
+static rt_status packed_prepare(gp_packed *p, int form, int n, size_t ncode, size_t nconsts,
+				rt_error *err)
+{
+	if (p->form != form || (!p->rpn && !p->lgp)) {
+		/* Code buffers hold one form at a time. */
+		free(p->rpn);
+		free(p->lgp);
+		p->rpn = NULL;
+		p->lgp = NULL;
+		p->cap_code = 0;
+		p->form = form;
+	}
+	void *q;
+#define GROW_(field, count)                                                         \
+	if (!(q = rt_realloc(p->field, (size_t)(count) * sizeof *p->field, err))) \
+		return err->status;                                                 \
+	p->field = q;
+	GROW_(offset, n + 1)
+	GROW_(const_offset, n + 1)
+	GROW_(max_stack, n > 0 ? n : 1)
+	GROW_(nnodes, n > 0 ? n : 1)
+	if (ncode < 1)
+		ncode = 1;
+	if (ncode > p->cap_code) {
+		size_t cap = p->cap_code ? p->cap_code : 1024;
+		while (cap < ncode)
+			cap *= 2;
+		if (form == GP_FORM_RPN) {
+			GROW_(rpn, cap)
+		} else {
+			GROW_(lgp, cap)
+		}
+		p->cap_code = cap;
+	}
+	if (nconsts < 1)
+		nconsts = 1;
+	if (nconsts > p->cap_consts) {
+		size_t cap = p->cap_consts ? p->cap_consts : 1024;
+		while (cap < nconsts)
+			cap *= 2;
+		GROW_(consts, cap)
+		p->cap_consts = cap;
+	}
+#undef GROW_
+	p->nprogs = n;
+	return RT_OK;
+}
+
+rt_status gp_pack_rpn(gp_packed *out, const gp_tree *trees, int n, rt_error *err)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += (size_t)trees[i].n;
+	if (total > UINT32_MAX)
+		return rt_fail(err, RT_ERR_INPUT, "population of %zu nodes is too large to pack", total);
+	if (packed_prepare(out, GP_FORM_RPN, n, total, 0, err))
+		return err->status;
+	uint32_t pos = 0;
+	for (int i = 0; i < n; i++) {
+		out->offset[i] = pos;
+		out->const_offset[i] = 0;
+		int ms = gp_tree_to_rpn(trees[i].nodes, trees[i].n, out->rpn + pos);
+		if (ms < 0)
+			return rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
+		out->max_stack[i] = (uint16_t)(ms > UINT16_MAX ? UINT16_MAX : ms);
+		out->nnodes[i] = (uint32_t)trees[i].n;
+		pos += (uint32_t)trees[i].n;
+	}
+	out->offset[n] = pos;
+	out->const_offset[n] = 0;
+	return RT_OK;
+}
+
+rt_status gp_pack_lgp(gp_packed *out, const gp_tree *trees, int n, rt_error *err)
+{
+	size_t total = 0;
+	int maxn = 1;
+	for (int i = 0; i < n; i++) {
+		total += (size_t)trees[i].n;
+		if (trees[i].n > maxn)
+			maxn = trees[i].n;
+	}
+	if (total > UINT32_MAX)
+		return rt_fail(err, RT_ERR_INPUT, "population of %zu nodes is too large to pack", total);
+	if (packed_prepare(out, GP_FORM_LGP, n, total, total, err))
+		return err->status;
+	gp_node *tmp = rt_malloc((size_t)maxn * sizeof *tmp, err);
+	if (!tmp)
+		return err->status;
+	uint32_t pos = 0, cpos = 0;
+	rt_status st = RT_OK;
+	for (int i = 0; i < n; i++) {
+		out->offset[i] = pos;
+		out->const_offset[i] = cpos;
+		if (gp_tree_to_rpn(trees[i].nodes, trees[i].n, tmp) < 0) {
+			st = rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
+			break;
+		}
+		int nc, nk, ms;
+		if ((st = gp_lgp_from_rpn(tmp, trees[i].n, out->lgp + pos, &nc, out->consts + cpos,
+					  &nk, &ms, err))) {
+			rt_error_prefix(err, "program %d", i);
+			break;
+		}
+		out->max_stack[i] = (uint16_t)ms;
+		out->nnodes[i] = (uint32_t)trees[i].n;
+		pos += (uint32_t)nc;
+		cpos += (uint32_t)nk;
+	}
+	out->offset[n] = pos;
+	out->const_offset[n] = cpos;
+	free(tmp);
+	return st;
+}
+
+rt_status gp_pack_lgp_from_rpn(gp_packed *out, const gp_packed *rpn, rt_error *err)
+{
+	if (rpn->form != GP_FORM_RPN || out == rpn)
+		return rt_fail(err, RT_ERR_INTERNAL, "gp_pack_lgp_from_rpn needs an RPN population");
+	int n = rpn->nprogs;
+	size_t total = n > 0 ? rpn->offset[n] : 0;
+	if (packed_prepare(out, GP_FORM_LGP, n, total, total, err))
+		return err->status;
+	uint32_t pos = 0, cpos = 0;
+	for (int i = 0; i < n; i++) {
+		out->offset[i] = pos;
+		out->const_offset[i] = cpos;
+		int len = (int)(rpn->offset[i + 1] - rpn->offset[i]);
+		int nc, nk, ms;
+		if (gp_lgp_from_rpn(rpn->rpn + rpn->offset[i], len, out->lgp + pos, &nc,
+				    out->consts + cpos, &nk, &ms, err)) {
+			rt_error_prefix(err, "program %d", i);
+			return err->status;
+		}
+		out->max_stack[i] = (uint16_t)ms;
+		out->nnodes[i] = rpn->nnodes[i];
+		pos += (uint32_t)nc;
+		cpos += (uint32_t)nk;
+	}
+	out->offset[n] = pos;
+	out->const_offset[n] = cpos;
+	return RT_OK;
+}
+
+uint64_t gp_packed_total_nodes(const gp_packed *p)
+{
+	uint64_t s = 0;
+	for (int i = 0; i < p->nprogs; i++)
+		s += p->nnodes[i];
+	return s;
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+static void put_input(rt_buf *b, int var, const gp_names *nm)
+{
+	if (nm && nm->names && var < nm->ninputs)
+		rt_buf_puts(b, nm->names[var]);
+	else if (nm && nm->ninputs == 1)
+		rt_buf_puts(b, "x");
+	else
+		rt_buf_printf(b, "x%d", var + 1);
+}
+
+static void put_terminal(rt_buf *b, const gp_node *nd, const gp_names *nm)
+{
+	if (nd->op == GP_TERM_VAR)
+		put_input(b, nd->var, nm);
+	else
+		rt_buf_printf(b, "%.9g", (double)nd->value);
+}
+
+/* Prints the subtree at *i and advances *i past it. */
+static void infix(rt_buf *b, const gp_node *t, int n, int *i, const gp_names *nm, int depth)
+{
+	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT) {
+		rt_buf_puts(b, "?");
+		return;
+	}
+	const gp_node *nd = &t[(*i)++];
+	int a = gp_node_arity(nd);
+	if (a == 0) {
+		put_terminal(b, nd, nm);
+		return;
+	}
+	const char *name = gp_op_name(nd->op);
+	if (a == 2 && strcmp(name, "nand") != 0 && strcmp(name, "nor") != 0) {
+		rt_buf_puts(b, "(");
+		infix(b, t, n, i, nm, depth + 1);
+		rt_buf_printf(b, " %s ", name);
+		infix(b, t, n, i, nm, depth + 1);
+		rt_buf_puts(b, ")");
+		return;
+	}
+	rt_buf_printf(b, "%s(", name);
+	for (int k = 0; k < a; k++) {
+		if (k)
+			rt_buf_puts(b, ", ");
+		infix(b, t, n, i, nm, depth + 1);
+	}
+	rt_buf_puts(b, ")");
+}
+
+void gp_print_infix(rt_buf *b, const gp_node *prefix, int n, const gp_names *nm)
+{
+	int i = 0;
+	infix(b, prefix, n, &i, nm, 0);
+}
+
+void gp_print_rpn(rt_buf *b, const gp_node *rpn, int n, const gp_names *nm)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			rt_buf_puts(b, " ");
+		if (rpn[i].op < GP_OP_COUNT)
+			rt_buf_puts(b, gp_op_name(rpn[i].op));
+		else
+			put_terminal(b, &rpn[i], nm);
+	}
+}
+
+void gp_print_lgp(rt_buf *b, const gp_insn *code, int ncode, const float *consts,
+		  const gp_names *nm)
+{
+	int one = nm && nm->ninputs == 1;
+	for (int i = 0; i < ncode; i++) {
+		const gp_insn *in = &code[i];
+		int a = gp_op_arity(in->op);
+		char ops[3][48];
+		int longest = 0;
+		for (int k = 0; k < a; k++) {
+			switch (GP_INSN_KIND(*in, k)) {
+			case GP_SRC_S: strcpy(ops[k], "S"); break;
+			case GP_SRC_X:
+				if (one)
+					strcpy(ops[k], "X");
+				else
+					snprintf(ops[k], sizeof ops[k], "X%d", in->arg[k] + 1);
+				break;
+			default:
+				snprintf(ops[k], sizeof ops[k], "%.9g", (double)consts[in->arg[k]]);
+				break;
+			}
+			int len = (int)strlen(ops[k]);
+			if (len > longest)
+				longest = len;
+		}
+		rt_buf_printf(b, "%s%s(", i ? " " : "", gp_op_name(in->op));
+		for (int k = 0; k < a; k++)
+			rt_buf_printf(b, "%s%s", k && longest > 1 ? "," : "", ops[k]);
+		rt_buf_puts(b, ")");
+	}
+}
+
+rt_status gp_print_tree(const gp_tree *t, const gp_names *nm, rt_buf *inf, rt_buf *rpn,
+			rt_buf *lgp, rt_error *err)
+{
+	if (inf)
+		gp_print_infix(inf, t->nodes, t->n, nm);
+	if (!rpn && !lgp)
+		return RT_OK;
+	int n = t->n > 0 ? t->n : 1;
+	gp_node *post = rt_malloc((size_t)n * sizeof *post, err);
+	gp_insn *code = rt_malloc((size_t)n * sizeof *code, err);
+	float *consts = rt_malloc((size_t)n * sizeof *consts, err);
+	rt_status st = RT_OK;
+	if (!post || !code || !consts) {
+		st = err->status;
+		goto out;
+	}
+	if (gp_tree_to_rpn(t->nodes, t->n, post) < 0) {
+		st = rt_fail(err, RT_ERR_INTERNAL, "not a well-formed tree");
+		goto out;
+	}
+	if (rpn)
+		gp_print_rpn(rpn, post, t->n, nm);
+	if (lgp) {
+		int nc, nk, ms;
+		if ((st = gp_lgp_from_rpn(post, t->n, code, &nc, consts, &nk, &ms, err)))
+			goto out;
+		gp_print_lgp(lgp, code, nc, consts, nm);
+	}
+out:
+	free(post);
+	free(code);
+	free(consts);
+	return st;
+}

@@ -1,0 +1,524 @@
+/* gp_problem.c: GP problems from specs: parameters with the seed paper's
+ * defaults, and fitness cases (generated polynomials, CSV tables, the
+ * bit-packed multiplexer).
+ *
+ * Classification (Shuttle, KDD Cup): a program's output o is the class
+ * clamp(rint(o), 0, nclasses - 1) (round to nearest, ties to even; a NaN
+ * output is always wrong: gp_eval.h, GP_FIT_CLASS), so class
+ * indices must be small integers 0..n-1. A string label column gets indices
+ * in the order of [data] classes when given (Shuttle lists the UCI order,
+ * Rad.Flow = 0 ... Bpv.Open = 6), else in order of first appearance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+#include "gp_eval.h"
+#include "gp_problem.h"
+#include "rng.h"
+
+static const char *const source_names[] = {"sextic", "quintic", "quartic", "csv", "multiplexer",
+					   NULL};
+/* In the order of enum gp_eval_method. */
+static const char *const eval_names[] = {"rpn1d", "lgp2d", "rpn2d", NULL};
+_Static_assert(GP_EVAL_RPN1D == 0 && GP_EVAL_LGP2D == 1 && GP_EVAL_RPN2D == 2 &&
+	       GP_EVAL_METHOD_COUNT == 3, "eval_names follows enum gp_eval_method");
+static const char *const fitness_names[] = {"classification", "mse", NULL};
+
+/* Prefixes err with the location of [section] key (used after a check of
+ * our own, not a getter's, fails). */
+static rt_status key_error(rt_spec *spec, const char *section, const char *key, rt_error *err)
+{
+	char where[RT_PATH_MAX + 64];
+	rt_spec_entry *e = rt_spec_find(spec, section, key);
+	if (e)
+		rt_error_prefix(err, "%s: [%s] %s", rt_spec_where(spec, e, where, sizeof where),
+				section, key);
+	else
+		rt_error_prefix(err, "%s: [%s] %s", spec->path, section, key);
+	return err->status;
+}
+
+static rt_status get_int(rt_spec *spec, const char *sec, const char *key, long def, long min,
+			 long max, int *out, rt_error *err)
+{
+	long v;
+	if (rt_spec_int(spec, sec, key, def, min, max, &v, err))
+		return err->status;
+	*out = (int)v;
+	return RT_OK;
+}
+
+double gp_polynomial(int source, double x)
+{
+	double x2 = x * x;
+	switch (source) {
+	case GP_DATA_SEXTIC: return x2 * x2 * x2 - 2.0 * x2 * x2 + x2;
+	case GP_DATA_QUINTIC: return x2 * x2 * x - 2.0 * x2 * x + x;
+	case GP_DATA_QUARTIC: return x2 * x2 + x2 * x + x2 + x;
+	default: return NAN;
+	}
+}
+
+/* ---- reading the spec --------------------------------------------------------- */
+
+/* The spec's function list, kept until the number of inputs is known. */
+static const char *default_functions(int source)
+{
+	switch (source) {
+	case GP_DATA_CSV: return "+ - * / > < == AND OR IF";
+	case GP_DATA_MUX: return "and or not if";
+	default: return "+ - * /";
+	}
+}
+
+rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	const char *s;
+	memset(p, 0, sizeof *p);
+
+	/* [problem] (kind is also read by the CLI to get here) */
+	if (rt_spec_string(spec, "problem", "kind", "gp", &s, err))
+		return err->status;
+	if (strcmp(s, "gp") != 0) {
+		rt_fail(err, RT_ERR_INPUT, "expected gp, got '%s'", s);
+		return key_error(spec, "problem", "kind", err);
+	}
+	const char *base = strrchr(spec->path, '/');
+	base = base ? base + 1 : spec->path;
+	char stem[sizeof p->name];
+	size_t blen = strlen(base);
+	if (blen >= sizeof stem)
+		blen = sizeof stem - 1;
+	memcpy(stem, base, blen);
+	stem[blen] = 0;
+	char *dot = strrchr(stem, '.');
+	if (dot && dot != stem)
+		*dot = 0;
+	if (rt_spec_string(spec, "problem", "name", stem, &s, err))
+		return err->status;
+	snprintf(p->name, sizeof p->name, "%s", s);
+	if (rt_spec_u64(spec, "problem", "seed", 1, &p->spec_seed, err))
+		return err->status;
+
+	/* [data] first: the defaults of [gp] depend on the kind of problem. */
+	if (rt_spec_enum(spec, "data", "source", source_names, GP_DATA_SEXTIC, &p->source, err))
+		return err->status;
+	int is_poly = p->source <= GP_DATA_QUARTIC;
+	if (is_poly) {
+		if (rt_spec_int(spec, "data", "cases", 100000, 1, 100000000, &p->ncases, err) ||
+		    rt_spec_double(spec, "data", "x_min", -1.0, -1e30, 1e30, &p->x_min, err) ||
+		    rt_spec_double(spec, "data", "x_max", 1.0, -1e30, 1e30, &p->x_max, err) ||
+		    rt_spec_u64(spec, "data", "seed", 1, &p->data_seed, err))
+			return err->status;
+		if (!(p->x_min < p->x_max)) {
+			rt_fail(err, RT_ERR_INPUT, "expected x_min < x_max, got %g and %g", p->x_min,
+				p->x_max);
+			return key_error(spec, "data", "x_max", err);
+		}
+	} else if (p->source == GP_DATA_MUX) {
+		if (get_int(spec, "data", "address_bits", 2, 1, 4, &p->address_bits, err))
+			return err->status;
+	}
+	/* csv keys are read when the table is loaded (gp_problem_build_cases),
+	 * but marked here so the unused-key check knows them. */
+	if (p->source == GP_DATA_CSV) {
+		const char *file;
+		int header, fit;
+		if (rt_spec_string(spec, "data", "file", NULL, &file, err) ||
+		    rt_spec_bool(spec, "data", "header", 1, &header, err) ||
+		    rt_spec_string(spec, "data", "label", "", &s, err) ||
+		    rt_spec_string(spec, "data", "classes", "", &s, err) ||
+		    rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
+			return err->status;
+	}
+
+	/* [gp] */
+	gp_breed *b = &p->breed;
+	*b = gp_breed_defaults();
+	if (get_int(spec, "gp", "population", 1000, 2, 100000000, &p->population, err) ||
+	    get_int(spec, "gp", "generations", 50, 0, 100000000, &p->generations, err) ||
+	    get_int(spec, "gp", "max_depth", b->max_depth, 1, GP_MAX_DEPTH_LIMIT, &b->max_depth, err) ||
+	    get_int(spec, "gp", "max_size", b->max_size, 4, GP_MAX_SIZE_LIMIT, &b->max_size, err) ||
+	    get_int(spec, "gp", "tournament", b->tournament, 1, p->population, &b->tournament, err) ||
+	    rt_spec_double(spec, "gp", "crossover", b->crossover, 0, 1, &b->crossover, err) ||
+	    rt_spec_double(spec, "gp", "mutation", b->mutation, 0, 1, &b->mutation, err) ||
+	    rt_spec_double(spec, "gp", "point_mutation", b->point_mutation, 0, 1,
+			   &b->point_mutation, err) ||
+	    rt_spec_double(spec, "gp", "crossover_internal", b->crossover_internal, 0, 1,
+			   &b->crossover_internal, err) ||
+	    rt_spec_bool(spec, "gp", "elitism", b->elitism, &b->elitism, err) ||
+	    get_int(spec, "gp", "init_min_depth", b->init_min_depth, 1, GP_MAX_DEPTH_LIMIT,
+		    &b->init_min_depth, err) ||
+	    get_int(spec, "gp", "init_max_depth", b->init_max_depth, 1, GP_MAX_DEPTH_LIMIT,
+		    &b->init_max_depth, err) ||
+	    get_int(spec, "gp", "mutation_depth", b->mutation_depth, 1, GP_MAX_DEPTH_LIMIT,
+		    &b->mutation_depth, err))
+		return err->status;
+	if (b->init_min_depth > b->init_max_depth) {
+		rt_fail(err, RT_ERR_INPUT, "expected init_min_depth (%d) <= init_max_depth (%d)",
+			b->init_min_depth, b->init_max_depth);
+		return key_error(spec, "gp", "init_max_depth", err);
+	}
+	if (b->init_max_depth > b->max_depth) {
+		rt_fail(err, RT_ERR_INPUT, "expected init_max_depth (%d) <= max_depth (%d)",
+			b->init_max_depth, b->max_depth);
+		return key_error(spec, "gp", rt_spec_find(spec, "gp", "init_max_depth")
+				 ? "init_max_depth" : "max_depth", err);
+	}
+
+	/* Function set: names checked now; inputs filled in with the data. */
+	const char *funcs;
+	if (rt_spec_string(spec, "gp", "functions", default_functions(p->source), &funcs, err))
+		return err->status;
+	if (gp_fset_parse(&p->fset, funcs, 1, err))
+		return key_error(spec, "gp", "functions", err);
+	if ((p->source == GP_DATA_MUX) != p->fset.boolean) {
+		rt_fail(err, RT_ERR_INPUT, p->fset.boolean
+			? "Boolean word functions need [data] source = multiplexer"
+			: "the multiplexer needs Boolean word functions (and or nand nor not if), got '%s'",
+			funcs);
+		return key_error(spec, "gp", "functions", err);
+	}
+
+	/* Ephemeral random constants: "MIN MAX", absent = none. */
+	double range[2];
+	int nr = 2;
+	if (rt_spec_doubles(spec, "gp", "constants", range, &nr, err))
+		return err->status;
+	if (nr == 1 || (nr == 2 && !(range[0] < range[1]))) {
+		rt_fail(err, RT_ERR_INPUT, "expected two numbers MIN MAX with MIN < MAX");
+		return key_error(spec, "gp", "constants", err);
+	}
+	if (nr == 2 && p->fset.boolean) {
+		rt_fail(err, RT_ERR_INPUT, "Boolean problems take no constants");
+		return key_error(spec, "gp", "constants", err);
+	}
+	p->fset.use_consts = nr == 2;
+	p->fset.const_min = nr == 2 ? (float)range[0] : 0.0f;
+	p->fset.const_max = nr == 2 ? (float)range[1] : 0.0f;
+	/* -1: 1 / (ninputs + 1), the constant counting as one more terminal. */
+	if (rt_spec_double(spec, "gp", "const_prob", -1.0, -1.0, 1.0, &p->fset.const_prob, err))
+		return err->status;
+
+	/* Perfect: MSE at most 1e-6 (regression), no wrong case (counts). */
+	double def_success = is_poly ? 1e-6 : 0.0;
+	if (rt_spec_double(spec, "gp", "success_threshold", def_success, 0, 1e300, &p->success, err) ||
+	    rt_spec_bool(spec, "gp", "stop_on_success", 1, &p->stop_on_success, err) ||
+	    rt_spec_enum(spec, "gp", "evaluator", eval_names, GP_EVAL_LGP2D, &p->evaluator,
+			 err))
+		return err->status;
+	return RT_OK;
+}
+
+/* ---- fitness cases ------------------------------------------------------------ */
+
+void gp_cases_free(gp_cases *c)
+{
+	free(c->x);
+	free(c->y);
+	free(c->bits);
+	free(c->target);
+	memset(c, 0, sizeof *c);
+}
+
+/* 64-byte aligned, zeroed (vector loads; freed with free). */
+static void *alloc_aligned(size_t bytes, rt_error *err)
+{
+	size_t n = (bytes + 63) / 64 * 64;
+	void *p = aligned_alloc(64, n ? n : 64);
+	if (!p) {
+		rt_fail(err, RT_ERR_SYSTEM, "out of memory (%zu bytes of fitness cases)", bytes);
+		return NULL;
+	}
+	memset(p, 0, n ? n : 64);
+	return p;
+}
+
+rt_status gp_cases_alloc_float(gp_cases *c, int ninputs, size_t ncases, rt_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->ninputs = ninputs;
+	c->ncases = ncases;
+	c->stride = (ncases + 63) / 64 * 64;
+	c->x = alloc_aligned((size_t)ninputs * c->stride * sizeof(float), err);
+	c->y = c->x ? alloc_aligned(c->stride * sizeof(float), err) : NULL;
+	if (!c->y) {
+		gp_cases_free(c);
+		return err->status;
+	}
+	return RT_OK;
+}
+
+rt_status gp_cases_polynomial(gp_cases *c, int source, long n, double x_min, double x_max,
+			      uint64_t seed, rt_error *err)
+{
+	if (gp_cases_alloc_float(c, 1, (size_t)n, err))
+		return err->status;
+	c->fitness = GP_FIT_MSE;
+	rt_rng rng;
+	rt_rng_init(&rng, seed, 0);
+	for (long i = 0; i < n; i++) {
+		float x = (float)rt_rng_range(&rng, x_min, x_max);
+		c->x[i] = x;
+		c->y[i] = (float)gp_polynomial(source, (double)x);
+	}
+	return RT_OK;
+}
+
+rt_status gp_cases_multiplexer(gp_cases *c, int k, rt_error *err)
+{
+	memset(c, 0, sizeof *c);
+	if (k < 1 || k > 4)
+		return rt_fail(err, RT_ERR_INPUT, "multiplexer address bits: expected 1..4, got %d", k);
+	int n = k + (1 << k);
+	size_t ncases = (size_t)1 << n;
+	c->fitness = GP_FIT_BOOL;
+	c->ninputs = n;
+	c->ncases = ncases;
+	c->nwords = ncases >= 32 ? ncases / 32 : 1;
+	c->last_mask = ncases >= 32 ? 0xFFFFFFFFu : (uint32_t)((1u << ncases) - 1u);
+	c->bits = alloc_aligned((size_t)n * c->nwords * sizeof(uint32_t), err);
+	c->target = c->bits ? alloc_aligned(c->nwords * sizeof(uint32_t), err) : NULL;
+	if (!c->target) {
+		gp_cases_free(c);
+		return err->status;
+	}
+	for (size_t cs = 0; cs < ncases; cs++) {
+		size_t w = cs / 32;
+		uint32_t bit = 1u << (cs % 32);
+		for (int i = 0; i < n; i++)
+			if ((cs >> i) & 1)
+				c->bits[(size_t)i * c->nwords + w] |= bit;
+		size_t addr = cs & (((size_t)1 << k) - 1);
+		if ((cs >> (k + addr)) & 1)
+			c->target[w] |= bit;
+	}
+	return RT_OK;
+}
+
+/* A NULL-terminated array of n names fmt % (i + offset). */
+static rt_status set_names(char ***out, int n, const char *fmt, int offset, rt_error *err)
+{
+	char **v = rt_calloc((size_t)n + 1, sizeof *v, err);
+	if (!v)
+		return err->status;
+	*out = v;
+	for (int i = 0; i < n; i++) {
+		char buf[32];
+		snprintf(buf, sizeof buf, fmt, i + offset);
+		if (!(v[i] = rt_strdup(buf, err)))
+			return err->status;
+	}
+	return RT_OK;
+}
+
+static rt_status set_name(char **v, int i, const char *name, rt_error *err)
+{
+	char *nm = rt_strdup(name, err);
+	if (!nm)
+		return err->status;
+	free(v[i]);
+	v[i] = nm;
+	return RT_OK;
+}
+
+static void free_names(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* String labels -> class indices: in the order of the `classes` list when
+ * given (every class of the data listed exactly once), else as loaded. */
+static rt_status map_classes(rt_spec *spec, gp_problem *p, const rt_table *t,
+			     const char *classes, rt_error *err)
+{
+	int ncls = t->classes.n;
+	int *map = rt_calloc((size_t)ncls, sizeof *map, err);
+	char *list = classes[0] ? rt_strdup(classes, err) : NULL;
+	rt_status st = RT_OK;
+	if (!map || (classes[0] && !list) || set_names(&p->class_names, ncls, "class%d", 0, err)) {
+		st = err->status;
+		goto out;
+	}
+	for (int i = 0; i < ncls; i++)
+		map[i] = i;
+	if (list) {
+		int n = 0;
+		for (char *w = strtok(list, " ,\t"); w; w = strtok(NULL, " ,\t"), n++)
+			for (int i = 0; i < ncls; i++)
+				if (!strcmp(w, t->classes.names[i]))
+					map[i] = n;
+		/* Each data class must match one listed name, and no name twice. */
+		int ok = n == ncls;
+		for (int i = 0; i < ncls && ok; i++)
+			for (int j = 0; j < ncls && ok; j++)
+				ok = i == j || map[i] != map[j];
+		if (!ok) {
+			char found[512] = "";
+			for (int i = 0; i < ncls; i++) {
+				size_t len = strlen(found);
+				snprintf(found + len, sizeof found - len, "%s%s", i ? " " : "",
+					 t->classes.names[i]);
+			}
+			rt_fail(err, RT_ERR_INPUT, "expected each of the %d classes of %s (%s) "
+				"listed once, got '%s'", ncls, p->data_path, found, classes);
+			st = key_error(spec, "data", "classes", err);
+			goto out;
+		}
+	}
+	for (int i = 0; i < ncls && !st; i++)
+		st = set_name(p->class_names, map[i], t->classes.names[i], err);
+	for (size_t r = 0; r < t->nrows && !st; r++)
+		p->cases.y[r] = (float)map[(int)t->label[r]];
+out:
+	free(map);
+	free(list);
+	return st;
+}
+
+/* Table -> float cases with class indices or regression targets. */
+static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	const char *file, *label, *classes;
+	int header, fit;
+	rt_spec_string(spec, "data", "file", NULL, &file, err);
+	rt_spec_bool(spec, "data", "header", 1, &header, err);
+	rt_spec_string(spec, "data", "label", "", &label, err);
+	rt_spec_string(spec, "data", "classes", "", &classes, err);
+	if (rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
+		return err->status;
+	if (rt_spec_data_path(spec, file, p->data_path, sizeof p->data_path, err))
+		return err->status;
+
+	rt_csv_options o = rt_csv_defaults();
+	o.header = header;
+	o.label = label[0] ? label : NULL;
+	o.label_index = -1;
+	rt_table t;
+	memset(&t, 0, sizeof t);
+	if (rt_csv_load(p->data_path, &o, &t, err))
+		return err->status;
+	rt_status st = RT_OK;
+	gp_cases *c = &p->cases;
+	if (!t.has_label || t.ncols < 1 || t.nrows < 1) {
+		st = rt_fail(err, RT_ERR_INPUT, "%s: expected a label column and at least one input "
+			     "column and one row", p->data_path);
+		goto out;
+	}
+	if ((st = gp_cases_alloc_float(c, t.ncols, t.nrows, err)))
+		goto out;
+	for (int col = 0; col < t.ncols; col++)
+		memcpy(c->x + (size_t)col * c->stride, t.cols + (size_t)col * t.nrows,
+		       t.nrows * sizeof(float));
+	if ((st = set_names(&p->input_names, t.ncols, "x%d", 1, err)))
+		goto out;
+	for (int col = 0; col < t.ncols && t.colnames && !st; col++)
+		if (t.colnames[col])
+			st = set_name(p->input_names, col, t.colnames[col], err);
+	if (st)
+		goto out;
+
+	if (fit == 1) {   /* mse: the label is a number to fit */
+		c->fitness = GP_FIT_MSE;
+		if (t.classes.n > 0) {
+			st = rt_fail(err, RT_ERR_INPUT, "%s: fitness = mse needs a numeric label column",
+				     p->data_path);
+			goto out;
+		}
+		memcpy(c->y, t.label, t.nrows * sizeof(float));
+		goto out;
+	}
+
+	c->fitness = GP_FIT_CLASS;
+	int ncls = 0;
+	if (t.classes.n > 0) {
+		ncls = t.classes.n;
+		if ((st = map_classes(spec, p, &t, classes, err)))
+			goto out;
+	} else {
+		/* Numeric labels must be class indices 0..n-1 already. */
+		float mx = 0;
+		for (size_t r = 0; r < t.nrows; r++) {
+			float v = t.label[r];
+			if (!(v >= 0 && v < 65536 && v == floorf(v))) {
+				st = rt_fail(err, RT_ERR_INPUT, "%s: row %zu: a numeric class label "
+					     "must be an integer 0..65535, got %g", p->data_path,
+					     r + 1 + (header ? 1 : 0), (double)v);
+				goto out;
+			}
+			if (v > mx)
+				mx = v;
+			c->y[r] = v;
+		}
+		ncls = (int)mx + 1;
+		if ((st = set_names(&p->class_names, ncls, "%d", 0, err)))
+			goto out;
+	}
+	c->nclasses = ncls;
+out:
+	rt_table_free(&t);
+	return st;
+}
+
+rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *err)
+{
+	rt_spec *spec = (rt_spec *)cspec;   /* getters mark entries used */
+	rt_status st;
+	switch (p->source) {
+	case GP_DATA_SEXTIC:
+	case GP_DATA_QUINTIC:
+	case GP_DATA_QUARTIC:
+		st = gp_cases_polynomial(&p->cases, p->source, p->ncases, p->x_min, p->x_max,
+					 p->data_seed, err);
+		if (!st)
+			st = set_names(&p->input_names, 1, "x", 0, err);
+		break;
+	case GP_DATA_MUX: {
+		st = gp_cases_multiplexer(&p->cases, p->address_bits, err);
+		if (st)
+			break;
+		int k = p->address_bits, n = p->cases.ninputs;
+		st = set_names(&p->input_names, n, "d%d", -k, err);
+		for (int i = 0; i < k && !st; i++) {
+			char nm[16];
+			snprintf(nm, sizeof nm, "a%d", i);
+			st = set_name(p->input_names, i, nm, err);
+		}
+		break;
+	}
+	case GP_DATA_CSV:
+		st = cases_from_csv(spec, p, err);
+		break;
+	default:
+		st = rt_fail(err, RT_ERR_INTERNAL, "unknown data source %d", p->source);
+	}
+	if (st)
+		return st;
+	p->fset.ninputs = p->cases.ninputs;
+	if (p->fset.const_prob < 0)
+		p->fset.const_prob = 1.0 / (p->cases.ninputs + 1);
+	return RT_OK;
+}
+
+rt_status gp_problem_load(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	if (gp_problem_read(spec, p, err) || rt_spec_check_unused(spec, err))
+		return err->status;
+	if (gp_problem_build_cases(spec, p, err)) {
+		gp_problem_free(p);
+		return err->status;
+	}
+	return RT_OK;
+}
+
+void gp_problem_free(gp_problem *p)
+{
+	free_names(p->input_names);
+	free_names(p->class_names);
+	p->input_names = p->class_names = NULL;
+	gp_cases_free(&p->cases);
+}

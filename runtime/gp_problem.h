@@ -1,0 +1,79 @@
+/* gp_problem.h: a GP problem from its spec: the run's parameters ([problem],
+ * [gp]) and its fitness cases ([data]): generated regression (sextic and
+ * friends), a CSV table (Shuttle, KDD Cup 99) or the Boolean n-multiplexer.
+ *
+ *   [gp]   population generations max_depth max_size tournament crossover
+ *          mutation point_mutation crossover_internal elitism init_min_depth
+ *          init_max_depth mutation_depth functions constants const_prob
+ *          success_threshold stop_on_success evaluator
+ *   [data] source = sextic | quintic | quartic | csv | multiplexer
+ *          sextic...: cases x_min x_max seed
+ *          csv:       file header label classes fitness
+ *          multiplexer: address_bits
+ * See problems/sextic.ini for every key with its default. */
+#ifndef RT_GP_PROBLEM_H
+#define RT_GP_PROBLEM_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "error.h"
+#include "gp_prog.h"
+#include "gp_tree.h"
+#include "spec.h"
+
+enum gp_data_source {
+	GP_DATA_SEXTIC, GP_DATA_QUINTIC, GP_DATA_QUARTIC, GP_DATA_CSV, GP_DATA_MUX
+};
+
+typedef struct gp_problem {
+	char name[128];
+	uint64_t spec_seed;     /* [problem] seed (the run's seed unless --seed) */
+	int source;             /* enum gp_data_source */
+	int population, generations;
+	gp_breed breed;
+	gp_fset fset;
+	int evaluator;          /* enum gp_eval_method (gp_eval.h): [gp] evaluator */
+	double success;         /* a best fitness <= success is a perfect solution */
+	int stop_on_success;
+	gp_cases cases;
+	char **input_names;     /* cases.ninputs names, for printing */
+	char **class_names;     /* cases.nclasses names (classification), else NULL */
+	char data_path[RT_PATH_MAX];  /* resolved data file ("" when generated) */
+	/* Parameters of the data source, as read. */
+	long ncases;            /* generated regression */
+	double x_min, x_max;
+	uint64_t data_seed;
+	int address_bits;       /* multiplexer */
+} gp_problem;
+
+/* Reads every [problem], [gp] and [data] key, checks there are no unknown
+ * ones (rt_spec_check_unused), then builds the fitness cases (loading data
+ * files). Errors name file:line, the key and what was expected. Callers with
+ * keys of their own read them before calling. */
+rt_status gp_problem_load(rt_spec *spec, gp_problem *p, rt_error *err);
+/* Reads the keys only (no data, no unused-key check): fills everything but
+ * cases, input_names and class_names. */
+rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err);
+/* Builds p->cases (and names) from the parameters gp_problem_read filled. */
+rt_status gp_problem_build_cases(const rt_spec *spec, gp_problem *p, rt_error *err);
+void gp_problem_free(gp_problem *p);
+
+/* Fitness-case builders (also used by tests and benchmarks). */
+/* n cases x uniform in [x_min, x_max) from Philox (seed, stream 0); y is the
+ * polynomial of `source` (GP_DATA_SEXTIC/QUINTIC/QUARTIC) computed in double. */
+rt_status gp_cases_polynomial(gp_cases *c, int source, long n, double x_min, double x_max,
+			      uint64_t seed, rt_error *err);
+/* All 2^(k + 2^k) cases of the multiplexer with k address bits, bit-packed:
+ * inputs 0..k-1 are the address (input 0 the least significant bit), inputs
+ * k.. the data lines; case c sets input i to bit i of c. */
+rt_status gp_cases_multiplexer(gp_cases *c, int address_bits, rt_error *err);
+/* Allocates float cases: ninputs columns of stride (ncases rounded up to 64)
+ * zeroed floats, and y. */
+rt_status gp_cases_alloc_float(gp_cases *c, int ninputs, size_t ncases, rt_error *err);
+void gp_cases_free(gp_cases *c);
+
+/* The reference polynomials, in double. */
+double gp_polynomial(int source, double x);
+
+#endif

@@ -1,0 +1,197 @@
+/* kcache.c: the disk cache of compiled cubins: one file per key, checked on read.
+ *
+ * An entry is a fixed header (magic, format, key, payload length, FNV-1a of
+ * the payload) followed by the payload. Anything that does not check out
+ * (short file, other format, other key, wrong length or checksum) is a miss,
+ * so a torn or corrupted file can only cost a recompile. Entries are written
+ * to a unique temporary name (mkstemp) in the cache folder and renamed, so
+ * concurrent writers of the same key never see each other's partial files. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kcache.h"
+#include "out.h"
+
+#define KCACHE_MAGIC "EVOFKC\r\n"   /* 8 bytes; \r\n catches text-mode damage */
+#define KCACHE_FNV_PRIME 0x100000001b3ULL
+
+typedef struct kcache_header {
+	char magic[8];
+	uint32_t format;     /* RT_KCACHE_FORMAT */
+	uint32_t reserved;   /* 0 */
+	uint64_t key;
+	uint64_t size;       /* payload bytes after the header */
+	uint64_t checksum;   /* kcache_fnv1a(KCACHE_FNV_OFFSET, payload, size) */
+} kcache_header;
+
+uint64_t kcache_fnv1a(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= KCACHE_FNV_PRIME;
+	}
+	return h;
+}
+
+static uint64_t hash_u32(uint64_t h, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8),
+			       (unsigned char)(v >> 16), (unsigned char)(v >> 24) };
+	return kcache_fnv1a(h, b, sizeof b);
+}
+
+/* A string with its terminating NUL, so ("ab","c") and ("a","bc") differ. */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	return kcache_fnv1a(h, s ? s : "", strlen(s ? s : "") + 1);
+}
+
+uint64_t kcache_key(const char *source, const char *arch, const char *const *options,
+		    int noptions, int nvrtc_major, int nvrtc_minor)
+{
+	uint64_t h = KCACHE_FNV_OFFSET;
+	h = hash_str(h, "evoforge kcache");
+	h = hash_u32(h, RT_KCACHE_FORMAT);
+	h = hash_u32(h, (uint32_t)nvrtc_major);
+	h = hash_u32(h, (uint32_t)nvrtc_minor);
+	h = hash_str(h, arch);
+	h = hash_u32(h, (uint32_t)(noptions > 0 ? noptions : 0));
+	for (int i = 0; i < noptions; i++)
+		h = hash_str(h, options[i]);
+	return hash_str(h, source);
+}
+
+/* Non-empty value of an environment variable, or NULL. */
+static const char *env_nonempty(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
+rt_status kcache_dir(char *out, int size, rt_error *err)
+{
+	const char *v;
+	int n;
+	if ((v = env_nonempty("EVOFORGE_CACHE")))
+		n = snprintf(out, (size_t)size, "%s", v);
+	else if ((v = env_nonempty("XDG_CACHE_HOME")))
+		n = snprintf(out, (size_t)size, "%s/evoforge", v);
+	else if ((v = env_nonempty("HOME")))
+		n = snprintf(out, (size_t)size, "%s/.cache/evoforge", v);
+	else
+		return rt_fail(err, RT_ERR_SYSTEM,
+			       "no folder for the kernel cache: set EVOFORGE_CACHE or HOME");
+	if (n < 0 || n >= size)
+		return rt_fail(err, RT_ERR_SYSTEM, "kernel cache folder name too long (%d bytes)", n);
+	rt_status st = rt_mkdirs(out, err);
+	if (st != RT_OK)
+		rt_error_prefix(err, "kernel cache folder");
+	return st;
+}
+
+rt_status kcache_path(uint64_t key, char *out, int size, rt_error *err)
+{
+	char dir[RT_PATH_MAX];
+	rt_status st = kcache_dir(dir, sizeof dir, err);
+	if (st != RT_OK)
+		return st;
+	int n = snprintf(out, (size_t)size, "%s/%016" PRIx64 ".kc", dir, key);
+	if (n < 0 || n >= size)
+		return rt_fail(err, RT_ERR_SYSTEM, "kernel cache path too long (%d bytes)", n);
+	return RT_OK;
+}
+
+/* Reads exactly n bytes; 0 on a short read or error. */
+static int read_full(FILE *f, void *buf, size_t n)
+{
+	return n == 0 || fread(buf, 1, n, f) == n;
+}
+
+int kcache_get(uint64_t key, void **data, size_t *size)
+{
+	char path[RT_PATH_MAX];
+	kcache_header h;
+	struct stat sb;
+	void *buf = NULL;
+	int found = 0;
+	*data = NULL;
+	*size = 0;
+	if (kcache_path(key, path, sizeof path, NULL) != RT_OK)
+		return 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	if (fstat(fileno(f), &sb) != 0 || sb.st_size < (off_t)sizeof h)
+		goto out;
+	if (!read_full(f, &h, sizeof h))
+		goto out;
+	if (memcmp(h.magic, KCACHE_MAGIC, sizeof h.magic) != 0 || h.format != RT_KCACHE_FORMAT ||
+	    h.reserved != 0 || h.key != key || h.size != (uint64_t)sb.st_size - sizeof h ||
+	    h.size > SIZE_MAX - 1)
+		goto out;
+	buf = rt_malloc((size_t)h.size + 1, NULL);
+	if (!buf || !read_full(f, buf, (size_t)h.size))
+		goto out;
+	if (kcache_fnv1a(KCACHE_FNV_OFFSET, buf, (size_t)h.size) != h.checksum)
+		goto out;
+	((char *)buf)[h.size] = '\0';   /* a convenience for text payloads */
+	*data = buf;
+	*size = (size_t)h.size;
+	buf = NULL;
+	found = 1;
+out:
+	free(buf);
+	fclose(f);
+	return found;
+}
+
+static rt_status write_full(int fd, const void *data, size_t n, const char *path, rt_error *err)
+{
+	const char *p = data;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return rt_fail(err, RT_ERR_SYSTEM, "%s: write: %s", path,
+				       w < 0 ? strerror(errno) : "no progress");
+		p += w;
+		n -= (size_t)w;
+	}
+	return RT_OK;
+}
+
+rt_status kcache_put(uint64_t key, const void *data, size_t size, rt_error *err)
+{
+	char path[RT_PATH_MAX], tmp[RT_PATH_MAX + 16];
+	kcache_header h;
+	rt_status st = kcache_path(key, path, sizeof path, err);
+	if (st != RT_OK)
+		return st;
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot create: %s", tmp, strerror(errno));
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, KCACHE_MAGIC, sizeof h.magic);
+	h.format = RT_KCACHE_FORMAT;
+	h.key = key;
+	h.size = size;
+	h.checksum = kcache_fnv1a(KCACHE_FNV_OFFSET, data, size);
+	st = write_full(fd, &h, sizeof h, tmp, err);
+	if (st == RT_OK)
+		st = write_full(fd, data, size, tmp, err);
+	if (close(fd) != 0 && st == RT_OK)
+		st = rt_fail(err, RT_ERR_SYSTEM, "%s: close: %s", tmp, strerror(errno));
+	if (st == RT_OK && rename(tmp, path) != 0)
+		st = rt_fail(err, RT_ERR_SYSTEM, "rename %s -> %s: %s", tmp, path, strerror(errno));
+	if (st != RT_OK)
+		unlink(tmp);
+	return st;
+}

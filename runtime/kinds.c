@@ -1,0 +1,73 @@
+/* kinds.c: the table of algorithm families and the job helpers every kind
+ * shares (seed, results folder). */
+#include <string.h>
+
+#include "de.h"
+#include "gp.h"
+#include "kinds.h"
+#include "out.h"
+
+/* Families whose issues come later: named so a spec of theirs gets a clear
+ * "not built yet" instead of "unknown kind". */
+static const rt_kind later_aco = {"aco", "MAX-MIN ant system for the TSP (not built yet)",
+				  NULL, NULL, NULL, NULL};
+static const rt_kind later_mbp = {"mbp", "multiple back-propagation (not built yet)",
+				  NULL, NULL, NULL, NULL};
+static const rt_kind later_svm = {"svm", "SMO training of an RBF SVM (not built yet)",
+				  NULL, NULL, NULL, NULL};
+
+static const rt_kind *const kind_table[] = {&gp_kind, &de_kind, &later_aco, &later_mbp,
+					    &later_svm, NULL};
+
+const rt_kind *rt_kind_find(const char *name)
+{
+	for (int i = 0; kind_table[i]; i++)
+		if (!strcmp(kind_table[i]->name, name))
+			return kind_table[i];
+	return NULL;
+}
+
+const rt_kind *const *rt_kinds(void) { return kind_table; }
+
+rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err)
+{
+	const char *name;
+	rt_spec_entry *e;
+	char where[RT_PATH_MAX + 64];
+	if (rt_spec_string(spec, "problem", "kind", NULL, &name, err))
+		return RT_ERR_INPUT;
+	e = rt_spec_find(spec, "problem", "kind");
+	*kind = rt_kind_find(name);
+	if (!*kind)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: [problem] kind: expected one of gp, de, aco, mbp, svm, got '%s'",
+			       rt_spec_where(spec, e, where, sizeof where), name);
+	if (!(*kind)->run)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: kind '%s' is not available in this "
+			       "version of evoforge: %s", rt_spec_where(spec, e, where, sizeof where),
+			       name, (*kind)->summary);
+	return RT_OK;
+}
+
+rt_status rt_job_seed(rt_spec *spec, const rt_options *opt, uint64_t *seed, rt_error *err)
+{
+	uint64_t from_spec;
+	rt_status st = rt_spec_u64(spec, "problem", "seed", 1, &from_spec, err);
+	if (st != RT_OK)
+		return st;
+	*seed = opt->seed_given ? opt->seed : from_spec;
+	return RT_OK;
+}
+
+rt_status rt_job_outdir(const rt_options *opt, const char *problem_name, char *out, int size,
+			rt_error *err)
+{
+	rt_status st;
+	if (opt->outdir)
+		st = rt_format(out, (size_t)size, err, "%s", opt->outdir);
+	else
+		st = rt_format(out, (size_t)size, err, "results/%s", problem_name);
+	if (st != RT_OK)
+		return st;
+	return rt_mkdirs(out, err);
+}

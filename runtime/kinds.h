@@ -1,0 +1,50 @@
+/* kinds.h: the algorithm families (spec [problem] kind = ...) and what the
+ * CLI can ask of each: run a spec, generate its sources, benchmark. */
+#ifndef RT_KINDS_H
+#define RT_KINDS_H
+
+#include <stdint.h>
+
+#include "backend.h"
+#include "error.h"
+#include "spec.h"
+
+/* Options common to every subcommand (from the command line). */
+typedef struct rt_options {
+	rt_backend backend;
+	uint64_t seed;
+	int seed_given;        /* --seed was passed (else the spec's seed, else 1) */
+	int threads;           /* 0 = all cores */
+	const char *outdir;    /* results folder; NULL = results/<problem name> */
+	int quiet;
+	const char *arch;      /* GPU arch for `gen` without a GPU (default sm_90) */
+} rt_options;
+
+typedef struct rt_kind {
+	const char *name;
+	const char *summary;
+	/* Runs the job described by spec; writes results under opt->outdir. */
+	rt_status (*run)(rt_spec *spec, const rt_options *opt, rt_error *err);
+	/* Writes the generated C/CUDA sources for spec into dir; lists them. */
+	rt_status (*gen)(rt_spec *spec, const rt_options *opt, const char *dir, rt_error *err);
+	/* `evoforge bench KIND args...` */
+	rt_status (*bench)(int argc, char **argv, const rt_options *opt, rt_error *err);
+	/* One paragraph for `evoforge bench KIND --help`. */
+	const char *bench_help;
+} rt_kind;
+
+/* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */
+const rt_kind *rt_kind_find(const char *name);
+/* All kinds, terminated by NULL. */
+const rt_kind *const *rt_kinds(void);
+
+/* Reads [problem] kind from spec and finds it; errors name the file:line. */
+rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err);
+
+/* The seed for a job: --seed if given, else [problem] seed, else 1. */
+rt_status rt_job_seed(rt_spec *spec, const rt_options *opt, uint64_t *seed, rt_error *err);
+/* The results folder for a job: -o if given, else results/<name>; created. */
+rt_status rt_job_outdir(const rt_options *opt, const char *problem_name, char *out, int size,
+			rt_error *err);
+
+#endif

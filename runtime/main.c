@@ -1,0 +1,370 @@
+/* main.c: the evoforge command-line program: run, gen, bench, info. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cpu.h"
+#include "gen.h"
+#include "gpu.h"
+#include "kcache.h"
+#include "kinds.h"
+#include "log.h"
+#include "nvrtc.h"
+#include "smoke.h"
+#include "spec.h"
+
+#define DEFAULT_PROBLEM "problems/sextic.ini"
+
+static const char usage_main[] =
+	"usage: evoforge COMMAND [options] [arguments]\n"
+	"\n"
+	"Population-based search and learning on NVIDIA GPUs, or on the CPU.\n"
+	"\n"
+	"commands:\n"
+	"  run [SPEC]           run the job a problem spec describes (default: the\n"
+	"                       embedded sextic regression problem)\n"
+	"  gen SPEC -o DIR      write the generated C and CUDA sources for SPEC\n"
+	"  bench KIND [...]     benchmark a kind's evaluators/kernels side by side\n"
+	"  info                 backends, GPU, NVRTC version, kernel cache\n"
+	"  help [COMMAND]       help for a command\n"
+	"\n"
+	"common options:\n"
+	"  --backend auto|cpu|gpu   where to run (default auto: the GPU if present)\n"
+	"  --seed N                 random seed (default: the spec's, else 1)\n"
+	"  --threads N              CPU threads (default: all cores)\n"
+	"  -o, --output DIR         results folder (default results/<problem>)\n"
+	"  -q, --quiet              no progress output\n"
+	"  --set SECTION.KEY=VALUE  override a spec value (repeatable)\n"
+	"  --generations N          shorthand for --set <kind>.generations=N\n"
+	"  --population N           shorthand for --set <kind>.population=N\n"
+	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90)\n"
+	"\n"
+	"Exit status: 0 success, 2 bad input (spec, data, arguments), 1 other errors.\n";
+
+static const char usage_run[] =
+	"usage: evoforge run [options] [SPEC]\n"
+	"\n"
+	"Runs the problem described by SPEC (an INI file, see problems/). Without\n"
+	"SPEC, runs the embedded default problem (sextic regression).\n"
+	"Progress goes to stdout, one line per generation; results go to\n"
+	"DIR/result.json and DIR/history.csv (written atomically).\n";
+
+static const char usage_gen[] =
+	"usage: evoforge gen [options] SPEC -o DIR\n"
+	"\n"
+	"Writes the C and CUDA sources the generator makes for SPEC into DIR, so\n"
+	"what runs on the GPU can be read. Nothing is compiled or run.\n";
+
+static const char usage_bench[] =
+	"usage: evoforge bench KIND [options]\n"
+	"\n"
+	"Benchmarks KIND's implementations side by side in one run and prints\n"
+	"medians and ratios. `evoforge bench KIND --help` lists its options.\n";
+
+static const char usage_info[] =
+	"usage: evoforge info [--check]\n"
+	"\n"
+	"Prints the backends, the GPU (name, SMs, memory, compute capability,\n"
+	"shared memory, L2), the NVRTC version and the kernel cache folder.\n";
+
+typedef struct cli {
+	rt_options opt;
+	const char *sets[64];
+	int nsets;
+	const char *generations, *population;
+	int help;
+	int check;             /* info --check */
+} cli;
+
+static void print_error(const rt_error *err)
+{
+	fprintf(stderr, "evoforge: error: %s\n", err->msg);
+}
+
+/* Parses the common options; leaves positional arguments in argv[optind..].
+ * stop_at_argument: stop at the first non-option (bench KIND passes the rest
+ * on to the kind), else options may follow arguments. */
+static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli *c,
+			       rt_error *err)
+{
+	enum { O_BACKEND = 256, O_SEED, O_THREADS, O_SET, O_GENS, O_POP, O_ARCH, O_CHECK };
+	static const struct option longopts[] = {
+		{"backend", required_argument, 0, O_BACKEND},
+		{"seed", required_argument, 0, O_SEED},
+		{"threads", required_argument, 0, O_THREADS},
+		{"output", required_argument, 0, 'o'},
+		{"quiet", no_argument, 0, 'q'},
+		{"set", required_argument, 0, O_SET},
+		{"generations", required_argument, 0, O_GENS},
+		{"population", required_argument, 0, O_POP},
+		{"arch", required_argument, 0, O_ARCH},
+		{"check", no_argument, 0, O_CHECK},
+		{"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	int ch;
+	char *end;
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, stop_at_argument ? "+o:qh" : "o:qh", longopts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case O_BACKEND:
+			if (rt_backend_parse(optarg, &c->opt.backend, err))
+				return RT_ERR_INPUT;
+			break;
+		case O_SEED:
+			errno = 0;
+			c->opt.seed = strtoull(optarg, &end, 0);
+			if (*end || end == optarg || errno || optarg[0] == '-')
+				return rt_fail(err, RT_ERR_INPUT,
+					       "--seed: expected a non-negative integer, got '%s'", optarg);
+			c->opt.seed_given = 1;
+			break;
+		case O_THREADS:
+			c->opt.threads = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || c->opt.threads < 1 || c->opt.threads > RT_MAX_THREADS)
+				return rt_fail(err, RT_ERR_INPUT,
+					       "--threads: expected an integer in [1, %d], got '%s'",
+					       RT_MAX_THREADS, optarg);
+			break;
+		case 'o':
+			c->opt.outdir = optarg;
+			break;
+		case 'q':
+			c->opt.quiet = 1;
+			break;
+		case O_SET:
+			if (c->nsets == (int)(sizeof c->sets / sizeof c->sets[0]))
+				return rt_fail(err, RT_ERR_INPUT, "--set: too many overrides");
+			c->sets[c->nsets++] = optarg;
+			break;
+		case O_GENS:
+			c->generations = optarg;
+			break;
+		case O_POP:
+			c->population = optarg;
+			break;
+		case O_ARCH:
+			c->opt.arch = optarg;
+			break;
+		case O_CHECK:
+			c->check = 1;
+			break;
+		case 'h':
+			c->help = 1;
+			break;
+		default:
+			if (optopt)
+				return rt_fail(err, RT_ERR_INPUT, "option -%c: unknown or missing its value",
+					       optopt);
+			return rt_fail(err, RT_ERR_INPUT, "unknown option '%s' (see evoforge help)",
+				       argv[optind - 1]);
+		}
+	}
+	rt_log_set_quiet(c->opt.quiet);
+	cpu_set_threads(c->opt.threads);
+	return RT_OK;
+}
+
+/* Loads SPEC (or the embedded default) and applies command-line overrides. */
+static rt_status load_spec(const char *path, cli *c, rt_spec *spec, const rt_kind **kind,
+			   rt_error *err)
+{
+	rt_status st;
+	if (path) {
+		st = rt_spec_load(spec, path, err);
+	} else {
+		const gen_file *f = gen_embedded(DEFAULT_PROBLEM);
+		if (!f)
+			return rt_fail(err, RT_ERR_INTERNAL, "the default problem is not embedded");
+		rt_info("evoforge: no spec given; running the embedded default problem (%s)",
+			DEFAULT_PROBLEM);
+		st = rt_spec_load_text(spec, "(embedded) " DEFAULT_PROBLEM, f->text, err);
+	}
+	if (st != RT_OK)
+		return st;
+	for (int i = 0; i < c->nsets && st == RT_OK; i++)
+		st = rt_spec_set_assignment(spec, c->sets[i], err);
+	if (st == RT_OK)
+		st = rt_kind_of_spec(spec, kind, err);
+	if (st == RT_OK && c->generations)
+		st = rt_spec_set(spec, (*kind)->name, "generations", c->generations, err);
+	if (st == RT_OK && c->population)
+		st = rt_spec_set(spec, (*kind)->name, "population", c->population, err);
+	if (st != RT_OK)
+		rt_spec_free(spec);
+	return st;
+}
+
+static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
+{
+	rt_spec spec;
+	const rt_kind *kind;
+	rt_status st;
+	if (c->help)
+		return (fputs(usage_run, stdout), RT_OK);
+	if (argc - optind > 1)
+		return rt_fail(err, RT_ERR_INPUT, "run: expected at most one SPEC, got %d arguments",
+			       argc - optind);
+	st = load_spec(optind < argc ? argv[optind] : NULL, c, &spec, &kind, err);
+	if (st != RT_OK)
+		return st;
+	st = kind->run(&spec, &c->opt, err);
+	rt_spec_free(&spec);
+	return st;
+}
+
+static rt_status cmd_gen(int argc, char **argv, cli *c, rt_error *err)
+{
+	rt_spec spec;
+	const rt_kind *kind;
+	rt_status st;
+	if (c->help)
+		return (fputs(usage_gen, stdout), RT_OK);
+	if (argc - optind != 1 || !c->opt.outdir)
+		return rt_fail(err, RT_ERR_INPUT, "gen: expected SPEC and -o DIR (see evoforge help gen)");
+	st = load_spec(argv[optind], c, &spec, &kind, err);
+	if (st != RT_OK)
+		return st;
+	if (!kind->gen)
+		st = rt_fail(err, RT_ERR_UNSUPPORTED, "kind '%s' has no generated sources", kind->name);
+	else
+		st = kind->gen(&spec, &c->opt, c->opt.outdir, err);
+	rt_spec_free(&spec);
+	return st;
+}
+
+static rt_status cmd_bench(int argc, char **argv, cli *c, rt_error *err)
+{
+	const rt_kind *kind;
+	if (optind >= argc) {
+		if (c->help)
+			return (fputs(usage_bench, stdout), RT_OK);
+		return rt_fail(err, RT_ERR_INPUT, "bench: expected KIND (gp or de)");
+	}
+	kind = rt_kind_find(argv[optind]);
+	if (!kind)
+		return rt_fail(err, RT_ERR_INPUT, "bench: unknown kind '%s'", argv[optind]);
+	if (c->help) {
+		fputs(usage_bench, stdout);
+		if (kind->bench_help)
+			printf("\n%s", kind->bench_help);
+		return RT_OK;
+	}
+	if (!kind->bench)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "bench: kind '%s' has no benchmark yet",
+			       kind->name);
+	return kind->bench(argc - optind, argv + optind, &c->opt, err);
+}
+
+static void info_gpu(void)
+{
+	rt_error e;
+	int count = 0;
+	if (gpu_open(&e) != RT_OK || gpu_device_count(&count, &e) != RT_OK) {
+		printf("gpu:          none (%s)\n", e.msg);
+		return;
+	}
+	printf("gpu devices:  %d\n", count);
+	for (int i = 0; i < count; i++) {
+		gpu_info g;
+		if (gpu_device_info(i, &g, &e) != RT_OK) {
+			printf("  device %d: %s\n", i, e.msg);
+			continue;
+		}
+		printf("  device %d:   %s, sm_%d%d, %d SMs, %.1f GiB, %d KiB shared/block "
+		       "(%d opt-in), %d KiB shared/SM, %d MiB L2, driver %d.%d\n",
+		       i, g.name, g.cc_major, g.cc_minor, g.sm_count,
+		       (double)g.total_mem / (1 << 30), g.smem_per_block >> 10,
+		       g.smem_per_block_optin >> 10, g.smem_per_sm >> 10, g.l2_bytes >> 20,
+		       g.driver_version / 1000, (g.driver_version % 1000) / 10);
+	}
+}
+
+/* info --check: the smoke kernel on the GPU against the CPU, on sizes that
+ * cover one element, a partial block and many blocks. */
+static rt_status info_check(rt_error *err)
+{
+	static const int sizes[] = {1, 1000, 1000003, 1 << 24};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		double diff = 0, ms = 0;
+		rt_status st = smoke_run_gpu(sizes[i], 12345, &diff, &ms, err);
+		if (st != RT_OK && st != RT_ERR_INTERNAL)
+			return st;
+		printf("| smoke | n=%-9d | max |gpu-cpu| %.3g | tolerance %.0e | %8.3f ms | %s |\n",
+		       sizes[i], diff, SMOKE_TOLERANCE, ms, st == RT_OK ? "agree" : "DIFFER");
+		if (st != RT_OK)
+			return st;
+	}
+	return RT_OK;
+}
+
+static rt_status cmd_info(int argc, char **argv, cli *c, rt_error *err)
+{
+	rt_error e;
+	int major, minor;
+	char dir[RT_PATH_MAX];
+	(void)argc;
+	(void)argv;
+	if (c->help)
+		return (fputs(usage_info, stdout), RT_OK);
+	printf("evoforge %s\n", RT_VERSION);
+	printf("cpu threads:  %d\n", cpu_threads());
+	printf("kinds:       ");
+	for (const rt_kind *const *k = rt_kinds(); *k; k++)
+		printf(" %s%s", (*k)->name, (*k)->run ? "" : " (not built yet)");
+	printf("\n");
+	info_gpu();
+	if (nvrtc_open(&e) == RT_OK && nvrtc_version(&major, &minor, &e) == RT_OK)
+		printf("nvrtc:        %d.%d\n", major, minor);
+	else
+		printf("nvrtc:        none (%s)\n", e.msg);
+	if (kcache_dir(dir, sizeof dir, &e) == RT_OK)
+		printf("kernel cache: %s\n", dir);
+	else
+		printf("kernel cache: unavailable (%s)\n", e.msg);
+	return c->check ? info_check(err) : RT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		rt_status (*fn)(int, char **, cli *, rt_error *);
+		const char *usage;
+	} commands[] = {
+		{"run", cmd_run, usage_run},
+		{"gen", cmd_gen, usage_gen},
+		{"bench", cmd_bench, usage_bench},
+		{"info", cmd_info, usage_info},
+	};
+	cli c;
+	rt_error err = {0};
+	rt_status st;
+	const char *name = argc > 1 ? argv[1] : "help";
+	memset(&c, 0, sizeof c);
+	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+		for (size_t i = 0; argc > 2 && i < sizeof commands / sizeof commands[0]; i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return (fputs(commands[i].usage, stdout), 0);
+		fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version"))
+		return (printf("evoforge %s\n", RT_VERSION), 0);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(name, commands[i].name))
+			continue;
+		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, &err);
+		if (st == RT_OK)
+			st = commands[i].fn(argc - 1, argv + 1, &c, &err);
+		if (st != RT_OK)
+			print_error(&err);
+		return rt_exit_code(st);
+	}
+	fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
+	return 2;
+}

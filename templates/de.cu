@@ -1,0 +1,370 @@
+/* de.cu: differential evolution on the GPU, specialised by the generator
+ * (runtime/de_gpu.c) with the DE_* #defines below; the defaults let this file
+ * compile on its own. Two variants share templates/de_core.h:
+ *
+ * de_fused (after Farkov & Legalov 2014): one block per problem (a persistent
+ * grid walks over problems), the population as structure-of-arrays
+ * (x_i component j at X[j * DE_NP + i]: a warp touches consecutive words) in
+ * shared memory when it fits (DE_POP_SHARED) and else in global memory,
+ * per-thread Philox draws, crossover and selection by selects, and a whole
+ * run of generations in one launch. Each generation is one pass in which
+ * thread t builds, evaluates and selects individuals t, t + DE_BLOCK, ...:
+ * trials go into the second buffer Y (ping-pong), which is only ever written
+ * at the thread's own column, and the old population X is only read; so one
+ * __syncthreads per generation suffices (inside the best-of-block reduction,
+ * whose scratch alternates between two slots).
+ *
+ * de_naive_*: the baseline, one kernel per stage with host control (init,
+ * evaluate, best, mutate, crossover, evaluate, select), population, mutants
+ * and trials in global memory. Same draws, same results. */
+#include "de_core.h"
+
+#ifndef DE_DIM
+#define DE_DIM 30
+#endif
+#ifndef DE_NP
+#define DE_NP 300
+#endif
+#ifndef DE_FUNCTION
+#define DE_FUNCTION DE_FN_SPHERE
+#endif
+#ifndef DE_STRATEGY
+#define DE_STRATEGY DE_RAND_1_BIN
+#endif
+#ifndef DE_BOUNDS
+#define DE_BOUNDS DE_BOUNDS_REFLECT
+#endif
+#ifndef DE_F
+#define DE_F 5.000000000e-01f
+#endif
+#ifndef DE_CR16
+#define DE_CR16 58983u
+#endif
+#ifndef DE_LOWER
+#define DE_LOWER -1.000000000e+02f
+#endif
+#ifndef DE_UPPER
+#define DE_UPPER 1.000000000e+02f
+#endif
+#ifndef DE_ZOFF
+#define DE_ZOFF 0.0f
+#endif
+#ifndef DE_SHIFT
+#define DE_SHIFT 0
+#endif
+#ifndef DE_ROTATE
+#define DE_ROTATE 0
+#endif
+#ifndef DE_USER
+#define DE_USER 0
+#endif
+#ifndef DE_BLOCK
+#define DE_BLOCK 320
+#endif
+#ifndef DE_POP_SHARED
+#define DE_POP_SHARED 1
+#endif
+#ifndef DE_NAIVE_BLOCK
+#define DE_NAIVE_BLOCK 256
+#endif
+
+#if DE_BLOCK % 32 != 0 || DE_BLOCK > 1024
+#error "DE_BLOCK must be a multiple of 32, at most 1024"
+#endif
+#if DE_NP < 4
+#error "DE_NP must be at least 4"
+#endif
+
+#define DE_WARPS (DE_BLOCK / 32)
+#define DE_POP_WORDS ((long long)DE_NP * DE_DIM)
+
+RT_DEV de_params de_kparams(unsigned long long seed)
+{
+	de_params p;
+	p.dim = DE_DIM;
+	p.np = DE_NP;
+	p.strategy = DE_STRATEGY;
+	p.bounds = DE_BOUNDS;
+	p.cr16 = DE_CR16;
+	p.F = DE_F;
+	p.lower = DE_LOWER;
+	p.upper = DE_UPPER;
+	p.seed = seed;
+	return p;
+}
+
+/* The objective at x (component j at x[j * stride]). */
+RT_DEV float de_eval(const float *x, int stride, const float *shift, const float *rot)
+{
+#if DE_USER
+	float v[DE_DIM];
+	(void)shift;
+	(void)rot;
+	for (int j = 0; j < DE_DIM; j++)
+		v[j] = x[j * stride];
+	return de_sane(de_user_objective(v, DE_DIM));
+#else
+	return de_sane(de_function_eval(DE_FUNCTION, x, stride, DE_DIM, shift, rot, DE_ZOFF));
+#endif
+}
+
+RT_DEV void de_keep_min(float *bv, int *bi, float v, int i)
+{
+	int t = de_before(v, (uint32_t)i, *bv, (uint32_t)*bi);
+	*bv = t ? v : *bv;
+	*bi = t ? i : *bi;
+}
+
+/* Best (value, index) of the block; every thread gets it. One barrier. */
+RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi)
+{
+	for (int off = 16; off > 0; off >>= 1) {
+		float ov = __shfl_down_sync(0xffffffffu, v, off);
+		int oi = __shfl_down_sync(0xffffffffu, i, off);
+		de_keep_min(&v, &i, ov, oi);
+	}
+	if ((threadIdx.x & 31) == 0) {
+		sv[threadIdx.x >> 5] = v;
+		si[threadIdx.x >> 5] = i;
+	}
+	__syncthreads();
+	float b = sv[0];
+	int k = si[0];
+	for (int w = 1; w < DE_WARPS; w++)
+		de_keep_min(&b, &k, sv[w], si[w]);
+	*bv = b;
+	*bi = k;
+}
+
+RT_DEV int de_reached(float best, float target, float fstar)
+{
+	return target > 0.0f && fabsf(best - fstar) <= target;
+}
+
+/* Runs problems [pbegin, pend) up to generation gen_end each (or until their
+ * target). State lives in global memory between launches:
+ *   popg  shared variant: [problem][DE_DIM][DE_NP]; global: two such buffers
+ *         per problem, the current one being gens & 1
+ *   fitg  [problem][DE_NP] (global variant: [problem][2][DE_NP])
+ *   state, bestx [problem][DE_DIM], hist [problem][hist_len] (may be NULL) */
+extern "C" __global__ void __launch_bounds__(DE_BLOCK)
+de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
+	 const float *shift, const float *rot, unsigned long long seed, int pbegin, int pend,
+	 int gen_end, int hist_every, int hist_len, float target, float fstar)
+{
+	__shared__ float red_v[2][DE_WARPS];
+	__shared__ int red_i[2][DE_WARPS];
+#if DE_POP_SHARED
+	extern __shared__ float de_smem[];
+#endif
+	const de_params P = de_kparams(seed);
+	const int tid = threadIdx.x;
+	const float *ro = DE_ROTATE ? rot : (const float *)0;
+
+	for (int p = pbegin + (int)blockIdx.x; p < pend; p += (int)gridDim.x) {
+		de_state st = state[p];
+		if (st.done || st.gens >= gen_end)
+			continue;   /* uniform over the block */
+		const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
+#if DE_POP_SHARED
+		float *X = de_smem, *Y = de_smem + DE_POP_WORDS;
+		float *fx = de_smem + 2 * DE_POP_WORDS, *fy = fx + DE_NP;
+		float *gpop = popg + (long long)p * DE_POP_WORDS;
+		float *gfit = fitg + (long long)p * DE_NP;
+#else
+		int cur = st.gens > 0 ? (st.gens & 1) : 0;
+		float *X = popg + (long long)p * 2 * DE_POP_WORDS + cur * DE_POP_WORDS;
+		float *Y = popg + (long long)p * 2 * DE_POP_WORDS + (1 - cur) * DE_POP_WORDS;
+		float *fx = fitg + (long long)p * 2 * DE_NP + cur * DE_NP;
+		float *fy = fitg + (long long)p * 2 * DE_NP + (1 - cur) * DE_NP;
+#endif
+		float bv;
+		int bi, g = st.gens, done = 0;
+		if (g < 0) {
+			float lv = DE_INF;
+			int li = 0x7fffffff;
+			for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+				de_init_individual(&P, (uint32_t)p, (uint32_t)i, X + i, DE_NP);
+				float f = de_eval(X + i, DE_NP, sh, ro);
+				fx[i] = f;
+				de_keep_min(&lv, &li, f, i);
+			}
+			de_block_best(lv, li, red_v[0], red_i[0], &bv, &bi);
+			g = 0;
+			if (hist && hist_every > 0 && tid == 0 && hist_len > 0)
+				hist[(long long)p * hist_len] = bv;
+			done = de_reached(bv, target, fstar);
+		} else {
+#if DE_POP_SHARED
+			for (int k = tid; k < DE_POP_WORDS; k += DE_BLOCK)
+				X[k] = gpop[k];
+			for (int k = tid; k < DE_NP; k += DE_BLOCK)
+				fx[k] = gfit[k];
+			__syncthreads();
+#endif
+			bv = st.best;
+			bi = st.best_index;
+		}
+		while (!done && g < gen_end) {
+			g++;
+			float lv = DE_INF;
+			int li = 0x7fffffff;
+			for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+				float *y = Y + i;
+				const float *x = X + i;
+				de_make_trial(&P, X, 1, DE_NP, y, DE_NP, (uint32_t)p, (uint32_t)g,
+					      (uint32_t)i, (uint32_t)bi);
+				float f = de_eval(y, DE_NP, sh, ro);
+				float fo = fx[i];
+				int better = f <= fo;
+				for (int j = 0; j < DE_DIM; j++)
+					y[j * DE_NP] = better ? y[j * DE_NP] : x[j * DE_NP];
+				f = better ? f : fo;
+				fy[i] = f;
+				de_keep_min(&lv, &li, f, i);
+			}
+			de_block_best(lv, li, red_v[g & 1], red_i[g & 1], &bv, &bi);
+			float *t = X; X = Y; Y = t;
+			t = fx; fx = fy; fy = t;
+			if (hist && hist_every > 0 && tid == 0 && g % hist_every == 0 &&
+			    g / hist_every < hist_len)
+				hist[(long long)p * hist_len + g / hist_every] = bv;
+			done = de_reached(bv, target, fstar);
+		}
+#if DE_POP_SHARED
+		for (int k = tid; k < DE_POP_WORDS; k += DE_BLOCK)
+			gpop[k] = X[k];
+		for (int k = tid; k < DE_NP; k += DE_BLOCK)
+			gfit[k] = fx[k];
+#endif
+		for (int j = tid; j < DE_DIM; j += DE_BLOCK)
+			bestx[(long long)p * DE_DIM + j] = X[j * DE_NP + bi];
+		if (tid == 0) {
+			st.best = bv;
+			st.best_index = bi;
+			st.gens = g;
+			st.done = done;
+			state[p] = st;
+		}
+		__syncthreads();   /* before the next problem reuses shared memory */
+	}
+}
+
+/* ---- the naive multi-kernel baseline ---------------------------------------
+ * Global arrays [problem][DE_DIM][DE_NP] (pop, mut, trial) and [problem][DE_NP]
+ * (fit, tfit); one thread per (problem, individual), problems [pbegin, pend). */
+
+RT_DEV int de_naive_item(int pbegin, int pend, int *p, int *i)
+{
+	long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+	*p = pbegin + (int)(t / DE_NP);
+	*i = (int)(t % DE_NP);
+	return *p < pend;
+}
+
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+de_naive_init(float *pop, unsigned long long seed, int pbegin, int pend)
+{
+	const de_params P = de_kparams(seed);
+	int p, i;
+	if (!de_naive_item(pbegin, pend, &p, &i))
+		return;
+	de_init_individual(&P, (uint32_t)p, (uint32_t)i, pop + (long long)p * DE_POP_WORDS + i, DE_NP);
+}
+
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+de_naive_eval(const float *pop, float *fit, const de_state *state, const float *shift,
+	      const float *rot, int pbegin, int pend)
+{
+	int p, i;
+	if (!de_naive_item(pbegin, pend, &p, &i) || state[p].done)
+		return;
+	const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
+	const float *ro = DE_ROTATE ? rot : (const float *)0;
+	fit[(long long)p * DE_NP + i] = de_eval(pop + (long long)p * DE_POP_WORDS + i, DE_NP, sh, ro);
+}
+
+/* One block (DE_BLOCK threads) per problem: best of the population, history,
+ * target; gen is the generation just completed. */
+extern "C" __global__ void __launch_bounds__(DE_BLOCK)
+de_naive_best(const float *pop, const float *fit, de_state *state, float *bestx, float *hist,
+	      int gen, int hist_every, int hist_len, float target, float fstar, int pbegin, int pend)
+{
+	__shared__ float red_v[DE_WARPS];
+	__shared__ int red_i[DE_WARPS];
+	int p = pbegin + (int)blockIdx.x;
+	if (p >= pend || state[p].done)
+		return;
+	float lv = DE_INF, bv;
+	int li = 0x7fffffff, bi;
+	for (int i = threadIdx.x; i < DE_NP; i += DE_BLOCK)
+		de_keep_min(&lv, &li, fit[(long long)p * DE_NP + i], i);
+	de_block_best(lv, li, red_v, red_i, &bv, &bi);
+	for (int j = threadIdx.x; j < DE_DIM; j += DE_BLOCK)
+		bestx[(long long)p * DE_DIM + j] = pop[(long long)p * DE_POP_WORDS + j * DE_NP + bi];
+	if (threadIdx.x == 0) {
+		de_state st;
+		st.best = bv;
+		st.best_index = bi;
+		st.gens = gen;
+		st.done = de_reached(bv, target, fstar);
+		state[p] = st;
+		if (hist && hist_every > 0 && gen % hist_every == 0 && gen / hist_every < hist_len)
+			hist[(long long)p * hist_len + gen / hist_every] = bv;
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+de_naive_mutate(const float *pop, float *mut, const de_state *state, unsigned long long seed,
+		int gen, int pbegin, int pend)
+{
+	const de_params P = de_kparams(seed);
+	int p, i;
+	if (!de_naive_item(pbegin, pend, &p, &i) || state[p].done)
+		return;
+	const float *x = pop + (long long)p * DE_POP_WORDS;
+	float *m = mut + (long long)p * DE_POP_WORDS + i;
+	de_pick k = de_pick_indices(&P, (uint32_t)p, (uint32_t)gen, (uint32_t)i,
+				    (uint32_t)state[p].best_index);
+	for (int j = 0; j < DE_DIM; j++)
+		m[j * DE_NP] = de_mutant(&P, x, 1, DE_NP, k, j, (uint32_t)p, (uint32_t)gen, (uint32_t)i);
+}
+
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+de_naive_cross(const float *pop, const float *mut, float *trial, const de_state *state,
+	       unsigned long long seed, int gen, int pbegin, int pend)
+{
+	const de_params P = de_kparams(seed);
+	int p, i;
+	if (!de_naive_item(pbegin, pend, &p, &i) || state[p].done)
+		return;
+	long long o = (long long)p * DE_POP_WORDS + i;
+	de_pick k = de_pick_indices(&P, (uint32_t)p, (uint32_t)gen, (uint32_t)i,
+				    (uint32_t)state[p].best_index);
+	for (int jb = 0; jb < DE_DIM; jb += 8) {
+		philox4x32_ctr c = de_draw(&P, (uint32_t)p, (uint32_t)gen, (uint32_t)i, DE_DRAW_CROSS,
+					   (uint32_t)jb >> 3);
+		DE_UNROLL
+		for (int q = 0; q < 8; q++) {
+			int j = jb + q;
+			if (j < DE_DIM)
+				trial[o + j * DE_NP] = de_take(&P, c, q, j, k.jrand) ? mut[o + j * DE_NP]
+										    : pop[o + j * DE_NP];
+		}
+	}
+}
+
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
+		const de_state *state, int pbegin, int pend)
+{
+	int p, i;
+	if (!de_naive_item(pbegin, pend, &p, &i) || state[p].done)
+		return;
+	long long o = (long long)p * DE_POP_WORDS + i;
+	float f = tfit[(long long)p * DE_NP + i], fo = fit[(long long)p * DE_NP + i];
+	int better = f <= fo;
+	for (int j = 0; j < DE_DIM; j++)
+		pop[o + j * DE_NP] = better ? trial[o + j * DE_NP] : pop[o + j * DE_NP];
+	fit[(long long)p * DE_NP + i] = better ? f : fo;
+}

@@ -1,0 +1,1 @@
+/* gp_eval.cu: placeholder until the template lands. */

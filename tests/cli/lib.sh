@@ -1,0 +1,35 @@
+# lib.sh: a tiny test harness for command-line tests. Each check prints a
+# cmocka-style line; `finish` prints cmocka's summary so run-tests.sh counts it.
+# Usage in a test script: source lib.sh; expect_exit 2 "name" cmd...; finish
+cli_passed=0
+cli_failed=0
+cli_tmp=$(mktemp -d /tmp/evoforge-cli-XXXXXX)
+trap 'rm -rf "$cli_tmp"' EXIT
+
+cli_ok() { echo "[       OK ] $1"; cli_passed=$((cli_passed + 1)); }
+cli_fail() { echo "[  FAILED  ] $1: $2"; cli_failed=$((cli_failed + 1)); }
+
+# expect_exit CODE NAME CMD...: runs CMD, output to $cli_tmp/out; checks its exit code.
+expect_exit() {
+	local code=$1 name=$2 rc
+	shift 2
+	"$@" >"$cli_tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$code" ]; then cli_ok "$name"; else
+		cli_fail "$name" "exit $rc, expected $code; output:"; sed 's/^/    /' "$cli_tmp/out" | tail -20
+	fi
+}
+
+# expect_output NAME TEXT: the last command's output contains TEXT (fixed string).
+expect_output() {
+	if grep -qF -- "$2" "$cli_tmp/out"; then cli_ok "$1"; else
+		cli_fail "$1" "output lacks '$2'; it was:"; sed 's/^/    /' "$cli_tmp/out" | tail -20
+	fi
+}
+
+finish() {
+	echo "[==========] $((cli_passed + cli_failed)) test(s) run."
+	echo "[  PASSED  ] $cli_passed test(s)."
+	[ "$cli_failed" -eq 0 ] || echo "[  FAILED  ] $cli_failed test(s), listed above"
+	[ "$cli_failed" -eq 0 ]
+}

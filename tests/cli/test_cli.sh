@@ -1,0 +1,50 @@
+# test_cli.sh: the command line: help, argument errors, broken specs (exit 2
+# with file:line), `gen`, `info`. Usage: bash test_cli.sh PATH/TO/evoforge
+source "$(dirname "$0")/lib.sh"
+evo=$1
+
+expect_exit 0 "help" "$evo" --help
+expect_output "help lists run" "run [SPEC]"
+for cmd in run gen bench info; do
+	expect_exit 0 "$cmd --help" "$evo" "$cmd" --help
+	expect_output "$cmd --help shows usage" "usage: evoforge $cmd"
+done
+expect_exit 2 "unknown command" "$evo" frobnicate
+expect_exit 2 "bad --backend" "$evo" run --backend tpu
+expect_output "bad --backend message" "expected auto, cpu or gpu, got 'tpu'"
+expect_exit 2 "bad --seed" "$evo" run --seed -3
+expect_exit 2 "unknown option" "$evo" run --frobnicate
+
+printf '[problem]\nkind = gp\nname = x\n[gp]\npopulaton = 10\n' >"$cli_tmp/typo.ini"
+expect_exit 2 "unknown key exits 2" "$evo" run "$cli_tmp/typo.ini"
+expect_output "unknown key names file:line" "typo.ini:5: unknown key 'populaton' in section [gp]"
+
+printf '[problem]\nkind = gp\nname = x\n[gp]\npopulation = many\n' >"$cli_tmp/bad.ini"
+expect_exit 2 "bad value exits 2" "$evo" run "$cli_tmp/bad.ini"
+expect_output "bad value names file:line" "bad.ini:5: [gp] population: expected an integer"
+
+printf '[problem]\nkind = quantum\n' >"$cli_tmp/kind.ini"
+expect_exit 2 "unknown kind exits 2" "$evo" run "$cli_tmp/kind.ini"
+expect_output "unknown kind message" "kind.ini:2: [problem] kind: expected one of gp, de"
+
+printf '[problem\nkind = gp\n' >"$cli_tmp/syntax.ini"
+expect_exit 2 "syntax error exits 2" "$evo" run "$cli_tmp/syntax.ini"
+expect_output "syntax error names line" "syntax.ini:1: syntax error"
+
+expect_exit 2 "missing spec file" "$evo" run "$cli_tmp/none.ini"
+expect_output "missing spec message" "none.ini: cannot open spec"
+
+expect_exit 0 "info" "$evo" info
+expect_output "info shows nvrtc" "nvrtc:"
+expect_output "info shows kernel cache" "kernel cache:"
+
+expect_exit 0 "gen sextic" "$evo" gen problems/sextic.ini -o "$cli_tmp/gen"
+expect_output "gen says where" "$cli_tmp/gen"
+if ls "$cli_tmp"/gen/*.cu >/dev/null 2>&1 && grep -q "do not edit" "$cli_tmp"/gen/*.cu; then
+	cli_ok "gen wrote CUDA source"
+else
+	cli_fail "gen wrote CUDA source" "no .cu with a do-not-edit banner in $cli_tmp/gen"
+fi
+expect_exit 2 "gen without -o" "$evo" gen problems/sextic.ini
+
+finish
