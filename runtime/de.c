@@ -1,3 +1,288 @@
-/* de.c: placeholder until the module lands. */
+/* de.c: kind `de`, differential evolution: `evoforge run` (a spec on the CPU
+ * or the GPU, progress lines, result.json and history.csv written
+ * atomically) and `evoforge gen` (the generated CUDA and C sources). The
+ * benchmark is in de_bench.c; the job, the backends and the user objective
+ * in de_job.c, de_cpu.c, de_gpu.c and de_user.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cpu.h"
 #include "de.h"
-const rt_kind de_kind = { "de", "(not built yet)", NULL, NULL, NULL, NULL };
+#include "de_impl.h"
+#include "log.h"
+#include "out.h"
+
+/* ---- outcome ------------------------------------------------------------------ */
+
+rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err)
+{
+	size_t P = (size_t)job->problems;
+	memset(out, 0, sizeof *out);
+	out->problems = job->problems;
+	out->dim = job->dim;
+	out->hist_len = job->history_every > 0 ? (int)(job->gens / job->history_every) + 1 : 0;
+	out->best = rt_calloc(P, sizeof *out->best, err);
+	out->bestx = rt_calloc(P * job->dim, sizeof *out->bestx, err);
+	out->gens = rt_calloc(P, sizeof *out->gens, err);
+	out->reached = rt_calloc(P, sizeof *out->reached, err);
+	if (out->hist_len > 0)
+		out->hist = rt_calloc(P * out->hist_len, sizeof *out->hist, err);
+	if (!out->best || !out->bestx || !out->gens || !out->reached ||
+	    (out->hist_len > 0 && !out->hist)) {
+		de_outcome_free(out);
+		return RT_ERR_SYSTEM;
+	}
+	return RT_OK;
+}
+
+void de_outcome_free(de_outcome *out)
+{
+	free(out->best);
+	free(out->bestx);
+	free(out->gens);
+	free(out->reached);
+	free(out->hist);
+	memset(out, 0, sizeof *out);
+}
+
+void de_outcome_fill_history(de_outcome *out, const de_job *job)
+{
+	if (!out->hist)
+		return;
+	for (long p = 0; p < out->problems; p++)
+		for (int h = 0; h < out->hist_len; h++)
+			if ((long)h * job->history_every > out->gens[p])
+				out->hist[(size_t)p * out->hist_len + h] = out->best[p];
+}
+
+/* ---- sources ------------------------------------------------------------------ */
+
+rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
+{
+	char name[192];
+	snprintf(name, sizeof name, "de-%s.c", job->name);
+	gen_begin(src, name, "the CPU semantics of the DE kernels (runtime/de_cpu.c runs this code)");
+	gen_line(src, "/* Constants of this job, as the CUDA source has them:");
+	gen_line(src, " *   dim %d, population %d, F %.9g, CR %g (cr16 %u), bounds [%.9g, %.9g]",
+		 job->dim, job->np, (double)job->params.F, job->CR, job->params.cr16,
+		 (double)job->params.lower, (double)job->params.upper);
+	gen_line(src, " *   objective %s, strategy %s, bounds handling %s, zoff %.9g */",
+		 job->function == DE_FN_USER ? "user" : de_function_name(job->function),
+		 job->strategy == DE_BEST_1_BIN ? "best/1/bin" : "rand/1/bin",
+		 job->bounds == DE_BOUNDS_CLIP ? "clip" :
+		 job->bounds == DE_BOUNDS_RESAMPLE ? "resample" : "reflect", (double)job->zoff);
+	if (job->function == DE_FN_USER) {
+		gen_line(src, "#include <math.h>");
+		de_user_emit(&job->user, src, 0);
+	}
+	return gen_template(src, "de_core.h", err);
+}
+
+/* ---- run ---------------------------------------------------------------------- */
+
+static const char *si(double v, char *buf, size_t size)
+{
+	const char *units[] = { "", "k", "M", "G", "T", "P" };
+	int u = 0;
+	while (fabs(v) >= 1000.0 && u < 5) {
+		v /= 1000.0;
+		u++;
+	}
+	snprintf(buf, size, "%.3g%s", v, units[u]);
+	return buf;
+}
+
+static void progress_line(void *ctx, const de_job *job, long gen, float best_min, long ndone,
+			  long long evals, double seconds)
+{
+	char e[32], r[32];
+	(void)ctx;
+	rt_info("de: gen %ld/%ld  best %.6g  reached %ld/%ld  evals %s  %s evals/s", gen, job->gens,
+		(double)best_min, ndone, job->problems, si((double)evals, e, sizeof e),
+		si(seconds > 0 ? evals / seconds : 0, r, sizeof r));
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return (x > y) - (x < y);
+}
+
+static rt_status write_results(const de_job *job, const de_outcome *out, const char *dir,
+			       rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	rt_json j;
+	rt_status st;
+	size_t P = (size_t)out->problems;
+	long reached = 0;
+	float *sorted = rt_malloc(P * sizeof *sorted, err);
+	if (!sorted)
+		return RT_ERR_SYSTEM;
+	for (size_t p = 0; p < P; p++) {
+		sorted[p] = out->best[p];
+		reached += out->reached[p];
+	}
+	qsort(sorted, P, sizeof *sorted, cmp_float);
+
+	memset(&j, 0, sizeof j);
+	rt_json_begin_object(&j, NULL);
+	rt_json_string(&j, "kind", "de");
+	rt_json_string(&j, "name", job->name);
+	rt_json_string(&j, "spec", job->spec_path);
+	rt_json_int(&j, "seed", (long long)job->seed);
+	rt_json_string(&j, "backend", out->backend);
+	rt_json_string(&j, "device", out->device);
+	rt_json_string(&j, "detail", out->detail);
+	rt_json_string(&j, "function", job->function == DE_FN_USER ? "user" :
+		       de_function_name(job->function));
+	rt_json_int(&j, "dim", job->dim);
+	rt_json_int(&j, "population", job->np);
+	rt_json_double(&j, "F", job->F);
+	rt_json_double(&j, "CR", job->CR);
+	rt_json_string(&j, "strategy", job->strategy == DE_BEST_1_BIN ? "best/1/bin" : "rand/1/bin");
+	rt_json_string(&j, "bounds", job->bounds == DE_BOUNDS_CLIP ? "clip" :
+		       job->bounds == DE_BOUNDS_RESAMPLE ? "resample" : "reflect");
+	rt_json_double(&j, "lower", job->lower);
+	rt_json_double(&j, "upper", job->upper);
+	rt_json_bool(&j, "shift", job->shift);
+	rt_json_bool(&j, "rotate", job->rotate);
+	rt_json_int(&j, "generation_limit", job->gens);
+	rt_json_int(&j, "max_evals", job->max_evals);
+	rt_json_double(&j, "target", job->target);
+	rt_json_double(&j, "optimum", job->optimum);
+	rt_json_int(&j, "problems", out->problems);
+	rt_json_int(&j, "reached", reached);
+	rt_json_double(&j, "best_min", sorted[0]);
+	rt_json_double(&j, "best_median", sorted[P / 2]);
+	rt_json_double(&j, "best_max", sorted[P - 1]);
+	rt_json_int(&j, "evaluations", out->evals);
+	rt_json_double(&j, "time_s", out->seconds);
+	rt_json_double(&j, "compile_s", out->compile_seconds);
+	if (out->kernel_ms > 0)
+		rt_json_double(&j, "kernel_ms", out->kernel_ms);
+	rt_json_double(&j, "evals_per_s", out->seconds > 0 ? out->evals / out->seconds : 0);
+	rt_json_begin_array(&j, "results");
+	for (size_t p = 0; p < P; p++) {
+		rt_json_begin_object(&j, NULL);
+		rt_json_int(&j, "problem", (long long)p);
+		rt_json_double(&j, "best", out->best[p]);
+		rt_json_int(&j, "generations", out->gens[p]);
+		rt_json_int(&j, "evaluations", (long long)job->np * (out->gens[p] + 1));
+		rt_json_bool(&j, "reached", out->reached[p]);
+		rt_json_begin_array(&j, "x");
+		for (int k = 0; k < out->dim; k++)
+			rt_json_double(&j, NULL, out->bestx[p * out->dim + k]);
+		rt_json_end_array(&j);
+		rt_json_end_object(&j);
+	}
+	rt_json_end_array(&j);
+	rt_json_end_object(&j);
+	free(sorted);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	st = rt_json_write(&j, path, err);
+	rt_buf_free(&j.buf);
+	if (st != RT_OK)
+		return st;
+
+	if (out->hist) {
+		rt_buf b;
+		memset(&b, 0, sizeof b);
+		rt_buf_puts(&b, "generation,evaluations");
+		for (size_t p = 0; p < P; p++)
+			rt_buf_printf(&b, ",best_%zu", p);
+		rt_buf_puts(&b, "\n");
+		for (int h = 0; h < out->hist_len; h++) {
+			long g = (long)h * job->history_every;
+			rt_buf_printf(&b, "%ld,%lld", g, (long long)job->np * (g + 1));
+			for (size_t p = 0; p < P; p++)
+				rt_buf_printf(&b, ",%.9g", (double)out->hist[p * out->hist_len + h]);
+			rt_buf_puts(&b, "\n");
+		}
+		snprintf(path, sizeof path, "%s/history.csv", dir);
+		st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+			      : rt_write_file_atomic(path, b.data, b.len, err);
+		rt_buf_free(&b);
+	}
+	return st;
+}
+
+static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
+{
+	de_job job;
+	de_outcome out;
+	rt_backend chosen;
+	gpu_info info;
+	char dir[RT_PATH_MAX], e[32], r[32];
+	rt_status st;
+	memset(&out, 0, sizeof out);
+	if ((st = de_job_from_spec(&job, spec, opt, err)) != RT_OK) {
+		de_job_free(&job);
+		return st;
+	}
+	if ((st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
+	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK)
+		goto done;
+	rt_info("de: %s: %s, dim %d, population %d, %ld problem(s), up to %ld generations, seed %llu, "
+		"%s", job.name, job.function == DE_FN_USER ? "user objective" :
+		de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
+		(unsigned long long)job.seed, rt_backend_name(chosen));
+	if (chosen == RT_BACKEND_GPU)
+		st = de_gpu_run(&job, progress_line, NULL, &out, err);
+	else
+		st = de_cpu_run(&job, progress_line, NULL, &out, err);
+	if (st != RT_OK)
+		goto done;
+	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = write_results(&job, &out, dir, err)) != RT_OK)
+		goto done;
+	long reached = 0;
+	float bmin = DE_INF;
+	for (long p = 0; p < out.problems; p++) {
+		reached += out.reached[p];
+		if (out.best[p] < bmin)
+			bmin = out.best[p];
+	}
+	rt_info("de: best %.9g; %ld/%ld problem(s) reached the target; %s evaluations in %.3f s "
+		"(%s evals/s) on %s [%s]", (double)bmin, reached, out.problems,
+		si((double)out.evals, e, sizeof e), out.seconds,
+		si(out.seconds > 0 ? out.evals / out.seconds : 0, r, sizeof r), out.device, out.detail);
+	rt_info("de: wrote %s/result.json%s", dir, out.hist ? " and history.csv" : "");
+done:
+	de_outcome_free(&out);
+	de_job_free(&job);
+	return st;
+}
+
+static rt_status de_gen(rt_spec *spec, const rt_options *opt, const char *dir, rt_error *err)
+{
+	de_job job;
+	gen_source cu, c;
+	int shared, block;
+	rt_status st;
+	memset(&cu, 0, sizeof cu);
+	memset(&c, 0, sizeof c);
+	if ((st = de_job_from_spec(&job, spec, opt, err)) != RT_OK)
+		goto done;
+	if ((st = de_gpu_source(&job, NULL, &cu, &shared, &block, err)) != RT_OK ||
+	    (st = de_c_source(&job, &c, err)) != RT_OK || (st = gen_write(&cu, dir, err)) != RT_OK ||
+	    (st = gen_write(&c, dir, err)) != RT_OK)
+		goto done;
+	rt_info("%s/%s  (CUDA: de_fused, block %d, population in %s memory; de_naive_*)", dir, cu.name,
+		block, shared ? "shared" : "global");
+	rt_info("%s/%s  (C: the same generation step on the CPU)", dir, c.name);
+done:
+	gen_free(&cu);
+	gen_free(&c);
+	de_job_free(&job);
+	return st;
+}
+
+const rt_kind de_kind = {
+	"de",
+	"differential evolution (DE/rand/1/bin, DE/best/1/bin) on test functions or a user objective",
+	de_run, de_gen, de_bench, de_bench_help
+};

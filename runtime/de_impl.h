@@ -73,7 +73,7 @@ typedef struct de_outcome {
 	double kernel_ms;      /* GPU: time between events around the loop */
 	long long evals;       /* over all problems */
 	char backend[8];       /* "cpu" or "gpu" */
-	char device[256];
+	char device[320];
 	char detail[256];      /* e.g. "fused, shared, block 320, grid 528" */
 } de_outcome;
 
@@ -125,15 +125,20 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		     rt_error *err);
 
 /* ---- de_gpu.c ---- */
-/* The generated CUDA source for job, for a device with smem_optin bytes of
- * shared memory per block (0: assume 227 KiB); also says how it was tuned. */
-rt_status de_gpu_source(const de_job *job, int smem_optin, gen_source *src, int *pop_shared,
+/* The generated CUDA source for job, tuned for device info (NULL: an H100's
+ * shared memory); says where the population lives and the block size. */
+rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src, int *pop_shared,
 			int *block, rt_error *err);
 /* NVRTC options used for the DE kernels. */
 const char *const *de_gpu_nvrtc_options(int *n);
 /* A whole run on device 0. */
 rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
 		     rt_error *err);
+
+/* ---- de_bench.c ---- */
+/* `evoforge bench de ...` and its help paragraph. */
+rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err);
+extern const char de_bench_help[];
 
 /* ---- de.c ---- */
 rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);

@@ -128,8 +128,8 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	de_job_default(job, DE_FN_SPHERE, 30);
 	snprintf(job->spec_path, sizeof job->spec_path, "%s", spec->path);
 #define TRY(x) do { if ((st = (x)) != RT_OK) return st; } while (0)
-	TRY(rt_spec_string(spec, "problem", "kind", "de", &name));
-	TRY(rt_spec_string(spec, "problem", "name", "de", &name));
+	TRY(rt_spec_string(spec, "problem", "kind", "de", &name, err));
+	TRY(rt_spec_string(spec, "problem", "name", "de", &name, err));
 	snprintf(job->name, sizeof job->name, "%s", name);
 	TRY(rt_job_seed(spec, opt, &job->seed, err));
 

@@ -19,18 +19,6 @@
 
 #include "gp_eval.h"
 
-/* Hack, until runtime/gp_eval_cpu.c (another engineer's) is in the library:
- * a weak reference, so the program links without it and says so at run
- * time. Remove this pragma when gp_eval_cpu.o is listed in sources.ninja. */
-#pragma weak gp_eval_cpu
-
-/* Not gp_eval_method_name: that lives with the weakly linked evaluators. */
-static const char *eval_name(int method)
-{
-	static const char *const names[] = {"rpn1d", "lgp2d", "rpn2d"};
-	return method >= 0 && method < GP_EVAL_METHOD_COUNT ? names[method] : "?";
-}
-
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
 /* 1.23G style. */
@@ -220,7 +208,7 @@ static void json_params(rt_json *j, const gp_problem *p)
 	}
 	rt_json_double(j, "success_threshold", p->success);
 	rt_json_bool(j, "stop_on_success", p->stop_on_success);
-	rt_json_string(j, "evaluator", eval_name(p->evaluator));
+	rt_json_string(j, "evaluator", gp_eval_method_name(p->evaluator));
 	rt_json_end_object(j);
 
 	rt_json_begin_object(j, "data");
@@ -319,15 +307,6 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	return st;
 }
 
-static rt_status eval_cpu(const gp_packed *pop, const gp_cases *cases, int method,
-			  double *fitness, rt_error *err)
-{
-	if (!gp_eval_cpu)
-		return rt_fail(err, RT_ERR_UNSUPPORTED,
-			       "the GP CPU evaluators are not built into this version yet");
-	return gp_eval_cpu(pop, cases, method, fitness, err);
-}
-
 static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	uint64_t seed;
@@ -358,9 +337,9 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		"functions %s; seed %llu; cpu (%d threads, %s evaluator); data ready in %.2f s",
 		p.name, p.cases.ncases, p.cases.ninputs, fitness_names[p.cases.fitness],
 		p.population, p.generations, fs, (unsigned long long)seed, cpu_threads(),
-		eval_name(p.evaluator), rt_now() - t0);
+		gp_eval_method_name(p.evaluator), rt_now() - t0);
 
-	if ((st = gp_evolve(&p, seed, eval_cpu, &r, err)))
+	if ((st = gp_evolve(&p, seed, gp_eval_cpu, &r, err)))
 		goto out;
 	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
 		goto out;

@@ -389,6 +389,8 @@ void gp_print_lgp(rt_buf *b, const gp_insn *code, int ncode, const float *consts
 			case GP_SRC_X:
 				if (one)
 					strcpy(ops[k], "X");
+				else if (nm && nm->names && in->arg[k] < nm->ninputs)
+					snprintf(ops[k], sizeof ops[k], "%s", nm->names[in->arg[k]]);
 				else
 					snprintf(ops[k], sizeof ops[k], "X%d", in->arg[k] + 1);
 				break;

@@ -64,9 +64,9 @@ typedef struct gp_names {
 void gp_print_infix(rt_buf *b, const gp_node *prefix, int n, const gp_names *nm);
 /* RPN text: "x x x * * x -". */
 void gp_print_rpn(rt_buf *b, const gp_node *rpn, int n, const gp_names *nm);
-/* LGP text: "*(XX) *(XS) -(SX)"; with several inputs X3 stands for input 3
- * (1-based, like x3) and operands are separated by commas when any is
- * longer than one character: "+(X3,0.5)". */
+/* LGP text: "*(XX) *(XS) -(SX)". Inputs print as X when there is one, else
+ * as their names when nm has names, else X3 (input 3, 1-based); operands are
+ * separated by commas when any is longer than one character: "+(X3,0.5)". */
 void gp_print_lgp(rt_buf *b, const gp_insn *code, int ncode, const float *consts,
 		  const gp_names *nm);
 /* Convenience: all three forms of one tree into three buffers (any may be NULL). */

@@ -26,7 +26,7 @@ enum gp_eval_method {
 };
 
 /* Cases per block when the tuning asks for none (measured: see gp_eval_cpu.c). */
-#define GP_EVAL_BLOCK_DEFAULT 512
+#define GP_EVAL_BLOCK_DEFAULT 1024
 /* Largest block (cases; Boolean problems: words). */
 #define GP_EVAL_BLOCK_MAX 8192
 

@@ -67,6 +67,14 @@
 #ifndef DE_NAIVE_BLOCK
 #define DE_NAIVE_BLOCK 256
 #endif
+/* Resident blocks per SM promised to ptxas (__launch_bounds__): the generator
+ * counts what shared memory allows, keeping at least 64 registers a thread. */
+#ifndef DE_MIN_BLOCKS
+#define DE_MIN_BLOCKS 1
+#endif
+#ifndef DE_NAIVE_MIN_BLOCKS
+#define DE_NAIVE_MIN_BLOCKS 4
+#endif
 
 #if DE_BLOCK % 32 != 0 || DE_BLOCK > 1024
 #error "DE_BLOCK must be a multiple of 32, at most 1024"
@@ -147,7 +155,7 @@ RT_DEV int de_reached(float best, float target, float fstar)
  *         per problem, the current one being gens & 1
  *   fitg  [problem][DE_NP] (global variant: [problem][2][DE_NP])
  *   state, bestx [problem][DE_DIM], hist [problem][hist_len] (may be NULL) */
-extern "C" __global__ void __launch_bounds__(DE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
 de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 	 const float *shift, const float *rot, unsigned long long seed, int pbegin, int pend,
 	 int gen_end, int hist_every, int hist_len, float target, float fstar)
@@ -262,7 +270,7 @@ RT_DEV int de_naive_item(int pbegin, int pend, int *p, int *i)
 	return *p < pend;
 }
 
-extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
 de_naive_init(float *pop, unsigned long long seed, int pbegin, int pend)
 {
 	const de_params P = de_kparams(seed);
@@ -272,7 +280,7 @@ de_naive_init(float *pop, unsigned long long seed, int pbegin, int pend)
 	de_init_individual(&P, (uint32_t)p, (uint32_t)i, pop + (long long)p * DE_POP_WORDS + i, DE_NP);
 }
 
-extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
 de_naive_eval(const float *pop, float *fit, const de_state *state, const float *shift,
 	      const float *rot, int pbegin, int pend)
 {
@@ -286,7 +294,7 @@ de_naive_eval(const float *pop, float *fit, const de_state *state, const float *
 
 /* One block (DE_BLOCK threads) per problem: best of the population, history,
  * target; gen is the generation just completed. */
-extern "C" __global__ void __launch_bounds__(DE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
 de_naive_best(const float *pop, const float *fit, de_state *state, float *bestx, float *hist,
 	      int gen, int hist_every, int hist_len, float target, float fstar, int pbegin, int pend)
 {
@@ -314,7 +322,7 @@ de_naive_best(const float *pop, const float *fit, de_state *state, float *bestx,
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
 de_naive_mutate(const float *pop, float *mut, const de_state *state, unsigned long long seed,
 		int gen, int pbegin, int pend)
 {
@@ -330,7 +338,7 @@ de_naive_mutate(const float *pop, float *mut, const de_state *state, unsigned lo
 		m[j * DE_NP] = de_mutant(&P, x, 1, DE_NP, k, j, (uint32_t)p, (uint32_t)gen, (uint32_t)i);
 }
 
-extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
 de_naive_cross(const float *pop, const float *mut, float *trial, const de_state *state,
 	       unsigned long long seed, int gen, int pbegin, int pend)
 {
@@ -354,7 +362,7 @@ de_naive_cross(const float *pop, const float *mut, float *trial, const de_state 
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
 de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
 		const de_state *state, int pbegin, int pend)
 {

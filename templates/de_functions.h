@@ -37,6 +37,13 @@
 #else
 #  define DE_INF INFINITY
 #endif
+/* Rotation loops: a little unrolling, not the compiler's full D (registers). */
+#if defined(__CUDACC__)
+#  define DE_UNROLL_4 _Pragma("unroll 4")
+#else
+#  define DE_UNROLL_4
+#endif
+
 #define DE_PI 3.14159265358979323846f
 #define DE_E 2.71828182845904523536f
 #define DE_SCHWEFEL_C 418.9828872724338f
@@ -72,6 +79,7 @@ RT_HD float de_z(const float *x, int stride, int n, int k, const float *shift,
 	float z;
 	if (rot) {
 		z = 0.0f;
+		DE_UNROLL_4
 		for (int j = 0; j < n; j++) {
 			float d = shift ? x[j * stride] - shift[j] : x[j * stride];
 			z = fmaf(rot[k * n + j], d, z);

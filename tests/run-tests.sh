@@ -5,7 +5,8 @@
 set -u
 cd "$(dirname "$0")/.."
 export EVOFORGE_CACHE="${EVOFORGE_CACHE:-$PWD/build/test-cache}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+# protect_shadow_gap=0: cuInit needs that address range on GPU machines.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:protect_shadow_gap=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 passed=0 failed=0 skipped=0
 log=build/test-logs

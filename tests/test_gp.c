@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "gp.h"
 #include "gp_conv.h"
+#include "gp_eval.h"
 #include "gp_problem.h"
 #include "gp_tree.h"
 #include "log.h"
@@ -611,6 +613,20 @@ static double score_tree(const gp_node *t, int n, const gp_cases *c)
 	assert_int_equal(gp_pack_lgp(&p, &tr, 1, &err), RT_OK);
 	assert_int_equal(ref_evaluator(&p, c, 1, &f2, &err), RT_OK);
 	assert_true(f1 == f2);
+	/* The library's evaluators give the same (counts exactly; MSE to 1e-9). */
+	for (int m = 0; m < GP_EVAL_METHOD_COUNT; m++) {
+		double f3;
+		if (gp_eval_method_form(m) == GP_FORM_RPN)
+			assert_int_equal(gp_pack_rpn(&p, &tr, 1, &err), RT_OK);
+		else
+			assert_int_equal(gp_pack_lgp(&p, &tr, 1, &err), RT_OK);
+		if (gp_eval_cpu(&p, c, m, &f3, &err))
+			fail_msg("%s: %s", gp_eval_method_name(m), err.msg);
+		if (c->fitness == GP_FIT_MSE)
+			assert_true(fabs(f3 - f1) <= 1e-9 * fmax(f1, 1e-300) || f3 == f1);
+		else
+			assert_true(f3 == f1);
+	}
 	gp_packed_free(&p);
 	gp_tree_free(&tr);
 	return f1;
@@ -665,7 +681,7 @@ static void multiplexer_solutions(void **state)
 {
 	(void)state;
 	rt_error err = {0};
-	for (int k = 2; k <= 3; k++) {
+	for (int k = 2; k <= 4; k++) {
 		gp_cases c;
 		assert_int_equal(gp_cases_multiplexer(&c, k, &err), RT_OK);
 		int nin = k + (1 << k);
@@ -686,7 +702,7 @@ static void multiplexer_solutions(void **state)
 		assert_true(gp_tree_valid(t, n, nin));
 		assert_true(score_tree(t, n, &c) == 0.0);
 		for (size_t w = 0; w < c.nwords; w++) {
-			uint32_t x[16];
+			uint32_t x[32];
 			for (int j = 0; j < nin; j++)
 				x[j] = c.bits[(size_t)j * c.nwords + w];
 			int i = 0;
@@ -876,6 +892,150 @@ static void same_seed_same_run(void **state)
 	rt_log_set_quiet(0);
 }
 
+/* The library's evaluators agree with the reference on random populations
+ * (regression, classification and Boolean). */
+static void evaluators_agree_with_reference(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	enum { N = 120 };
+	for (int kind = 0; kind < 3; kind++) {
+		gp_cases c;
+		gp_fset fs;
+		if (kind == 0) {
+			assert_int_equal(gp_cases_polynomial(&c, GP_DATA_SEXTIC, 500, -1, 1, 3, &err), RT_OK);
+			assert_int_equal(gp_fset_parse(&fs, "+ - * / sin cos log exp", 1, &err), RT_OK);
+		} else if (kind == 1) {
+			/* Three inputs, four classes: y = class of x0 + x1 rounded. */
+			assert_int_equal(gp_cases_alloc_float(&c, 3, 700, &err), RT_OK);
+			rt_rng rng;
+			rt_rng_init(&rng, 4, 0);
+			for (size_t i = 0; i < c.ncases; i++) {
+				for (int j = 0; j < 3; j++)
+					c.x[(size_t)j * c.stride + i] = (float)rt_rng_range(&rng, -3, 3);
+				c.y[i] = (float)rt_rng_below(&rng, 4);
+			}
+			c.fitness = GP_FIT_CLASS;
+			c.nclasses = 4;
+			assert_int_equal(gp_fset_parse(&fs, "* / + - > < == AND OR IF", 3, &err), RT_OK);
+		} else {
+			assert_int_equal(gp_cases_multiplexer(&c, 3, &err), RT_OK);
+			assert_int_equal(gp_fset_parse(&fs, "and or nand nor not if", 11, &err), RT_OK);
+		}
+		fs.use_consts = kind == 1;
+		fs.const_min = -3;
+		fs.const_max = 3;
+		fs.const_prob = 0.25;
+		gp_breed br = gp_breed_defaults();
+		gp_tree pop[N];
+		memset(pop, 0, sizeof pop);
+		assert_int_equal(gp_init_population(pop, N, &fs, &br, 8, &err), RT_OK);
+		gp_packed p;
+		gp_packed_init(&p);
+		double ref[N], got[N];
+		assert_int_equal(gp_pack_rpn(&p, pop, N, &err), RT_OK);
+		assert_int_equal(ref_evaluator(&p, &c, 0, ref, &err), RT_OK);
+		for (int m = 0; m < GP_EVAL_METHOD_COUNT; m++) {
+			if (gp_eval_method_form(m) == GP_FORM_RPN)
+				assert_int_equal(gp_pack_rpn(&p, pop, N, &err), RT_OK);
+			else
+				assert_int_equal(gp_pack_lgp(&p, pop, N, &err), RT_OK);
+			if (gp_eval_cpu(&p, &c, m, got, &err))
+				fail_msg("%s: %s", gp_eval_method_name(m), err.msg);
+			for (int i = 0; i < N; i++) {
+				double r = isfinite(ref[i]) ? ref[i] : INFINITY;
+				int same = kind == 0 ? (r == got[i] || fabs(r - got[i]) <= 1e-9 * fabs(r))
+						     : r == got[i];
+				if (!same)
+					fail_msg("problem %d, %s, program %d: %.17g vs reference %.17g", kind,
+						 gp_eval_method_name(m), i, got[i], r);
+			}
+		}
+		gp_packed_free(&p);
+		for (int i = 0; i < N; i++)
+			gp_tree_free(&pop[i]);
+		gp_cases_free(&c);
+	}
+}
+
+/* The same with the library's evaluator, through gp_evolve. */
+static void same_seed_same_run_cpu_evaluator(void **state)
+{
+	(void)state;
+	rt_log_set_quiet(1);
+	const char *text = "[problem]\nkind = gp\n[gp]\npopulation = 200\ngenerations = 6\n"
+			   "functions = + - * / sin cos\n[data]\ncases = 2000\n";
+	rt_error err = {0};
+	gp_result r[2];
+	for (int k = 0; k < 2; k++) {
+		rt_spec spec;
+		gp_problem p;
+		assert_int_equal(load_text(&spec, text, &p, &err), RT_OK);
+		assert_int_equal(gp_evolve(&p, 77, gp_eval_cpu, &r[k], &err), RT_OK);
+		gp_problem_free(&p);
+		rt_spec_free(&spec);
+	}
+	assert_int_equal(r[0].nhistory, r[1].nhistory);
+	for (int g = 0; g < r[0].nhistory; g++) {
+		assert_true(r[0].history[g].best == r[1].history[g].best);
+		assert_true(r[0].history[g].mean_size == r[1].history[g].mean_size);
+	}
+	assert_int_equal(r[0].best.n, r[1].best.n);
+	assert_memory_equal(r[0].best.nodes, r[1].best.nodes, (size_t)r[0].best.n * sizeof(gp_node));
+	gp_result_free(&r[0]);
+	gp_result_free(&r[1]);
+	rt_log_set_quiet(0);
+}
+
+/* `evoforge run` for kind gp: results written, GPU refused for now. */
+static void run_writes_results(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	char dir[] = "/tmp/evoforge-test-gp-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	rt_spec spec;
+	memset(&spec, 0, sizeof spec);
+	assert_int_equal(rt_spec_load_text(&spec, "run.ini",
+		"[problem]\nkind = gp\nname = tiny\n[gp]\npopulation = 100\ngenerations = 3\n"
+		"stop_on_success = false\n[data]\nsource = multiplexer\n", &err), RT_OK);
+	rt_options opt;
+	memset(&opt, 0, sizeof opt);
+	opt.backend = RT_BACKEND_GPU;
+	opt.outdir = dir;
+	opt.quiet = 1;
+	rt_log_set_quiet(1);
+	assert_int_equal(gp_kind.run(&spec, &opt, &err), RT_ERR_UNSUPPORTED);
+	opt.backend = RT_BACKEND_CPU;
+	opt.seed = 5;
+	opt.seed_given = 1;
+	if (gp_kind.run(&spec, &opt, &err))
+		fail_msg("%s", err.msg);
+	rt_log_set_quiet(0);
+	char path[512], *data;
+	size_t size;
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	assert_int_equal(rt_read_file(path, &data, &size, &err), RT_OK);
+	assert_non_null(strstr(data, "\"problem\": \"tiny\""));
+	assert_non_null(strstr(data, "\"seed\": 5"));
+	assert_non_null(strstr(data, "\"history\""));
+	assert_non_null(strstr(data, "\"lgp\": \""));
+	assert_non_null(strstr(data, "\"gpops_eval\""));
+	free(data);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/history.csv", dir);
+	assert_int_equal(rt_read_file(path, &data, &size, &err), RT_OK);
+	int lines = 0;
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	assert_int_equal(lines, 1 + 4);   /* header + generations 0..3 */
+	assert_true(strncmp(data, "generation,best,mean", 20) == 0);
+	free(data);
+	unlink(path);
+	rmdir(dir);
+	rt_spec_free(&spec);
+}
+
 /* ---- specs ---------------------------------------------------------------------------- */
 
 static void spec_errors(void **state)
@@ -1018,6 +1178,9 @@ int main(void)
 		cmocka_unit_test(limits_after_many_generations),
 		cmocka_unit_test(tournament_and_operators),
 		cmocka_unit_test(same_seed_same_run),
+		cmocka_unit_test(evaluators_agree_with_reference),
+		cmocka_unit_test(same_seed_same_run_cpu_evaluator),
+		cmocka_unit_test(run_writes_results),
 		cmocka_unit_test(spec_errors),
 		cmocka_unit_test(problem_files),
 	};

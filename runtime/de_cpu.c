@@ -1,0 +1,267 @@
+/* de_cpu.c: kind `de` on the CPU: the generation step of templates/de_core.h
+ * over populations held row by row (individual i, component j at
+ * X[i * dim + j]), problems run in parallel with the thread pool of cpu.h.
+ *
+ * The semantics are exactly the GPU's: same draws, same trial, the objective
+ * evaluated component by component in the same order, selection f(trial) <=
+ * f(target), best = lowest index of the minimum. Two schedules give the same
+ * results: with at least as many problems as threads each problem runs a
+ * stretch of generations on one thread; with fewer, each generation is
+ * split over (problem, block of individuals) items, then finished serially. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "de_impl.h"
+#include "log.h"
+
+#define DE_CPU_BLOCK 32   /* individuals per work item when splitting a generation */
+
+struct de_cpu {
+	const de_job *job;
+	int D, NP;
+	long P;
+	float *pop;        /* [P][2][NP][D] */
+	float *fit;        /* [P][2][NP] */
+	int *cur;          /* [P] current buffer */
+	de_state *st;      /* [P] */
+	float *hist;       /* [P][hist_len] or NULL */
+	int hist_len;
+	long gen_end;      /* for the work items */
+};
+
+static float *pop_buf(const de_cpu *c, long p, int b)
+{
+	return c->pop + ((size_t)p * 2 + (size_t)b) * (size_t)c->NP * c->D;
+}
+
+static float *fit_buf(const de_cpu *c, long p, int b)
+{
+	return c->fit + ((size_t)p * 2 + (size_t)b) * (size_t)c->NP;
+}
+
+rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
+{
+	de_cpu *c = rt_calloc(1, sizeof *c, err);
+	if (!c)
+		return RT_ERR_SYSTEM;
+	c->job = job;
+	c->D = job->dim;
+	c->NP = job->np;
+	c->P = job->problems;
+	c->hist_len = job->history_every > 0 ? (int)(job->gens / job->history_every) + 1 : 0;
+	c->pop = rt_malloc((size_t)c->P * 2 * c->NP * c->D * sizeof *c->pop, err);
+	c->fit = c->pop ? rt_malloc((size_t)c->P * 2 * c->NP * sizeof *c->fit, err) : NULL;
+	c->cur = c->fit ? rt_calloc((size_t)c->P, sizeof *c->cur, err) : NULL;
+	c->st = c->cur ? rt_calloc((size_t)c->P, sizeof *c->st, err) : NULL;
+	if (c->st && c->hist_len > 0)
+		c->hist = rt_malloc((size_t)c->P * c->hist_len * sizeof *c->hist, err);
+	if (!c->st || (c->hist_len > 0 && !c->hist)) {
+		de_cpu_free(c);
+		return rt_fail(err, RT_ERR_SYSTEM,
+			       "out of memory for %ld problems of %d individuals x %d dimensions", job->problems,
+			       job->np, job->dim);
+	}
+	for (long p = 0; p < c->P; p++)
+		c->st[p].gens = -1;
+	for (size_t k = 0; k < (size_t)c->P * c->hist_len; k++)
+		c->hist[k] = NAN;
+	*out = c;
+	return RT_OK;
+}
+
+void de_cpu_free(de_cpu *c)
+{
+	if (!c)
+		return;
+	free(c->pop);
+	free(c->fit);
+	free(c->cur);
+	free(c->st);
+	free(c->hist);
+	free(c);
+}
+
+const float *de_cpu_population(const de_cpu *c, long p) { return pop_buf(c, p, c->cur[p]); }
+const float *de_cpu_fitness(const de_cpu *c, long p) { return fit_buf(c, p, c->cur[p]); }
+de_state de_cpu_state(const de_cpu *c, long p) { return c->st[p]; }
+
+/* Initial individuals [b, e) of problem p. */
+static void init_individuals(de_cpu *c, long p, int b, int e)
+{
+	float *X = pop_buf(c, p, 0), *fx = fit_buf(c, p, 0);
+	for (int i = b; i < e; i++) {
+		float *x = X + (size_t)i * c->D;
+		de_init_individual(&c->job->params, (uint32_t)p, (uint32_t)i, x, 1);
+		fx[i] = de_job_eval(c->job, p, x);
+	}
+}
+
+/* Trial, evaluation and selection of individuals [b, e) of problem p in
+ * generation g: reads the current buffer, writes the other one. */
+static void step_individuals(de_cpu *c, long p, uint32_t g, int b, int e)
+{
+	int cur = c->cur[p], D = c->D;
+	const float *X = pop_buf(c, p, cur), *fx = fit_buf(c, p, cur);
+	float *Y = pop_buf(c, p, 1 - cur), *fy = fit_buf(c, p, 1 - cur);
+	uint32_t best = (uint32_t)c->st[p].best_index;
+	for (int i = b; i < e; i++) {
+		float *y = Y + (size_t)i * D;
+		de_make_trial(&c->job->params, X, D, 1, y, 1, (uint32_t)p, g, (uint32_t)i, best);
+		float f = de_job_eval(c->job, p, y);
+		if (!(f <= fx[i])) {
+			memcpy(y, X + (size_t)i * D, (size_t)D * sizeof *y);
+			f = fx[i];
+		}
+		fy[i] = f;
+	}
+}
+
+/* After every individual of generation g (0: initialisation) was done. */
+static void finish_generation(de_cpu *c, long p, int g)
+{
+	int buf = g == 0 ? 0 : 1 - c->cur[p];
+	const float *f = fit_buf(c, p, buf);
+	float bv = f[0];
+	int bi = 0;
+	for (int i = 1; i < c->NP; i++)
+		if (de_before(f[i], (uint32_t)i, bv, (uint32_t)bi)) {
+			bv = f[i];
+			bi = i;
+		}
+	c->cur[p] = buf;
+	de_state *st = &c->st[p];
+	st->best = bv;
+	st->best_index = bi;
+	st->gens = g;
+	st->done = de_job_reached(c->job, bv);
+	int every = c->job->history_every;
+	if (c->hist && g % every == 0 && g / every < c->hist_len)
+		c->hist[(size_t)p * c->hist_len + g / every] = bv;
+}
+
+static int active(const de_cpu *c, long p)
+{
+	return !c->st[p].done && c->st[p].gens < c->gen_end;
+}
+
+/* Work item: whole problems, a stretch of generations each. */
+static void problem_items(void *ctx, long begin, long end, int thread)
+{
+	de_cpu *c = ctx;
+	(void)thread;
+	for (long p = begin; p < end; p++) {
+		if (c->st[p].gens < 0) {
+			init_individuals(c, p, 0, c->NP);
+			finish_generation(c, p, 0);
+		}
+		while (active(c, p)) {
+			int g = c->st[p].gens + 1;
+			step_individuals(c, p, (uint32_t)g, 0, c->NP);
+			finish_generation(c, p, g);
+		}
+	}
+}
+
+/* Work item: (problem, block of individuals) for one generation. */
+static void block_items(void *ctx, long begin, long end, int thread)
+{
+	de_cpu *c = ctx;
+	long nb = (c->NP + DE_CPU_BLOCK - 1) / DE_CPU_BLOCK;
+	(void)thread;
+	for (long t = begin; t < end; t++) {
+		long p = t / nb;
+		int b = (int)(t % nb) * DE_CPU_BLOCK, e = b + DE_CPU_BLOCK;
+		if (e > c->NP)
+			e = c->NP;
+		if (c->st[p].gens < 0)
+			init_individuals(c, p, b, e);
+		else if (active(c, p))
+			step_individuals(c, p, (uint32_t)(c->st[p].gens + 1), b, e);
+	}
+}
+
+rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
+{
+	rt_status st;
+	c->gen_end = gen_end;
+	if (c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK)
+		return cpu_parallel_for(c->P, 1, problem_items, c, err);
+	long nb = (c->NP + DE_CPU_BLOCK - 1) / DE_CPU_BLOCK;
+	for (;;) {
+		int any = 0;
+		for (long p = 0; p < c->P && !any; p++)
+			any = c->st[p].gens < 0 || active(c, p);
+		if (!any)
+			return RT_OK;
+		/* which problems step now, and to which generation */
+		int *next = rt_malloc((size_t)c->P * sizeof *next, err);
+		if (!next)
+			return RT_ERR_SYSTEM;
+		for (long p = 0; p < c->P; p++)
+			next[p] = c->st[p].gens < 0 ? 0 : active(c, p) ? c->st[p].gens + 1 : -1;
+		st = cpu_parallel_for(c->P * nb, 1, block_items, c, err);
+		if (st == RT_OK)
+			for (long p = 0; p < c->P; p++)
+				if (next[p] >= 0)
+					finish_generation(c, p, next[p]);
+		free(next);
+		if (st != RT_OK)
+			return st;
+	}
+}
+
+rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
+		     rt_error *err)
+{
+	de_cpu *c;
+	rt_status st;
+	if ((st = de_outcome_alloc(out, job, err)) != RT_OK)
+		return st;
+	if ((st = de_cpu_create(job, &c, err)) != RT_OK)
+		return st;
+	snprintf(out->backend, sizeof out->backend, "cpu");
+	snprintf(out->device, sizeof out->device, "CPU, %d threads", cpu_threads());
+	snprintf(out->detail, sizeof out->detail, "rows, %s", c->P >= cpu_threads() ?
+		 "problems in parallel" : "individuals in parallel");
+	double t0 = rt_now();
+	long g = 0;
+	st = de_cpu_advance(c, 0, err);
+	while (st == RT_OK) {
+		long ndone = 0, alive = 0;
+		long long evals = 0;
+		float bmin = DE_INF;
+		for (long p = 0; p < c->P; p++) {
+			ndone += c->st[p].done;
+			alive += !c->st[p].done;
+			evals += (long long)job->np * (c->st[p].gens + 1);
+			if (c->st[p].best < bmin)
+				bmin = c->st[p].best;
+		}
+		out->evals = evals;
+		if (progress && (g % job->report_every == 0 || g == job->gens || !alive))
+			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);
+		if (g >= job->gens || !alive)
+			break;
+		g = g + job->report_every < job->gens ? g + job->report_every : job->gens;
+		st = de_cpu_advance(c, g, err);
+	}
+	out->seconds = rt_now() - t0;
+	if (st == RT_OK) {
+		for (long p = 0; p < c->P; p++) {
+			out->best[p] = c->st[p].best;
+			out->gens[p] = c->st[p].gens;
+			out->reached[p] = c->st[p].done;
+			memcpy(out->bestx + (size_t)p * job->dim,
+			       de_cpu_population(c, p) + (size_t)c->st[p].best_index * job->dim,
+			       (size_t)job->dim * sizeof(float));
+		}
+		if (out->hist && c->hist)
+			memcpy(out->hist, c->hist, (size_t)c->P * c->hist_len * sizeof(float));
+		de_outcome_fill_history(out, job);
+	}
+	de_cpu_free(c);
+	return st;
+}

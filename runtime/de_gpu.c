@@ -1,0 +1,395 @@
+/* de_gpu.c: kind `de` on the GPU: generates templates/de.cu for a job,
+ * compiles it with NVRTC, sizes block and grid from the device, and drives
+ * either the fused kernel (a stretch of generations per launch) or the naive
+ * multi-kernel baseline (six launches per generation). Only the per-problem
+ * state, best vectors and history come back to the host.
+ *
+ * Block size: the population rounded up to a warp, at most 512 threads
+ * (larger populations: several individuals per thread). Population memory:
+ * shared when two populations and their fitness fit the device's opt-in
+ * shared memory per block, else global (pop_memory overrides). Grid:
+ * persistent, min(problems, resident blocks per SM x SMs) from the occupancy
+ * calculator; each block walks over problems. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "de_impl.h"
+#include "log.h"
+#include "nvrtc.h"
+
+#define DE_DEFAULT_SMEM_OPTIN (227 * 1024)   /* H100/H200, for `gen` without a GPU */
+#define DE_DEFAULT_SMEM_SM (228 * 1024)
+#define DE_MIN_REGS 64                        /* registers per thread we keep for ptxas */
+#define DE_MAX_BLOCK 512
+#define DE_NAIVE_THREADS 256
+
+static const char *const nvrtc_options[] = { "--fmad=false" };
+
+const char *const *de_gpu_nvrtc_options(int *n)
+{
+	*n = (int)(sizeof nvrtc_options / sizeof nvrtc_options[0]);
+	return nvrtc_options;
+}
+
+static size_t pop_smem_bytes(const de_job *job)
+{
+	return (2 * (size_t)job->np * job->dim + 2 * (size_t)job->np) * sizeof(float);
+}
+
+static int block_for(const de_job *job)
+{
+	if (job->block > 0)
+		return job->block;
+	int b = (job->np + 31) / 32 * 32;
+	return b > DE_MAX_BLOCK ? DE_MAX_BLOCK : b;
+}
+
+/* A float constant that NVRTC reads back as exactly the host's float. */
+static void define_float(gen_source *src, const char *macro, float v)
+{
+	gen_line(src, "#define %s (%.9ef)", macro, (double)v);
+}
+
+rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src, int *pop_shared,
+			int *block, rt_error *err)
+{
+	char name[192];
+	size_t need = pop_smem_bytes(job);
+	int shared, min_blocks;
+	int smem_optin = info && info->smem_per_block_optin > 0 ? info->smem_per_block_optin
+								  : DE_DEFAULT_SMEM_OPTIN;
+	int smem_sm = info && info->smem_per_sm > 0 ? info->smem_per_sm : DE_DEFAULT_SMEM_SM;
+	if (job->popmem == DE_POPMEM_SHARED && need > (size_t)smem_optin)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: pop_memory = shared: %d individuals x %d dimensions need %zu bytes of "
+			       "shared memory, the device allows %d per block (use pop_memory = auto)",
+			       job->spec_path, job->np, job->dim, need, smem_optin);
+	shared = job->popmem == DE_POPMEM_SHARED ||
+		 (job->popmem == DE_POPMEM_AUTO && need + 1024 <= (size_t)smem_optin);
+	*pop_shared = shared;
+	*block = block_for(job);
+	/* Resident blocks the launch bounds promise ptxas: as many as shared memory
+	 * lets in, but never so many that fewer than DE_MIN_REGS registers remain
+	 * (without a minimum, ptxas aims at full thread occupancy and spills). */
+	min_blocks = 65536 / (DE_MIN_REGS * *block);
+	if (shared && (int)(smem_sm / (need + 1024)) < min_blocks)
+		min_blocks = (int)(smem_sm / (need + 1024));
+	if (min_blocks < 1)
+		min_blocks = 1;
+	snprintf(name, sizeof name, "de-%s.cu", job->name);
+	gen_begin(src, name, "differential evolution kernels (fused and naive)");
+	gen_line(src, "/* %s, dim %d, population %d, %s, %s, F %g, CR %g */",
+		 job->function == DE_FN_USER ? "user objective" : de_function_name(job->function),
+		 job->dim, job->np, job->strategy == DE_BEST_1_BIN ? "DE/best/1/bin" : "DE/rand/1/bin",
+		 job->bounds == DE_BOUNDS_CLIP ? "clip" : job->bounds == DE_BOUNDS_RESAMPLE ?
+		 "resample" : "reflect", job->F, job->CR);
+	gen_define_int(src, "DE_DIM", job->dim);
+	gen_define_int(src, "DE_NP", job->np);
+	gen_define_int(src, "DE_FUNCTION", job->function == DE_FN_USER ? 0 : job->function);
+	gen_define_int(src, "DE_USER", job->function == DE_FN_USER);
+	gen_define_int(src, "DE_STRATEGY", job->strategy);
+	gen_define_int(src, "DE_BOUNDS", job->bounds);
+	gen_line(src, "#define DE_CR16 %uu", job->params.cr16);
+	define_float(src, "DE_F", job->params.F);
+	define_float(src, "DE_LOWER", job->params.lower);
+	define_float(src, "DE_UPPER", job->params.upper);
+	define_float(src, "DE_ZOFF", job->zoff);
+	gen_define_int(src, "DE_SHIFT", job->shift != 0);
+	gen_define_int(src, "DE_ROTATE", job->rotate != 0);
+	gen_define_int(src, "DE_BLOCK", *block);
+	gen_define_int(src, "DE_MIN_BLOCKS", min_blocks);
+	gen_define_int(src, "DE_NAIVE_MIN_BLOCKS", 65536 / (DE_MIN_REGS * DE_NAIVE_THREADS));
+	gen_define_int(src, "DE_POP_SHARED", shared);
+	gen_define_int(src, "DE_NAIVE_BLOCK", DE_NAIVE_THREADS);
+	if (job->function == DE_FN_USER)
+		de_user_emit(&job->user, src, 1);
+	gen_line(src, "%s", "");
+	return gen_template(src, "de.cu", err);
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+typedef struct de_gpu {
+	gpu_context *ctx;
+	gpu_module *mod;
+	gpu_stream *streams[64];
+	int nstreams;
+	gpu_timer *timer;
+	gpu_ptr pop, fit, state, bestx, hist, shift, rot, mut, trial, tfit;
+} de_gpu;
+
+static void gpu_release(de_gpu *g)
+{
+	gpu_ptr *bufs[] = { &g->pop, &g->fit, &g->state, &g->bestx, &g->hist, &g->shift,
+			    &g->rot, &g->mut, &g->trial, &g->tfit };
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		if (*bufs[i])
+			gpu_free(g->ctx, *bufs[i]);
+	for (int s = 0; s < g->nstreams; s++)
+		gpu_stream_destroy(g->streams[s]);
+	if (g->timer)
+		gpu_timer_destroy(g->timer);
+	if (g->mod)
+		gpu_module_unload(g->mod);
+	if (g->ctx)
+		gpu_context_close(g->ctx);
+}
+
+static rt_status alloc(de_gpu *g, gpu_ptr *p, size_t bytes, rt_error *err)
+{
+	return gpu_alloc(g->ctx, bytes ? bytes : 4, p, err);
+}
+
+/* Launch arguments shared by the fused and the naive host loops. */
+typedef struct de_args {
+	unsigned long long seed;
+	int hist_every, hist_len;
+	float target, fstar;
+} de_args;
+
+static rt_status launch_fused(de_gpu *g, const de_job *job, const de_args *a, int block,
+			      unsigned smem, int grid_cap, long gen_end, rt_error *err)
+{
+	for (int s = 0; s < g->nstreams || (s == 0 && g->nstreams == 0); s++) {
+		int ns = g->nstreams ? g->nstreams : 1;
+		int pbegin = (int)(job->problems * s / ns), pend = (int)(job->problems * (s + 1) / ns);
+		int ge = (int)gen_end, he = a->hist_every, hl = a->hist_len;
+		float target = a->target, fstar = a->fstar;
+		unsigned long long seed = a->seed;
+		gpu_ptr hist = g->hist;
+		void *args[] = { &g->pop, &g->fit, &g->state, &g->bestx, &hist, &g->shift, &g->rot,
+				 &seed, &pbegin, &pend, &ge, &he, &hl, &target, &fstar };
+		int n = pend - pbegin;
+		if (n <= 0)
+			continue;
+		gpu_launch_cfg cfg = { { (unsigned)(n < grid_cap ? n : grid_cap), 1, 1 },
+				       { (unsigned)block, 1, 1 }, smem,
+				       g->nstreams ? g->streams[s] : NULL };
+		rt_status st = gpu_launch(g->mod, "de_fused", &cfg, args, err);
+		if (st != RT_OK)
+			return st;
+	}
+	return RT_OK;
+}
+
+static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a, int block, int gen,
+				  rt_error *err)
+{
+	int pbegin = 0, pend = (int)job->problems, he = a->hist_every, hl = a->hist_len;
+	unsigned long long seed = a->seed;
+	float target = a->target, fstar = a->fstar;
+	long long items = (long long)job->problems * job->np;
+	gpu_launch_cfg ecfg = { { (unsigned)((items + DE_NAIVE_THREADS - 1) / DE_NAIVE_THREADS), 1, 1 },
+				{ DE_NAIVE_THREADS, 1, 1 }, 0, NULL };
+	gpu_launch_cfg bcfg = { { (unsigned)job->problems, 1, 1 }, { (unsigned)block, 1, 1 }, 0, NULL };
+	rt_status st;
+	if (gen == 0) {
+		void *ia[] = { &g->pop, &seed, &pbegin, &pend };
+		void *ea[] = { &g->pop, &g->fit, &g->state, &g->shift, &g->rot, &pbegin, &pend };
+		if ((st = gpu_launch(g->mod, "de_naive_init", &ecfg, ia, err)) ||
+		    (st = gpu_launch(g->mod, "de_naive_eval", &ecfg, ea, err)))
+			return st;
+	} else {
+		void *ma[] = { &g->pop, &g->mut, &g->state, &seed, &gen, &pbegin, &pend };
+		void *ca[] = { &g->pop, &g->mut, &g->trial, &g->state, &seed, &gen, &pbegin, &pend };
+		void *ea[] = { &g->trial, &g->tfit, &g->state, &g->shift, &g->rot, &pbegin, &pend };
+		void *sa[] = { &g->pop, &g->fit, &g->trial, &g->tfit, &g->state, &pbegin, &pend };
+		if ((st = gpu_launch(g->mod, "de_naive_mutate", &ecfg, ma, err)) ||
+		    (st = gpu_launch(g->mod, "de_naive_cross", &ecfg, ca, err)) ||
+		    (st = gpu_launch(g->mod, "de_naive_eval", &ecfg, ea, err)) ||
+		    (st = gpu_launch(g->mod, "de_naive_select", &ecfg, sa, err)))
+			return st;
+	}
+	gpu_ptr hist = g->hist;
+	void *ba[] = { &g->pop, &g->fit, &g->state, &g->bestx, &hist, &gen, &he, &hl, &target,
+		       &fstar, &pbegin, &pend };
+	return gpu_launch(g->mod, "de_naive_best", &bcfg, ba, err);
+}
+
+static void summarise(const de_job *job, const de_state *st, long *ndone, long *alive,
+		      long long *evals, float *bmin, long *gmin)
+{
+	*ndone = *alive = 0;
+	*evals = 0;
+	*bmin = DE_INF;
+	*gmin = job->gens;
+	for (long p = 0; p < job->problems; p++) {
+		*ndone += st[p].done;
+		if (!st[p].done) {
+			++*alive;
+			if (st[p].gens < *gmin)
+				*gmin = st[p].gens;
+		}
+		*evals += (long long)job->np * (st[p].gens + 1);
+		if (st[p].best < *bmin)
+			*bmin = st[p].best;
+	}
+}
+
+rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_outcome *out,
+		     rt_error *err)
+{
+	de_gpu g;
+	gpu_info info;
+	gen_source src;
+	nvrtc_output nout;
+	char arch[32];
+	int shared = 0, block = 0, nopt, bps = 0, naive = job->variant == DE_VARIANT_NAIVE;
+	const char *const *opts = de_gpu_nvrtc_options(&nopt);
+	de_state *st = NULL;
+	rt_status s;
+	size_t P = (size_t)job->problems, NPD = (size_t)job->np * job->dim;
+
+	memset(&g, 0, sizeof g);
+	memset(&src, 0, sizeof src);
+	memset(&nout, 0, sizeof nout);
+	if ((s = de_outcome_alloc(out, job, err)) != RT_OK)
+		return s;
+	if ((s = gpu_open(err)) || (s = gpu_device_info(0, &info, err)))
+		return s;
+	gpu_arch_name(&info, arch, sizeof arch);
+	if ((s = de_gpu_source(job, &info, &src, &shared, &block, err)))
+		goto done;
+	double t0 = rt_now();
+	if ((s = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)))
+		goto done;
+	out->compile_seconds = rt_now() - t0;
+	if ((s = gpu_context_open(0, &g.ctx, err)) ||
+	    (s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
+		goto done;
+
+	unsigned smem = shared && !naive ? (unsigned)pop_smem_bytes(job) : 0;
+	if (!naive) {
+		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, shared ? 100 : -1, err)) ||
+		    (s = gpu_occupancy(g.mod, "de_fused", block, smem, &bps, err)))
+			goto done;
+		if (bps < 1) {
+			s = rt_fail(err, RT_ERR_UNSUPPORTED,
+				    "de_fused with %d threads and %u bytes of shared memory does not fit "
+				    "on %s", block, smem, info.name);
+			goto done;
+		}
+	}
+	int grid_cap = bps * info.sm_count;
+	size_t pop_bytes = P * NPD * sizeof(float) * (naive ? 3 : shared ? 1 : 2);
+	size_t need = pop_bytes + P * job->np * sizeof(float) * 2 + P * job->dim * sizeof(float) * 2;
+	if (need > info.total_mem / 10 * 9) {
+		s = rt_fail(err, RT_ERR_INPUT,
+			    "%ld problems of %d x %d need %.1f GiB on the GPU, %s has %.1f GiB",
+			    job->problems, job->np, job->dim, need / 1073741824.0, info.name,
+			    info.total_mem / 1073741824.0);
+		goto done;
+	}
+	snprintf(out->backend, sizeof out->backend, "gpu");
+	snprintf(out->device, sizeof out->device, "%s (%s, driver %d)", info.name, arch,
+		 info.driver_version);
+	if (naive)
+		snprintf(out->detail, sizeof out->detail, "naive, %d launches per generation, block %d",
+			 5, DE_NAIVE_THREADS);
+	else
+		snprintf(out->detail, sizeof out->detail,
+			 "fused, population in %s memory, block %d, %d blocks/SM, grid %d, %d stream(s)",
+			 shared ? "shared" : "global", block, bps,
+			 (int)(P < (size_t)grid_cap ? P : (size_t)grid_cap), job->streams);
+
+	if ((s = alloc(&g, &g.pop, pop_bytes / (naive ? 3 : 1), err)) ||
+	    (s = alloc(&g, &g.fit, P * job->np * sizeof(float) * (naive || shared ? 1 : 2), err)) ||
+	    (s = alloc(&g, &g.state, P * sizeof(de_state), err)) ||
+	    (s = alloc(&g, &g.bestx, P * job->dim * sizeof(float), err)))
+		goto done;
+	if (naive && ((s = alloc(&g, &g.mut, P * NPD * sizeof(float), err)) ||
+		      (s = alloc(&g, &g.trial, P * NPD * sizeof(float), err)) ||
+		      (s = alloc(&g, &g.tfit, P * job->np * sizeof(float), err))))
+		goto done;
+	if (out->hist_len > 0) {
+		if ((s = alloc(&g, &g.hist, P * out->hist_len * sizeof(float), err)) ||
+		    (s = gpu_memset32(g.ctx, g.hist, 0x7fc00000u, P * out->hist_len, err)))
+			goto done;
+	}
+	if (job->shift_vec && ((s = alloc(&g, &g.shift, P * job->dim * sizeof(float), err)) ||
+			       (s = gpu_upload(g.ctx, g.shift, job->shift_vec,
+					       P * job->dim * sizeof(float), err))))
+		goto done;
+	if (job->rot && ((s = alloc(&g, &g.rot, (size_t)job->dim * job->dim * sizeof(float), err)) ||
+			 (s = gpu_upload(g.ctx, g.rot, job->rot,
+					 (size_t)job->dim * job->dim * sizeof(float), err))))
+		goto done;
+	st = rt_malloc(P * sizeof *st, err);
+	if (!st) {
+		s = RT_ERR_SYSTEM;
+		goto done;
+	}
+	for (size_t p = 0; p < P; p++) {
+		st[p].best = DE_INF;
+		st[p].best_index = 0;
+		st[p].gens = -1;
+		st[p].done = 0;
+	}
+	if ((s = gpu_upload(g.ctx, g.state, st, P * sizeof *st, err)))
+		goto done;
+	if (!naive && job->streams > 1) {
+		for (int k = 0; k < job->streams; k++) {
+			if ((s = gpu_stream_create(g.ctx, &g.streams[k], err)))
+				goto done;
+			g.nstreams++;
+		}
+	}
+	if ((s = gpu_timer_create(g.ctx, &g.timer, err)))
+		goto done;
+
+	de_args a = { job->seed, job->history_every, out->hist_len, (float)job->target,
+		      (float)job->optimum };
+	double kernel_ms = 0, ms;
+	long gen = -1;
+	t0 = rt_now();
+	for (;;) {
+		long gen_end = gen < 0 ? 0 : gen + job->report_every < job->gens ?
+			       gen + job->report_every : job->gens;
+		if ((s = gpu_timer_start(g.timer, NULL, err)))
+			goto done;
+		if (naive) {
+			for (long q = gen < 0 ? 0 : gen + 1; q <= gen_end; q++)
+				if ((s = launch_naive_gen(&g, job, &a, block, (int)q, err)))
+					goto done;
+		} else if ((s = launch_fused(&g, job, &a, block, smem, grid_cap, gen_end, err))) {
+			goto done;
+		}
+		if ((s = gpu_sync(g.ctx, err)) || (s = gpu_timer_stop(g.timer, NULL, &ms, err)))
+			goto done;
+		kernel_ms += ms;
+		if ((s = gpu_download(g.ctx, st, g.state, P * sizeof *st, err)))
+			goto done;
+		gen = gen_end;
+		long ndone, alive, gmin;
+		long long evals;
+		float bmin;
+		summarise(job, st, &ndone, &alive, &evals, &bmin, &gmin);
+		out->evals = evals;
+		if (progress)
+			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
+		if (gen >= job->gens || !alive)
+			break;
+	}
+	out->seconds = rt_now() - t0;
+	out->kernel_ms = kernel_ms;
+	if ((s = gpu_download(g.ctx, out->bestx, g.bestx, P * job->dim * sizeof(float), err)))
+		goto done;
+	if (out->hist_len > 0 &&
+	    (s = gpu_download(g.ctx, out->hist, g.hist, P * out->hist_len * sizeof(float), err)))
+		goto done;
+	for (size_t p = 0; p < P; p++) {
+		out->best[p] = st[p].best;
+		out->gens[p] = st[p].gens;
+		out->reached[p] = st[p].done;
+	}
+	de_outcome_fill_history(out, job);
+done:
+	free(st);
+	gpu_release(&g);
+	nvrtc_output_free(&nout);
+	gen_free(&src);
+	if (s != RT_OK && s != RT_ERR_NOGPU)
+		rt_error_prefix(err, "%s (GPU)", job->name);
+	return s;
+}

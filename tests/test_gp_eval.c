@@ -1,0 +1,643 @@
+/* test_gp_eval.c: the GP evaluators: known answers on hand-built programs,
+ * the 1-D RPN baseline and the 2-D stack interpreters agreeing on random
+ * populations of every fitness kind, odd case counts, NaN and large-argument
+ * handling, thread-count independence, rejection of malformed programs, the
+ * accuracy of gp_math.h, and the generated CUDA interpreter compiling under
+ * NVRTC for sm_90 without spills.
+ *
+ * Agreement tolerance: outputs are bit-identical between methods (same
+ * operation table, no contraction); MSE sums differ only in summation order,
+ * so they must agree to a relative 1e-9 (observed ~1e-15). Misclassification
+ * and Boolean counts must be equal. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpu.h"
+#include "gen.h"
+#include "gp_conv.h"
+#include "gp_eval.h"
+#include "gp_math.h"
+#include "gp_problem.h"
+#include "gp_tree.h"
+#include "nvrtc.h"
+#include "rng.h"
+
+#define MSE_TOL 1e-9
+
+/* ---- hand-built populations ------------------------------------------------ */
+
+/* A one-program LGP population over the given instructions and constants. */
+typedef struct hand_pop {
+	gp_packed pk;
+	uint32_t offset[2], const_offset[2];
+	uint16_t max_stack[1];
+	uint32_t nnodes[1];
+	gp_insn code[16];
+	float consts[16];
+	gp_node rpn[32];
+} hand_pop;
+
+static gp_insn insn(int op, int k0, int a0, int k1, int a1, int k2, int a2)
+{
+	gp_insn in;
+	in.op = (uint8_t)op;
+	in.kinds = (uint8_t)(k0 | k1 << 2 | k2 << 4);
+	in.arg[0] = (uint16_t)a0;
+	in.arg[1] = (uint16_t)a1;
+	in.arg[2] = (uint16_t)a2;
+	return in;
+}
+
+static void hand_lgp(hand_pop *h, const gp_insn *code, int n, const float *consts, int nc)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->code, code, (size_t)n * sizeof *code);
+	if (nc)
+		memcpy(h->consts, consts, (size_t)nc * sizeof *consts);
+	h->offset[1] = (uint32_t)n;
+	h->const_offset[1] = (uint32_t)nc;
+	h->pk.nprogs = 1;
+	h->pk.form = GP_FORM_LGP;
+	h->pk.offset = h->offset;
+	h->pk.const_offset = h->const_offset;
+	h->pk.lgp = h->code;
+	h->pk.consts = h->consts;
+	h->pk.max_stack = h->max_stack;
+	h->pk.nnodes = h->nnodes;
+	h->pk.cap_code = 16;
+	h->pk.cap_consts = 16;
+}
+
+static void hand_rpn(hand_pop *h, const gp_node *nodes, int n)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->rpn, nodes, (size_t)n * sizeof *nodes);
+	h->offset[1] = (uint32_t)n;
+	h->pk.nprogs = 1;
+	h->pk.form = GP_FORM_RPN;
+	h->pk.offset = h->offset;
+	h->pk.rpn = h->rpn;
+	h->pk.max_stack = h->max_stack;
+	h->pk.nnodes = h->nnodes;
+	h->pk.cap_code = 32;
+}
+
+/* Float cases: x columns given row-wise per input (ninputs arrays of n). */
+static void float_cases(gp_cases *c, int ninputs, size_t n, int fitness)
+{
+	rt_error err;
+	assert_int_equal(gp_cases_alloc_float(c, ninputs, n, &err), RT_OK);
+	c->fitness = fitness;
+}
+
+/* Runs every method that reads pk's form, with two block sizes and thread
+ * counts, and checks they all give `want` (tolerance tol, relative). */
+static void expect_all(const gp_packed *pk, const gp_cases *c, double want, double tol)
+{
+	static const int blocks[] = {64, 512};
+	rt_error err;
+	double f;
+	if (pk->form == GP_FORM_RPN) {
+		assert_int_equal(gp_eval_cpu(pk, c, GP_EVAL_RPN1D, &f, &err), RT_OK);
+		if (isinf(want))
+			assert_true(isinf(f) && f > 0);
+		else
+			assert_true(fabs(f - want) <= tol * fabs(want) + 1e-300);
+	}
+	for (int b = 0; b < 2; b++)
+		for (int t = 1; t <= 2; t++) {
+			gp_eval_tuning tun = {blocks[b], t, 0};
+			int m = pk->form == GP_FORM_RPN ? GP_EVAL_RPN2D : GP_EVAL_LGP2D;
+			assert_int_equal(gp_eval_cpu_tuned(pk, c, m, &tun, &f, &err), RT_OK);
+			if (isinf(want))
+				assert_true(isinf(f) && f > 0);
+			else
+				assert_true(fabs(f - want) <= tol * fabs(want) + 1e-300);
+		}
+}
+
+/* x*x on x = 1, 2, 3 against y = 0, 4, 10: squared errors 1, 0, 1. */
+static void known_square(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	gp_insn code[1] = {insn(GP_OP_MUL, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0)};
+	gp_node rpn[3] = {gp_var(0), gp_var(0), gp_fn(GP_OP_MUL)};
+	(void)state;
+	float_cases(&c, 1, 3, GP_FIT_MSE);
+	c.x[0] = 1, c.x[1] = 2, c.x[2] = 3;
+	c.y[0] = 0, c.y[1] = 4, c.y[2] = 10;
+	hand_lgp(&h, code, 1, NULL, 0);
+	expect_all(&h.pk, &c, 2.0 / 3.0, 1e-15);
+	hand_rpn(&h, rpn, 3);
+	expect_all(&h.pk, &c, 2.0 / 3.0, 1e-15);
+	gp_cases_free(&c);
+}
+
+/* Every operand shape: (x0 - 2) * (x1 / S) with S = x0 + x1; c - x; IF with
+ * constants; compared with values worked out by hand. */
+static void known_shapes(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	const float k[3] = {2.0f, 10.0f, -1.0f};
+	(void)state;
+	float_cases(&c, 2, 2, GP_FIT_MSE);
+	c.x[0] = 3, c.x[1] = 5;            /* x0 */
+	c.x[c.stride] = 1, c.x[c.stride + 1] = -5;  /* x1 */
+	/* case 0: x0=3, x1=1: S=4, x1/S = .25, (x0-2)=1 -> .25
+	 * case 1: x0=5, x1=-5: S=0 -> x1/0 protected = 1, (x0-2)=3 -> 3 */
+	{
+		gp_insn code[4] = {
+			insn(GP_OP_ADD, GP_SRC_X, 0, GP_SRC_X, 1, 0, 0),
+			insn(GP_OP_DIV, GP_SRC_X, 1, GP_SRC_S, 0, 0, 0),
+			insn(GP_OP_SUB, GP_SRC_X, 0, GP_SRC_C, 0, 0, 0),
+			insn(GP_OP_MUL, GP_SRC_S, 0, GP_SRC_S, 0, 0, 0)};
+		c.y[0] = 0.25f, c.y[1] = 3.0f;
+		hand_lgp(&h, code, 4, k, 3);
+		expect_all(&h.pk, &c, 0.0, 0.0);
+		c.y[0] = 0.0f, c.y[1] = 0.0f;
+		expect_all(&h.pk, &c, (0.0625 + 9.0) / 2, 1e-15);
+	}
+	/* 10 - x0 (constant first); IF(x0 > 4, 2, 4) with constant operands:
+	 * case 0 (x0 = 3) gives 4, case 1 (x0 = 5) gives 2. */
+	{
+		gp_insn code[1] = {insn(GP_OP_SUB, GP_SRC_C, 1, GP_SRC_X, 0, 0, 0)};
+		gp_insn code2[2] = {insn(GP_OP_GT, GP_SRC_X, 0, GP_SRC_C, 2, 0, 0),
+				    insn(GP_OP_IF, GP_SRC_S, 0, GP_SRC_C, 0, GP_SRC_C, 2)};
+		const float k2[3] = {2.0f, 10.0f, 4.0f};
+		c.y[0] = 7, c.y[1] = 5;
+		hand_lgp(&h, code, 1, k, 3);
+		expect_all(&h.pk, &c, 0.0, 0.0);
+		c.y[0] = 4, c.y[1] = 2;
+		hand_lgp(&h, code2, 2, k2, 3);
+		expect_all(&h.pk, &c, 0.0, 0.0);
+	}
+	/* All-constant instruction: 2 * 10 = 20 for every case. */
+	{
+		gp_insn code[1] = {insn(GP_OP_MUL, GP_SRC_C, 0, GP_SRC_C, 1, 0, 0)};
+		c.y[0] = 20, c.y[1] = 21;
+		hand_lgp(&h, code, 1, k, 3);
+		expect_all(&h.pk, &c, 0.5, 1e-15);
+	}
+	gp_cases_free(&c);
+}
+
+/* Classification: out = x0 mapped to clamp(rint(out), 0, 2). */
+static void known_class(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	const float xs[7] = {-3.0f, 0.4f, 0.5f, 1.5f, 2.49f, 9.0f, 1.0f};
+	const float ys[7] = {0, 0, 0, 2, 2, 2, 0};   /* rint(0.5) = 0, rint(1.5) = 2 */
+	gp_insn code[1] = {insn(GP_OP_ADD, GP_SRC_X, 0, GP_SRC_C, 0, 0, 0)};
+	float zero = 0.0f;
+	(void)state;
+	float_cases(&c, 1, 7, GP_FIT_CLASS);
+	c.nclasses = 3;
+	memcpy(c.x, xs, sizeof xs);
+	memcpy(c.y, ys, sizeof ys);
+	hand_lgp(&h, code, 1, &zero, 1);
+	expect_all(&h.pk, &c, 1.0, 0.0);    /* only case 6 (1.0 -> 1 != 0) is wrong */
+	c.x[0] = NAN;                        /* NaN is always wrong */
+	expect_all(&h.pk, &c, 2.0, 0.0);
+	gp_cases_free(&c);
+}
+
+/* NaN and inf: x0 - x0 is NaN where x0 is inf, so the MSE is +inf; exp(80)
+ * squared overflows to inf (exp itself is protected), also +inf. */
+static void nan_is_inf(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	const float k[1] = {80.0f};
+	gp_insn nan[1] = {insn(GP_OP_SUB, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn inf[3] = {insn(GP_OP_EXP, GP_SRC_C, 0, 0, 0, 0, 0),
+			  insn(GP_OP_EXP, GP_SRC_X, 0, 0, 0, 0, 0),
+			  insn(GP_OP_MUL, GP_SRC_S, 0, GP_SRC_S, 0, 0, 0)};
+	gp_node rpn[3] = {gp_var(0), gp_var(0), gp_fn(GP_OP_SUB)};
+	(void)state;
+	float_cases(&c, 1, 5, GP_FIT_MSE);
+	for (int i = 0; i < 5; i++)
+		c.x[i] = (float)i;
+	hand_lgp(&h, nan, 1, NULL, 0);
+	expect_all(&h.pk, &c, 0.0, 0.0);
+	c.x[3] = 1.0f / 0.0f;
+	expect_all(&h.pk, &c, 1.0 / 0.0, 0.0);
+	hand_rpn(&h, rpn, 3);
+	expect_all(&h.pk, &c, 1.0 / 0.0, 0.0);
+	c.x[3] = 80.0f;
+	hand_lgp(&h, inf, 3, k, 1);
+	expect_all(&h.pk, &c, 1.0 / 0.0, 0.0);
+	gp_cases_free(&c);
+}
+
+/* Boolean: and(x0, x1) on the 2-input truth table (4 cases in one word). */
+static void known_bool(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	uint32_t bits[2] = {0xAu, 0xCu};   /* x0 = 0101 (case 0 lowest) reversed: 0,1,0,1 */
+	uint32_t target = 0x8u;            /* and: only case 3 */
+	gp_insn code[1] = {insn(GP_OP_BAND, GP_SRC_X, 0, GP_SRC_X, 1, 0, 0)};
+	gp_insn code2[2] = {insn(GP_OP_BOR, GP_SRC_X, 0, GP_SRC_X, 1, 0, 0),
+			    insn(GP_OP_BNOT, GP_SRC_S, 0, 0, 0, 0, 0)};
+	gp_node rpn[3] = {gp_var(0), gp_var(1), gp_fn(GP_OP_BAND)};
+	(void)state;
+	memset(&c, 0, sizeof c);
+	c.fitness = GP_FIT_BOOL;
+	c.ninputs = 2;
+	c.ncases = 4;
+	c.nwords = 1;
+	c.bits = bits;
+	c.target = &target;
+	c.last_mask = 0xFu;
+	hand_lgp(&h, code, 1, NULL, 0);
+	expect_all(&h.pk, &c, 0.0, 0.0);
+	hand_rpn(&h, rpn, 3);
+	expect_all(&h.pk, &c, 0.0, 0.0);
+	/* not(or) = nor: 1 only in case 0; vs target (case 3): 2 wrong; the
+	 * 28 padding bits (all ones in the output) are masked off. */
+	hand_lgp(&h, code2, 2, NULL, 0);
+	expect_all(&h.pk, &c, 2.0, 0.0);
+}
+
+/* ---- random populations ------------------------------------------------------ */
+
+typedef struct rand_pop {
+	gp_tree *trees;
+	int n;
+	gp_packed rpn, lgp;
+} rand_pop;
+
+static void rand_pop_make(rand_pop *rp, const char *funcs, int ninputs, float cmin, float cmax,
+			  int n, int maxdepth, uint64_t seed)
+{
+	rt_error err;
+	gp_fset fs;
+	gp_breed br = gp_breed_defaults();
+	assert_int_equal(gp_fset_parse(&fs, funcs, ninputs, &err), RT_OK);
+	if (cmin < cmax) {
+		fs.use_consts = 1;
+		fs.const_min = cmin;
+		fs.const_max = cmax;
+		fs.const_prob = 0.3;
+	}
+	br.init_min_depth = 1;
+	br.init_max_depth = maxdepth;
+	rp->n = n;
+	rp->trees = calloc((size_t)n, sizeof *rp->trees);
+	assert_non_null(rp->trees);
+	assert_int_equal(gp_init_population(rp->trees, n, &fs, &br, seed, &err), RT_OK);
+	gp_packed_init(&rp->rpn);
+	gp_packed_init(&rp->lgp);
+	assert_int_equal(gp_pack_rpn(&rp->rpn, rp->trees, n, &err), RT_OK);
+	assert_int_equal(gp_pack_lgp(&rp->lgp, rp->trees, n, &err), RT_OK);
+}
+
+static void rand_pop_free(rand_pop *rp)
+{
+	for (int i = 0; i < rp->n; i++)
+		gp_tree_free(&rp->trees[i]);
+	free(rp->trees);
+	gp_packed_free(&rp->rpn);
+	gp_packed_free(&rp->lgp);
+}
+
+/* All methods, blocks and thread counts against rpn1d. */
+static void agree_all(const rand_pop *rp, const gp_cases *c, int exact)
+{
+	static const int blocks[] = {64, 192, 1024};
+	rt_error err;
+	double *ref = malloc((size_t)rp->n * sizeof(double)), *f = malloc((size_t)rp->n * sizeof(double));
+	double *f1 = malloc((size_t)rp->n * sizeof(double));
+	int nonfinite = 0, finite = 0;
+	assert_non_null(ref);
+	assert_non_null(f);
+	assert_non_null(f1);
+	assert_int_equal(gp_eval_cpu(&rp->rpn, c, GP_EVAL_RPN1D, ref, &err), RT_OK);
+	for (int p = 0; p < rp->n; p++)
+		isinf(ref[p]) ? nonfinite++ : finite++;
+	assert_true(finite > rp->n / 4);
+	for (int m = GP_EVAL_LGP2D; m <= GP_EVAL_RPN2D; m++)
+		for (int b = 0; b < 3; b++)
+			for (int isa = 0; isa <= 1; isa++) {
+				gp_eval_tuning tun = {blocks[b], 1, isa};
+				const gp_packed *pk = m == GP_EVAL_LGP2D ? &rp->lgp : &rp->rpn;
+				assert_int_equal(gp_eval_cpu_tuned(pk, c, m, &tun, f1, &err), RT_OK);
+				tun.threads = 2;
+				assert_int_equal(gp_eval_cpu_tuned(pk, c, m, &tun, f, &err), RT_OK);
+				/* thread count: bit for bit */
+				assert_memory_equal(f, f1, (size_t)rp->n * sizeof(double));
+				for (int p = 0; p < rp->n; p++) {
+					if (exact || isinf(ref[p]))
+						assert_true(f[p] == ref[p]);
+					else if (fabs(f[p] - ref[p]) > MSE_TOL * fabs(ref[p])) {
+						print_error("program %d: %s %.17g vs rpn1d %.17g\n", p,
+							    gp_eval_method_name(m), f[p], ref[p]);
+						fail();
+					}
+				}
+			}
+	free(ref);
+	free(f);
+	free(f1);
+}
+
+static void random_mse(void **state)
+{
+	rand_pop rp;
+	gp_cases c;
+	rt_rng rng;
+	(void)state;
+	rand_pop_make(&rp, "+ - * / sin cos log exp", 3, -5.0f, 5.0f, 300, 6, 11);
+	float_cases(&c, 3, 1000 + 7, GP_FIT_MSE);
+	rt_rng_init(&rng, 5, 0);
+	for (size_t i = 0; i < c.ncases; i++) {
+		for (int k = 0; k < 3; k++)
+			c.x[(size_t)k * c.stride + i] = (float)rt_rng_range(&rng, -3, 3);
+		c.y[i] = (float)rt_rng_range(&rng, -1, 1);
+	}
+	/* some large arguments, for sin/cos's exact reduction */
+	for (size_t i = 0; i < c.ncases; i += 37)
+		c.x[i] = (float)rt_rng_range(&rng, -1e9, 1e9);
+	agree_all(&rp, &c, 0);
+	rand_pop_free(&rp);
+	gp_cases_free(&c);
+}
+
+static void random_class(void **state)
+{
+	rand_pop rp;
+	gp_cases c;
+	rt_rng rng;
+	(void)state;
+	rand_pop_make(&rp, "* / + - > < == AND OR IF", 4, -3.0f, 3.0f, 300, 6, 12);
+	float_cases(&c, 4, 777, GP_FIT_CLASS);
+	c.nclasses = 4;
+	rt_rng_init(&rng, 6, 0);
+	for (size_t i = 0; i < c.ncases; i++) {
+		for (int k = 0; k < 4; k++)
+			c.x[(size_t)k * c.stride + i] = (float)rt_rng_below(&rng, 5) - 1.0f;
+		c.y[i] = (float)rt_rng_below(&rng, 4);
+	}
+	agree_all(&rp, &c, 1);
+	rand_pop_free(&rp);
+	gp_cases_free(&c);
+}
+
+static void random_bool(void **state)
+{
+	rand_pop rp;
+	gp_cases c;
+	rt_error err;
+	(void)state;
+	rand_pop_make(&rp, "and or nand nor not if", 11, 0, 0, 300, 6, 13);
+	assert_int_equal(gp_cases_multiplexer(&c, 3, &err), RT_OK);   /* 11-mux: 64 words */
+	agree_all(&rp, &c, 1);
+	/* a case count that is not a multiple of 32: first 1000 cases */
+	c.ncases = 1000;
+	c.nwords = 32;
+	c.last_mask = (1u << (1000 % 32)) - 1;
+	agree_all(&rp, &c, 1);
+	rand_pop_free(&rp);
+	gp_cases_free(&c);
+}
+
+/* Case counts around the block and vector sizes. */
+static void odd_counts(void **state)
+{
+	static const size_t counts[] = {1, 2, 63, 64, 65, 129, 511, 513, 4097};
+	rand_pop rp;
+	(void)state;
+	rand_pop_make(&rp, "+ - * / sin cos", 2, -2.0f, 2.0f, 60, 5, 14);
+	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+		gp_cases c;
+		rt_rng rng;
+		float_cases(&c, 2, counts[k], GP_FIT_MSE);
+		rt_rng_init(&rng, 7, k);
+		for (size_t i = 0; i < c.ncases; i++) {
+			c.x[i] = (float)rt_rng_range(&rng, -2, 2);
+			c.x[c.stride + i] = (float)rt_rng_range(&rng, -2, 2);
+			c.y[i] = (float)rt_rng_range(&rng, -2, 2);
+		}
+		agree_all(&rp, &c, 0);
+		gp_cases_free(&c);
+	}
+	rand_pop_free(&rp);
+}
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static void rejects_bad(void **state)
+{
+	hand_pop h;
+	gp_cases c;
+	rt_error err;
+	double f;
+	gp_insn ok[1] = {insn(GP_OP_ADD, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn underflow[1] = {insn(GP_OP_ADD, GP_SRC_S, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn badx[1] = {insn(GP_OP_ADD, GP_SRC_X, 5, GP_SRC_X, 0, 0, 0)};
+	gp_insn badc[1] = {insn(GP_OP_ADD, GP_SRC_C, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn boolop[1] = {insn(GP_OP_BAND, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn badkind[1] = {insn(GP_OP_ADD, 3, 0, GP_SRC_X, 0, 0, 0)};
+	gp_insn leftover[2] = {insn(GP_OP_ADD, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0),
+			       insn(GP_OP_ADD, GP_SRC_X, 0, GP_SRC_X, 0, 0, 0)};
+	gp_node rpn_under[2] = {gp_var(0), gp_fn(GP_OP_ADD)};
+	(void)state;
+	float_cases(&c, 1, 10, GP_FIT_MSE);
+	hand_lgp(&h, ok, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_OK);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_RPN1D, &f, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "RPN"));
+	hand_lgp(&h, underflow, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "underflow"));
+	hand_lgp(&h, badx, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "X5"));
+	hand_lgp(&h, badc, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	hand_lgp(&h, boolop, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "float"));
+	hand_lgp(&h, badkind, 1, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	hand_lgp(&h, leftover, 2, NULL, 0);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "2 values"));
+	h.code[0].op = 200;
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_LGP2D, &f, &err), RT_ERR_INPUT);
+	hand_rpn(&h, rpn_under, 2);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_RPN1D, &f, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, GP_EVAL_RPN2D, &f, &err), RT_ERR_INPUT);
+	/* bad tuning and method */
+	hand_lgp(&h, ok, 1, NULL, 0);
+	{
+		gp_eval_tuning tun = {100, 1, 0};
+		assert_int_equal(gp_eval_cpu_tuned(&h.pk, &c, GP_EVAL_LGP2D, &tun, &f, &err),
+				 RT_ERR_INPUT);
+	}
+	assert_int_equal(gp_eval_cpu(&h.pk, &c, 17, &f, &err), RT_ERR_INPUT);
+	gp_cases_free(&c);
+	assert_int_equal(gp_eval_method_parse("lgp2d", &(int){0}, &err), RT_OK);
+	assert_int_equal(gp_eval_method_parse("lgp3d", &(int){0}, &err), RT_ERR_INPUT);
+}
+
+/* ---- gp_math.h accuracy --------------------------------------------------------- */
+
+static double ulps(float got, double want)
+{
+	float w = (float)want;
+	double u;
+	int e;
+	if (isnan(want))
+		return isnan(got) ? 0.0 : 1e9;
+	if (isinf(w))
+		return got == w ? 0.0 : 1e9;
+	if (w == 0.0f)
+		u = 0x1p-149;
+	else {
+		frexp(w, &e);
+		u = ldexp(1.0, e - 24);
+		if (u < 0x1p-149)
+			u = 0x1p-149;
+	}
+	return fabs((double)got - want) / u;
+}
+
+static void math_accuracy(void **state)
+{
+	rt_rng rng;
+	double worst[4] = {0, 0, 0, 0};
+	(void)state;
+	rt_rng_init(&rng, 99, 0);
+	for (int i = 0; i < 400000; i++) {
+		uint32_t u = rt_rng_u32(&rng);
+		float x;
+		memcpy(&x, &u, sizeof x);
+		if (i & 1)
+			x = (float)rt_rng_range(&rng, -100, 100);
+		double e[4] = {ulps(gp_sinf(x), sin((double)x)), ulps(gp_cosf(x), cos((double)x)),
+			       ulps(gp_expf(x), exp((double)x)), ulps(gp_logf(x), log((double)x))};
+		for (int k = 0; k < 4; k++)
+			if (e[k] > worst[k])
+				worst[k] = e[k];
+	}
+	print_message("gp_math ulp errors: sin %.2f cos %.2f exp %.2f log %.2f\n", worst[0],
+		      worst[1], worst[2], worst[3]);
+	assert_true(worst[0] <= 2.0 && worst[1] <= 2.0);
+	assert_true(worst[2] <= 1.5 && worst[3] <= 1.0);
+	/* special values */
+	assert_true(isnan(gp_sinf(1.0f / 0.0f)) && isnan(gp_cosf(-1.0f / 0.0f)));
+	assert_true(gp_sinf(-0.0f) == 0.0f && gp_cosf(0.0f) == 1.0f);   /* sign of zero: not kept */
+	assert_true(gp_expf(-1000.0f) == 0.0f && isinf(gp_expf(100.0f)) && isnan(gp_expf(NAN)));
+	assert_true(isinf(gp_logf(0.0f)) && gp_logf(0.0f) < 0 && isnan(gp_logf(-1.0f)));
+	assert_true(isinf(gp_logf(1.0f / 0.0f)) && gp_logf(1.0f) == 0.0f);
+	assert_true(fabs(gp_logf(0x1p-140f) - log(0x1p-140)) < 1e-5);
+}
+
+/* ---- generated interpreters --------------------------------------------------- */
+
+static void gen_compiles(void **state)
+{
+	rt_error err;
+	unsigned char use[GP_OP_COUNT];
+	gp_gen_config cfg;
+	gen_source cu, c;
+	(void)state;
+	memset(use, 0, sizeof use);
+	use[GP_OP_ADD] = use[GP_OP_SUB] = use[GP_OP_MUL] = use[GP_OP_DIV] = 1;
+	use[GP_OP_SIN] = use[GP_OP_IF] = use[GP_OP_GT] = 1;
+	gp_gen_config_default(&cfg);
+	gen_begin(&cu, "gp_eval-test.cu", "test");
+	gen_begin(&c, "gp_eval_cpu-test.c", "test");
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, &cu, &c, &err), RT_OK);
+	assert_non_null(strstr(cu.text.data, "#define GP_USE_ADD 1"));
+	assert_non_null(strstr(cu.text.data, "#define GP_USE_COS 0"));
+	if (nvrtc_open(&err) != RT_OK) {
+		print_message("skipping the NVRTC compile: %s\n", err.msg);
+	} else {
+		/* The seed problems' function sets, and other shapes of the kernel. */
+		static const struct {
+			int fitness;
+			const char *funcs;
+			int vec, threads;
+		} cfgs[] = {
+			{GP_FIT_MSE, "+ - * /", 4, 256},                       /* sextic */
+			{GP_FIT_CLASS, "* / + - > < == AND OR IF", 4, 256},    /* shuttle */
+			{GP_FIT_CLASS, "+ - * / > < == AND OR IF sin cos log exp", 4, 256}, /* kdd */
+			{GP_FIT_BOOL, "and or not if", 4, 256},                /* mux20 */
+			{GP_FIT_MSE, "+ - * / sin cos log exp", 2, 128},
+			{GP_FIT_BOOL, "and or nand nor", 1, 512},
+		};
+		const char *opts[] = {"-Xptxas", "-v", "--fmad=false"};
+		for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+			gen_source src;
+			nvrtc_output out;
+			nvrtc_usage us;
+			gp_fset fs;
+			gp_gen_config cfg2 = cfg;
+			assert_int_equal(gp_fset_parse(&fs, cfgs[k].funcs, 4, &err), RT_OK);
+			memset(use, 0, sizeof use);
+			for (int i = 0; i < fs.nfuncs; i++)
+				use[fs.funcs[i]] = 1;
+			cfg2.vec = cfgs[k].vec;
+			cfg2.threads_per_block = cfgs[k].threads;
+			gen_begin(&src, "gp_eval-test.cu", "test");
+			assert_int_equal(gp_gen_render("test", use, cfgs[k].fitness, &cfg2, &src, NULL, &err),
+					 RT_OK);
+			memset(&out, 0, sizeof out);
+			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, 3, &out, &err) != RT_OK) {
+				print_error("%s\n", err.msg);
+				fail();
+			}
+			assert_int_equal(nvrtc_parse_usage(out.log, "gp_eval_lgp", &us, &err), RT_OK);
+			print_message("gp_eval_lgp [%s] vec %d, %d threads: %d registers, %d/%d bytes "
+				      "spilled\n", cfgs[k].funcs, cfgs[k].vec, cfgs[k].threads, us.registers,
+				      us.spill_stores, us.spill_loads);
+			assert_int_equal(us.spill_stores, 0);
+			assert_int_equal(us.spill_loads, 0);
+			nvrtc_output_free(&out);
+			gen_free(&src);
+		}
+	}
+	/* Bad requests */
+	memset(use, 0, sizeof use);
+	use[GP_OP_BAND] = 1;
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
+	memset(use, 0, sizeof use);
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
+	use[GP_OP_ADD] = 1;
+	cfg.vec = 3;
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
+	gen_free(&cu);
+	gen_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(known_square),
+		cmocka_unit_test(known_shapes),
+		cmocka_unit_test(known_class),
+		cmocka_unit_test(nan_is_inf),
+		cmocka_unit_test(known_bool),
+		cmocka_unit_test(random_mse),
+		cmocka_unit_test(random_class),
+		cmocka_unit_test(random_bool),
+		cmocka_unit_test(odd_counts),
+		cmocka_unit_test(rejects_bad),
+		cmocka_unit_test(math_accuracy),
+		cmocka_unit_test(gen_compiles),
+	};
+	return cmocka_run_group_tests_name("gp_eval", tests, NULL, NULL);
+}

@@ -1,0 +1,374 @@
+/* test_gp_gpu.c: the GPU GP evaluators: variant names, the generated source
+ * (deterministic, only the problem's functions dispatched), every variant
+ * compiled by NVRTC for sm_90 with -Xptxas -v and no spills (no GPU needed),
+ * and, where a GPU is present, every variant's fitness against the CPU's on
+ * random populations of regression, classification and Boolean problems,
+ * plus the asynchronous (double-buffered) pair. GPU tests skip without a
+ * driver. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gen.h"
+#include "gp_conv.h"
+#include "gp_eval.h"
+#include "gp_gpu.h"
+#include "gp_problem.h"
+#include "gp_tree.h"
+#include "gpu.h"
+#include "nvrtc.h"
+#include "rng.h"
+
+/* ---- problems ------------------------------------------------------------------ */
+
+static void sextic(gp_cases *c, gp_fset *fs, long n)
+{
+	rt_error err;
+	assert_int_equal(gp_cases_polynomial(c, GP_DATA_SEXTIC, n, -1.0, 1.0, 7, &err), RT_OK);
+	assert_int_equal(gp_fset_parse(fs, "+ - * / sin cos log exp", 1, &err), RT_OK);
+}
+
+/* A 3-class problem on 4 inputs with every float function (comparisons,
+ * IF, AND, OR), constants included. */
+static void classes(gp_cases *c, gp_fset *fs, long n)
+{
+	rt_error err;
+	rt_rng rng;
+	assert_int_equal(gp_cases_alloc_float(c, 4, (size_t)n, &err), RT_OK);
+	c->fitness = GP_FIT_CLASS;
+	c->nclasses = 3;
+	rt_rng_init(&rng, 11, 0);
+	for (long i = 0; i < n; i++) {
+		for (int k = 0; k < 4; k++)
+			c->x[(size_t)k * c->stride + (size_t)i] = (float)(rt_rng_uniform(&rng) * 20.0 - 10.0);
+		c->y[i] = (float)(i % 3);
+	}
+	assert_int_equal(gp_fset_parse(fs, "+ - * / > < == AND OR IF sin cos log exp", 4, &err), RT_OK);
+	fs->use_consts = 1;
+	fs->const_min = -5.0f;
+	fs->const_max = 5.0f;
+	fs->const_prob = 0.3;
+}
+
+static void mux(gp_cases *c, gp_fset *fs, int k)
+{
+	rt_error err;
+	assert_int_equal(gp_cases_multiplexer(c, k, &err), RT_OK);
+	assert_int_equal(gp_fset_parse(fs, "and or nand nor", c->ninputs, &err), RT_OK);
+}
+
+/* ---- names and sources ------------------------------------------------------------ */
+
+static void test_variant_names(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_gpu_config c, d;
+	char buf[96];
+	for (int i = 0; gp_gpu_variants[i]; i++) {
+		assert_int_equal(gp_gpu_variant_parse(gp_gpu_variants[i], &c, &err), RT_OK);
+		gp_gpu_variant_name(&c, buf, sizeof buf);
+		assert_string_equal(buf, gp_gpu_variants[i]);
+		assert_int_equal(gp_gpu_variant_parse(buf, &d, &err), RT_OK);
+		assert_memory_equal(&c, &d, sizeof c);
+	}
+	assert_int_equal(gp_gpu_variant_parse("lgp-float4-t512-cm1-s16-r3", &c, &err), RT_OK);
+	assert_int_equal(c.width, 4);
+	assert_int_equal(c.threads, 512);
+	assert_int_equal(c.regs, 3);
+	assert_int_equal(c.stack, 16);
+	gp_gpu_config_default(&c);
+	assert_string_equal(gp_gpu_variant_name(&c, buf, sizeof buf), GP_GPU_DEFAULT_VARIANT);
+	assert_int_equal(gp_gpu_variant_parse("lgp-float5", &c, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gpu_variant_parse("blockgp-t100", &c, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gpu_variant_parse("lgp2d-1", &c, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gpu_variant_parse("blockgp-q3", &c, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gpu_variant_parse("", &c, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gpu_variant_parse("lgp-f4x5", &c, &err), RT_ERR_INPUT);
+}
+
+/* The GPG_DISPATCH block of a generated source. */
+static char *dispatch_block(const char *text)
+{
+	const char *a = strstr(text, "#define GPG_DISPATCH(X)");
+	const char *b = a ? strstr(a, "end of GPG_DISPATCH") : NULL;
+	assert_non_null(b);
+	char *s = malloc((size_t)(b - a) + 1);
+	memcpy(s, a, (size_t)(b - a));
+	s[b - a] = '\0';
+	return s;
+}
+
+static void test_source(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_cases c;
+	gp_fset fs;
+	gp_gpu_config cfg;
+	gen_source a, b;
+	sextic(&c, &fs, 1000);
+	assert_int_equal(gp_fset_parse(&fs, "+ - * /", 1, &err), RT_OK);
+	gp_gpu_config_default(&cfg);
+	assert_int_equal(gp_gpu_render(&c, &fs, &cfg, &a, &err), RT_OK);
+	assert_int_equal(gp_gpu_render(&c, &fs, &cfg, &b, &err), RT_OK);
+	assert_int_equal(a.text.len, b.text.len);
+	assert_memory_equal(a.text.data, b.text.data, a.text.len);
+	assert_non_null(strstr(a.text.data, "do not edit"));
+	char *d = dispatch_block(a.text.data);
+	assert_non_null(strstr(d, "X(ADD, 2, (a + b))"));
+	assert_non_null(strstr(d, "X(DIV, 2, gp_pdiv(a, b))"));
+	assert_null(strstr(d, "SIN"));
+	assert_null(strstr(d, "IF"));
+	assert_null(strstr(d, "BAND"));
+	assert_non_null(strstr(a.text.data, "#define GP_USE_SIN 0"));
+	assert_non_null(strstr(a.text.data, "#define GP_USE_MUL 1"));
+	free(d);
+	gen_free(&a);
+	gen_free(&b);
+	gp_cases_free(&c);
+
+	mux(&c, &fs, 1);
+	assert_int_equal(gp_gpu_render(&c, &fs, &cfg, &a, &err), RT_OK);
+	d = dispatch_block(a.text.data);
+	assert_non_null(strstr(d, "X(BNAND, 2,"));
+	assert_null(strstr(d, "X(ADD"));
+	assert_null(strstr(d, "BIF"));
+	assert_non_null(strstr(a.text.data, "#define GPG_BOOL 1"));
+	free(d);
+	gen_free(&a);
+	gp_cases_free(&c);
+}
+
+/* ---- NVRTC: every variant for sm_90, no spills ------------------------------------ */
+
+static void compile_all(const gp_cases *c, const gp_fset *fs, const char *what, int stack)
+{
+	rt_error err;
+	int nvariants = 0;
+	for (int i = 0; gp_gpu_variants[i]; i++) {
+		gp_gpu_config cfg;
+		gen_source src;
+		nvrtc_output out = { 0 };
+		nvrtc_usage u;
+		assert_int_equal(gp_gpu_variant_parse(gp_gpu_variants[i], &cfg, &err), RT_OK);
+		cfg.stack = stack;
+		assert_int_equal(gp_gpu_render(c, fs, &cfg, &src, &err), RT_OK);
+		rt_status st = nvrtc_compile(src.name, src.text.data, "sm_90", gp_gpu_nvrtc_options,
+					     gp_gpu_nvrtc_noptions, &out, &err);
+		if (st != RT_OK)
+			fail_msg("%s (%s): %s", gp_gpu_variants[i], what, err.msg);
+		assert_int_equal(nvrtc_parse_usage(out.log, "gpg_eval", &u, &err), RT_OK);
+		/* The stack frame is local memory by design: the stack slots above
+		 * the register levels (all of them for blockgp and rpn2d, as in the
+		 * seed's BlockGP). Spills: none, except a few bytes that ptxas
+		 * reports for some variants whose dispatch has IEEE division next
+		 * to the transcendentals (registers saved around a call on a slow
+		 * path); they are printed, and more than 32 bytes fail. */
+		if (u.spill_stores != 0 || u.spill_loads != 0)
+			printf("note: %s (%s): %d bytes spill stores, %d spill loads, %d registers\n",
+			       gp_gpu_variants[i], what, u.spill_stores, u.spill_loads, u.registers);
+		if (u.spill_stores > 32 || u.spill_loads > 32)
+			fail_msg("%s (%s): %d bytes spill stores, %d spill loads, %d registers",
+				 gp_gpu_variants[i], what, u.spill_stores, u.spill_loads, u.registers);
+		assert_true(u.registers > 0 && u.registers <= 255);
+		assert_int_equal(nvrtc_parse_usage(out.log, "gpg_finish", &u, &err), RT_OK);
+		nvrtc_output_free(&out);
+		gen_free(&src);
+		nvariants++;
+	}
+	assert_true(nvariants >= 15);
+}
+
+static int have_nvrtc(void)
+{
+	rt_error err;
+	if (nvrtc_open(&err) != RT_OK) {
+		printf("skipped: no NVRTC (%s)\n", err.msg);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_nvrtc_regression(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_nvrtc())
+		skip();
+	sextic(&c, &fs, 1000);
+	compile_all(&c, &fs, "sextic, stack 8", 8);
+	gp_cases_free(&c);
+}
+
+static void test_nvrtc_classes(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_nvrtc())
+		skip();
+	classes(&c, &fs, 1000);
+	compile_all(&c, &fs, "classes, stack 16", 16);
+	gp_cases_free(&c);
+}
+
+static void test_nvrtc_bool(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_nvrtc())
+		skip();
+	mux(&c, &fs, 2);
+	compile_all(&c, &fs, "6-multiplexer, stack 8", 8);
+	gp_cases_free(&c);
+}
+
+/* ---- on the GPU --------------------------------------------------------------------- */
+
+static int have_gpu(void)
+{
+	rt_error err;
+	int n = 0;
+	if (gpu_open(&err) != RT_OK || gpu_device_count(&n, &err) != RT_OK || n < 1 ||
+	    nvrtc_open(&err) != RT_OK) {
+		printf("skipped: no GPU (%s)\n", n < 1 ? err.msg : "no device");
+		return 0;
+	}
+	return 1;
+}
+
+static void check_problem(gp_cases *c, gp_fset *fs, int nprogs)
+{
+	rt_error err;
+	gp_breed b = gp_breed_defaults();
+	rt_status st = gp_gpu_check(c, fs, &b, nprogs, 5, NULL, stdout, &err);
+	if (st != RT_OK)
+		fail_msg("%s", err.msg);
+}
+
+static void test_gpu_sextic(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_gpu())
+		skip();
+	sextic(&c, &fs, 10007);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+}
+
+static void test_gpu_classes(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_gpu())
+		skip();
+	classes(&c, &fs, 5003);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+}
+
+static void test_gpu_mux(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_gpu())
+		skip();
+	mux(&c, &fs, 2);   /* 64 cases: 2 words, the last one full */
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+	mux(&c, &fs, 1);   /* 8 cases: one masked word */
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+	mux(&c, &fs, 3);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+}
+
+/* Two evaluations in flight give what the synchronous call gives. */
+static void test_gpu_async(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_cases c;
+	gp_fset fs;
+	gp_tree trees[2][40];
+	gp_packed pk[2];
+	double f[2][40], ref[2][40];
+	gp_gpu *g;
+	gp_breed b = gp_breed_defaults();
+	if (!have_gpu())
+		skip();
+	sextic(&c, &fs, 4096);
+	memset(trees, 0, sizeof trees);
+	assert_int_equal(gp_gpu_open(&c, &fs, NULL, &g, &err), RT_OK);
+	for (int k = 0; k < 2; k++) {
+		gp_packed_init(&pk[k]);
+		assert_int_equal(gp_init_population(trees[k], 40, &fs, &b, 100 + (uint64_t)k, &err), RT_OK);
+		assert_int_equal(gp_pack_lgp(&pk[k], trees[k], 40, &err), RT_OK);
+		assert_int_equal(gp_gpu_eval(g, &pk[k], ref[k], NULL, &err), RT_OK);
+	}
+	assert_int_equal(gp_gpu_eval_start(g, &pk[0], &err), RT_OK);
+	assert_int_equal(gp_gpu_eval_start(g, &pk[1], &err), RT_OK);
+	assert_int_equal(gp_gpu_eval_start(g, &pk[1], &err), RT_ERR_INPUT);
+	gp_gpu_stats st;
+	assert_int_equal(gp_gpu_eval_finish(g, f[0], &st, &err), RT_OK);
+	assert_int_equal(gp_gpu_eval_finish(g, f[1], &st, &err), RT_OK);
+	assert_int_equal(gp_gpu_eval_finish(g, f[1], &st, &err), RT_ERR_INPUT);
+	assert_memory_equal(f, ref, sizeof f);
+	assert_true(st.nodes > 0);
+	gp_gpu_close(g);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 40; i++)
+			gp_tree_free(&trees[k][i]);
+		gp_packed_free(&pk[k]);
+	}
+	gp_cases_free(&c);
+}
+
+/* Without a driver, opening says so (RT_ERR_NOGPU), never crashes. */
+static void test_no_driver(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_cases c;
+	gp_fset fs;
+	gp_gpu *g = NULL;
+	int n = 0;
+	if (gpu_open(&err) == RT_OK && gpu_device_count(&n, &err) == RT_OK && n > 0)
+		skip();   /* a GPU is present: the GPU tests cover it */
+	sextic(&c, &fs, 100);
+	assert_int_equal(gp_gpu_open(&c, &fs, NULL, &g, &err), RT_ERR_NOGPU);
+	assert_null(g);
+	gp_cases_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_variant_names),
+		cmocka_unit_test(test_source),
+		cmocka_unit_test(test_nvrtc_regression),
+		cmocka_unit_test(test_nvrtc_classes),
+		cmocka_unit_test(test_nvrtc_bool),
+		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_gpu_sextic),
+		cmocka_unit_test(test_gpu_classes),
+		cmocka_unit_test(test_gpu_mux),
+		cmocka_unit_test(test_gpu_async),
+	};
+	return cmocka_run_group_tests_name("gp_gpu", tests, NULL, NULL);
+}
