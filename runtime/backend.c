@@ -52,7 +52,7 @@ rt_status rt_backend_select(rt_backend requested, rt_backend *chosen, gpu_info *
 		return st;
 	}
 	if (!told) {
-		rt_warn("running on the CPU: %s (use --backend cpu to silence this)", why.msg);
+		rt_warn("running on the CPU: %s", why.msg);
 		told = 1;
 	}
 	*chosen = RT_BACKEND_CPU;

@@ -1,12 +1,16 @@
 /* de_bench.c: `evoforge bench de`: function evaluations per second and time
  * to a target on the CPU, the fused and naive GPU kernels (and the fused
  * kernel over several streams), optionally the PyTorch DE of tools/, side
- * by side for each (dimension, problems); a table on stdout, JSON to -o.
+ * by side for each (function, dimension, problems); and `--check`, which
+ * runs small problems on every backend and compares their best-value
+ * histories generation by generation.
  *
  * Throughput runs a fixed number of generations with no target (the median
- * of --repeats runs); time-to-target runs until every problem reached
- * |best| <= target or the budget (10000 D evaluations per problem) ran out.
- * Compile time is excluded (NVRTC's disk cache makes it a one-off). */
+ * of --repeats runs, initialisation included); time-to-target runs until
+ * every problem reached |best| <= target or the budget (10000 D evaluations
+ * per problem) ran out, checking every 10 generations. Compile time is
+ * excluded (NVRTC's disk cache makes it a one-off). Tables are printed as
+ * Markdown rows ("| ..."), JSON goes to -o DIR. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,48 +25,57 @@
 
 const char de_bench_help[] =
 	"evoforge bench de [options]\n"
-	"  --function NAME      sphere (default), rosenbrock, rastrigin, ackley, griewank, schwefel\n"
-	"  --dims LIST          dimensions, e.g. 10,30,100 (default 30)\n"
-	"  --problems LIST      independent problems per run, e.g. 1,100,1000 (default 1)\n"
+	"  --function LIST      sphere (default), rosenbrock, rastrigin, ackley, griewank,\n"
+	"                       schwefel; several separated by commas\n"
+	"  --dims LIST          dimensions (default 10,30,100)\n"
+	"  --problems LIST      independent problems per run (default 1,100,1000)\n"
 	"  --population N       individuals (default 10 x dim)\n"
+	"  --population-factor K  individuals = K x dim (default 10, the seed's; 5 reaches\n"
+	"                       1e-8 on the sphere within 10000 x dim evaluations)\n"
 	"  --backend B          cpu, gpu or both (default: gpu if present, else cpu)\n"
 	"  --variants LIST      GPU variants: fused, naive, streams (default fused,naive)\n"
-	"  --streams N          streams for the streams variant (default 4)\n"
+	"  --streams N          streams of the streams variant (default 4)\n"
 	"  --generations G      generations per throughput run (default 100)\n"
 	"  --repeats R          throughput runs per row, the median is kept (default 3)\n"
 	"  --target T           time to |best| <= T (default 1e-8; 0: skip)\n"
 	"  --max-evals N        budget per problem for the target run (default 10000 x dim)\n"
+	"  --cpu-max-work W     skip CPU runs of more than W component evaluations\n"
+	"                       (problems x NP x dim x generations; default 3e9)\n"
 	"  --torch              also run tools/de_torch.py (PyTorch, same DE) per row\n"
 	"  --python CMD         Python for --torch (default python3)\n"
-	"  --seed S, --threads N, -o FILE (JSON), --quiet\n";
+	"  --check              instead of timing: run small problems on the CPU and the\n"
+	"                       GPU (fused, naive, streams) and compare best-value histories\n"
+	"  --seed S, --threads N, -o DIR (writes DIR/bench-de-FUNCTION.json or\n"
+	"  DIR/bench-de-check.json), --quiet\n";
 
 #define MAX_LIST 16
 
 typedef struct bench_cfg {
-	int fn;
+	int fns[MAX_LIST], nfns;
 	int dims[MAX_LIST], ndims;
-	long probs[MAX_LIST], nprobs;
-	int population;
+	long probs[MAX_LIST];
+	int nprobs;
+	int population, pop_factor;
 	int cpu, gpu;
 	int fused, naive, streams_variant, streams;
 	long generations;
 	int repeats;
-	double target;
+	double target, cpu_max_work;
 	long long max_evals;
-	int torch;
+	int torch, check;
 	const char *python;
-	const char *out;
+	const char *outdir;
 	uint64_t seed;
 } bench_cfg;
 
 typedef struct bench_row {
-	int dim, np;
+	int fn, dim, np;
 	long problems;
 	char backend[8], variant[16], device[320];
 	double rate;        /* evaluations per second (median) */
 	double t_target;    /* seconds, < 0 if not all reached or skipped */
 	long reached;
-	char note[128];
+	char note[160];
 } bench_row;
 
 static rt_status parse_list(const char *opt, const char *s, long *out, int *n, long min, rt_error *err)
@@ -74,12 +87,29 @@ static rt_status parse_list(const char *opt, const char *s, long *out, int *n, l
 			return rt_fail(err, RT_ERR_INPUT, "%s: at most %d values", opt, MAX_LIST);
 		long v = strtol(s, &end, 10);
 		if (end == s || v < min || (*end && *end != ','))
-			return rt_fail(err, RT_ERR_INPUT, "%s: expected integers >= %ld separated by commas, got '%s'",
-				       opt, min, s);
+			return rt_fail(err, RT_ERR_INPUT,
+				       "%s: expected integers >= %ld separated by commas, got '%s'", opt, min, s);
 		out[(*n)++] = v;
 		s = *end ? end + 1 : end;
 	}
 	return *n ? RT_OK : rt_fail(err, RT_ERR_INPUT, "%s: expected a list", opt);
+}
+
+static rt_status parse_functions(const char *v, bench_cfg *c, rt_error *err)
+{
+	char buf[256];
+	c->nfns = 0;
+	snprintf(buf, sizeof buf, "%s", v);
+	for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+		int fn = -1;
+		for (int f = 0; f < DE_FN_COUNT; f++)
+			if (!strcmp(t, de_function_name(f)))
+				fn = f;
+		if (fn < 0 || c->nfns == MAX_LIST)
+			return rt_fail(err, RT_ERR_INPUT, "--function: unknown function '%s'", t);
+		c->fns[c->nfns++] = fn;
+	}
+	return c->nfns ? RT_OK : rt_fail(err, RT_ERR_INPUT, "--function: expected a name");
 }
 
 static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_cfg *c, rt_error *err)
@@ -89,31 +119,34 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	int n;
 	const char *backend = NULL;
 	memset(c, 0, sizeof *c);
-	c->fn = DE_FN_SPHERE;
-	c->dims[0] = 30;
-	c->ndims = 1;
+	c->fns[0] = DE_FN_SPHERE;
+	c->nfns = 1;
+	c->dims[0] = 10;
+	c->dims[1] = 30;
+	c->dims[2] = 100;
+	c->ndims = 3;
 	c->probs[0] = 1;
-	c->nprobs = 1;
+	c->probs[1] = 100;
+	c->probs[2] = 1000;
+	c->nprobs = 3;
 	c->fused = c->naive = 1;
+	c->pop_factor = 10;
 	c->streams = 4;
 	c->generations = 100;
 	c->repeats = 3;
 	c->target = 1e-8;
+	c->cpu_max_work = 3e9;
 	c->python = "python3";
-	c->out = opt->outdir;
+	c->outdir = opt->outdir;
 	c->seed = opt->seed_given ? opt->seed : 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
 #define NEED() do { if (!v) return rt_fail(err, RT_ERR_INPUT, "bench de: %s needs a value", a); i++; } while (0)
-		if (!strcmp(a, "--function")) {
+		if (!strcmp(a, "--function") || !strcmp(a, "--functions")) {
 			NEED();
-			c->fn = -1;
-			for (int f = 0; f < DE_FN_COUNT; f++)
-				if (!strcmp(v, de_function_name(f)))
-					c->fn = f;
-			if (c->fn < 0)
-				return rt_fail(err, RT_ERR_INPUT, "--function: unknown function '%s'", v);
+			if ((st = parse_functions(v, c, err)))
+				return st;
 		} else if (!strcmp(a, "--dims")) {
 			NEED();
 			if ((st = parse_list(a, v, tmp, &n, 1, err)))
@@ -123,14 +156,18 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			c->ndims = n;
 		} else if (!strcmp(a, "--problems")) {
 			NEED();
-			if ((st = parse_list(a, v, c->probs, &n, 1, err)))
+			if ((st = parse_list(a, v, c->probs, &c->nprobs, 1, err)))
 				return st;
-			c->nprobs = n;
 		} else if (!strcmp(a, "--population")) {
 			NEED();
 			c->population = (int)strtol(v, &end, 10);
 			if (*end || c->population < 4)
 				return rt_fail(err, RT_ERR_INPUT, "--population: expected an integer >= 4, got '%s'", v);
+		} else if (!strcmp(a, "--population-factor")) {
+			NEED();
+			c->pop_factor = (int)strtol(v, &end, 10);
+			if (*end || c->pop_factor < 1 || c->pop_factor > 1000)
+				return rt_fail(err, RT_ERR_INPUT, "--population-factor: expected 1..1000, got '%s'", v);
 		} else if (!strcmp(a, "--backend")) {
 			NEED();
 			backend = v;
@@ -175,8 +212,15 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			c->max_evals = strtoll(v, &end, 10);
 			if (*end || c->max_evals < 1)
 				return rt_fail(err, RT_ERR_INPUT, "--max-evals: expected an integer >= 1, got '%s'", v);
+		} else if (!strcmp(a, "--cpu-max-work")) {
+			NEED();
+			c->cpu_max_work = strtod(v, &end);
+			if (*end || !(c->cpu_max_work > 0))
+				return rt_fail(err, RT_ERR_INPUT, "--cpu-max-work: expected a number > 0, got '%s'", v);
 		} else if (!strcmp(a, "--torch")) {
 			c->torch = 1;
+		} else if (!strcmp(a, "--check")) {
+			c->check = 1;
 		} else if (!strcmp(a, "--python")) {
 			NEED();
 			c->python = v;
@@ -194,7 +238,7 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			cpu_set_threads(t);
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			NEED();
-			c->out = v;
+			c->outdir = v;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			rt_log_set_quiet(1);
 		} else {
@@ -232,72 +276,91 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One throughput measurement and one time-to-target run on a backend. */
-static rt_status bench_one(const bench_cfg *c, int dim, long problems, int gpu, int variant,
-			   int streams, bench_row *row, rt_error *err)
+/* Runs a prepared job on the CPU or the GPU. */
+static rt_status run_job(de_job *job, int gpu, de_outcome *out, rt_error *err)
+{
+	rt_status st;
+	if ((st = de_job_finish(job, err)) != RT_OK || (st = de_job_prepare(job, !gpu, err)) != RT_OK)
+		return st;
+	return gpu ? de_gpu_run(job, NULL, NULL, out, err) : de_cpu_run(job, NULL, NULL, out, err);
+}
+
+/* One throughput measurement (median of repeats) and one time-to-target run. */
+static rt_status bench_one(const bench_cfg *c, bench_row *row, int gpu, int variant, int streams,
+			   rt_error *err)
 {
 	de_job job;
 	de_outcome out;
-	double rates[100];
+	double rates[101];
+	int nrates = 0;
 	rt_status st = RT_OK;
 	memset(&out, 0, sizeof out);
 	row->t_target = -1;
-	for (int r = 0; r < c->repeats + 1 && st == RT_OK; r++) {
+	for (int r = 0; r <= c->repeats && st == RT_OK; r++) {
 		int target_run = r == c->repeats;
 		if (target_run && c->target <= 0)
 			break;
-		de_job_default(&job, c->fn, dim);
-		snprintf(job.name, sizeof job.name, "bench-%s-%d", de_function_name(c->fn), dim);
-		if (c->population)
-			job.np = c->population;
-		job.problems = problems;
+		de_job_default(&job, row->fn, row->dim);
+		snprintf(job.name, sizeof job.name, "bench-%s-%d", de_function_name(row->fn), row->dim);
+		job.np = row->np;
+		job.problems = row->problems;
 		job.seed = c->seed;
 		job.history_every = 0;
 		job.variant = variant;
 		job.streams = streams;
 		if (target_run) {
 			job.target = c->target;
-			job.max_evals = c->max_evals ? c->max_evals : 10000LL * dim;
+			job.max_evals = c->max_evals ? c->max_evals : 10000LL * row->dim;
 			job.report_every = 10;
 		} else {
 			job.generations = c->generations;
 			job.max_evals = 0;
 			job.report_every = (int)c->generations;
 		}
-		if ((st = de_job_finish(&job, err)) == RT_OK && (st = de_job_prepare(&job, !gpu, err)) == RT_OK)
-			st = gpu ? de_gpu_run(&job, NULL, NULL, &out, err)
-				 : de_cpu_run(&job, NULL, NULL, &out, err);
+		double work = (double)job.problems * job.np * job.dim *
+			      (target_run ? (double)job.max_evals / job.np : (double)c->generations + 1);
+		if (!gpu && work > c->cpu_max_work) {
+			snprintf(row->note, sizeof row->note, "%s skipped: %.2g component evaluations > "
+				 "--cpu-max-work", target_run ? "target run" : "run", work);
+			de_job_free(&job);
+			if (!target_run)
+				return RT_OK;
+			break;
+		}
+		st = run_job(&job, gpu, &out, err);
 		if (st == RT_OK) {
-			row->np = job.np;
 			snprintf(row->device, sizeof row->device, "%s", out.device);
 			if (target_run) {
 				row->reached = 0;
-				for (long p = 0; p < problems; p++)
+				for (long p = 0; p < row->problems; p++)
 					row->reached += out.reached[p];
-				row->t_target = row->reached == problems ? out.seconds : -1;
+				row->t_target = row->reached == row->problems ? out.seconds : -1;
 			} else {
-				rates[r] = out.seconds > 0 ? out.evals / out.seconds : 0;
+				rates[nrates++] = out.seconds > 0 ? out.evals / out.seconds : 0;
+				if (!row->note[0] && out.detail[0])
+					snprintf(row->note, sizeof row->note, "%.150s", out.detail);
 			}
 		}
 		de_outcome_free(&out);
 		de_job_free(&job);
 	}
-	if (st == RT_OK) {
-		qsort(rates, (size_t)c->repeats, sizeof rates[0], cmp_double);
-		row->rate = rates[c->repeats / 2];
+	if (nrates > 0) {
+		qsort(rates, (size_t)nrates, sizeof rates[0], cmp_double);
+		row->rate = rates[nrates / 2];
 	}
 	return st;
 }
 
-/* Runs tools/de_torch.py and reads its JSON line. */
-static void bench_torch(const bench_cfg *c, int dim, long problems, int np, bench_row *row)
+/* Runs tools/de_torch.py for one row and reads its JSON line. */
+static void bench_torch(const bench_cfg *c, bench_row *row)
 {
 	char cmd[1024], line[4096], last[4096] = "";
 	snprintf(cmd, sizeof cmd,
 		 "%s tools/de_torch.py --function %s --dim %d --problems %ld --population %d "
 		 "--generations %ld --target %g --max-evals %lld --seed %llu --json 2>&1",
-		 c->python, de_function_name(c->fn), dim, problems, np, c->generations, c->target,
-		 c->max_evals ? c->max_evals : 10000LL * dim, (unsigned long long)c->seed);
+		 c->python, de_function_name(row->fn), row->dim, row->problems, row->np, c->generations,
+		 c->target, c->max_evals ? c->max_evals : 10000LL * row->dim,
+		 (unsigned long long)c->seed);
 	row->rate = 0;
 	row->t_target = -1;
 	FILE *f = popen(cmd, "r");
@@ -308,7 +371,7 @@ static void bench_torch(const bench_cfg *c, int dim, long problems, int np, benc
 	while (fgets(line, sizeof line, f))
 		if (line[0] == '{')
 			snprintf(last, sizeof last, "%s", line);
-		else
+		else if (line[0] != '\n')
 			snprintf(row->note, sizeof row->note, "%.*s", (int)strcspn(line, "\n"), line);
 	int status = pclose(f);
 	const char *p;
@@ -320,12 +383,12 @@ static void bench_torch(const bench_cfg *c, int dim, long problems, int np, benc
 	row->note[0] = '\0';
 	if ((p = strstr(last, "\"evals_per_s\":")))
 		row->rate = strtod(p + 14, NULL);
-	if ((p = strstr(last, "\"time_to_target\":")) && strncmp(p + 17, " null", 5) && strncmp(p + 17, "null", 4))
+	if ((p = strstr(last, "\"time_to_target\":")) && !strstr(p, "\"time_to_target\": null"))
 		row->t_target = strtod(p + 17, NULL);
 	if ((p = strstr(last, "\"reached\":")))
 		row->reached = strtol(p + 10, NULL, 10);
-	if ((p = strstr(last, "\"device\": \"")) || (p = strstr(last, "\"device\":\""))) {
-		p = strchr(p + 9, '"') + 1;
+	if ((p = strstr(last, "\"device\":")) && (p = strchr(p + 9, '"'))) {
+		p++;
 		snprintf(row->device, sizeof row->device, "%.*s", (int)strcspn(p, "\""), p);
 	}
 }
@@ -341,9 +404,236 @@ static void print_row(const bench_row *r, double fused_rate)
 		snprintf(ratio, sizeof ratio, "%.2f", fused_rate / r->rate);
 	else
 		snprintf(ratio, sizeof ratio, "-");
-	rt_info("%6d %9ld %7d  %-5s %-8s %12.4g  %12s  %8ld  %8s  %s", r->dim, r->problems, r->np,
-		r->backend, r->variant, r->rate, t, r->reached, ratio, r->note);
+	rt_info("| %-10s | %5d | %8ld | %6d | %-5s | %-7s | %11.4g | %10s | %7ld | %7s | %s |",
+		de_function_name(r->fn), r->dim, r->problems, r->np, r->backend, r->variant, r->rate, t,
+		r->reached, ratio, r->note);
 }
+
+static rt_status write_rows(const bench_cfg *c, const char *file, const bench_row *rows, int nrows,
+			    rt_error *err)
+{
+	char path[RT_PATH_MAX + 64], date[64];
+	rt_json j;
+	rt_status st;
+	time_t now = time(NULL);
+	if ((st = rt_mkdirs(c->outdir, err)) != RT_OK)
+		return st;
+	snprintf(path, sizeof path, "%s/%s", c->outdir, file);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	memset(&j, 0, sizeof j);
+	rt_json_begin_object(&j, NULL);
+	rt_json_string(&j, "kind", "de");
+	rt_json_string(&j, "date", date);
+	rt_json_int(&j, "generations", c->generations);
+	rt_json_int(&j, "repeats", c->repeats);
+	rt_json_double(&j, "target", c->target);
+	rt_json_int(&j, "seed", (long long)c->seed);
+	rt_json_int(&j, "threads", cpu_threads());
+	rt_json_begin_array(&j, "rows");
+	for (int k = 0; k < nrows; k++) {
+		const bench_row *r = &rows[k];
+		rt_json_begin_object(&j, NULL);
+		rt_json_string(&j, "function", de_function_name(r->fn));
+		rt_json_int(&j, "dim", r->dim);
+		rt_json_int(&j, "problems", r->problems);
+		rt_json_int(&j, "population", r->np);
+		rt_json_string(&j, "backend", r->backend);
+		rt_json_string(&j, "variant", r->variant);
+		rt_json_string(&j, "device", r->device);
+		rt_json_double(&j, "evals_per_s", r->rate);
+		rt_json_double(&j, "time_to_target_s", r->t_target >= 0 ? r->t_target : NAN);
+		rt_json_int(&j, "reached", r->reached);
+		rt_json_string(&j, "note", r->note);
+		rt_json_end_object(&j);
+	}
+	rt_json_end_array(&j);
+	rt_json_end_object(&j);
+	st = rt_json_write(&j, path, err);
+	rt_buf_free(&j.buf);
+	if (st == RT_OK)
+		rt_info("bench de: wrote %s", path);
+	return st;
+}
+
+/* ---- --check: every backend on small problems, histories compared ------------ */
+
+typedef struct check_case {
+	const char *what;
+	int fn, dim, np, problems, gens, shift, rotate, strategy, bounds, user;
+	double target;
+	int exact;   /* CPU and GPU must agree bit for bit (no sin/exp) */
+} check_case;
+
+static const char check_user_body[] =
+	"float s = 0.0f;\n"
+	"for (int j = 0; j < n; j++) {\n"
+	"  float t = x[j] * x[j];\n"
+	"  s += t * t - 16.0f * t + 5.0f * x[j];\n"
+	"}\n"
+	"return 0.5f * s;";
+
+/* First history entry where a and b differ (beyond rtol), or -1. */
+static int parts_at(const de_outcome *a, const de_outcome *b, double rtol, long *problem)
+{
+	int first = -1;
+	for (long p = 0; p < a->problems; p++)
+		for (int h = 0; h < a->hist_len; h++) {
+			float x = a->hist[p * a->hist_len + h], y = b->hist[p * b->hist_len + h];
+			int same = rtol == 0 ? x == y || (x != x && y != y)
+					     : fabs((double)x - y) <= rtol * fmax(fabs(x), fabs(y));
+			if (!same) {
+				if (first < 0 || h < first) {
+					first = h;
+					*problem = p;
+				}
+				break;
+			}
+		}
+	return first;
+}
+
+static rt_status bench_check(const bench_cfg *c, rt_error *err)
+{
+	const check_case cases[] = {
+		{ "sphere, shared memory", DE_FN_SPHERE, 30, 150, 4, 300, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 1 },
+		{ "sphere to 1e-8 (stops)", DE_FN_SPHERE, 10, 50, 8, 2000, 1, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 1e-8, 1 },
+		{ "rosenbrock shift+rot best/1", DE_FN_ROSENBROCK, 10, 50, 4, 300, 1, 1, DE_BEST_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 0, 1 },
+		{ "sphere, global memory", DE_FN_SPHERE, 100, 1000, 3, 60, 1, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_RESAMPLE, 0, 0, 1 },
+		{ "rastrigin shift resample", DE_FN_RASTRIGIN, 30, 300, 4, 200, 1, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_RESAMPLE, 0, 0, 0 },
+		{ "ackley rotate", DE_FN_ACKLEY, 20, 100, 4, 200, 0, 1, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 0 },
+		{ "griewank best/1", DE_FN_GRIEWANK, 10, 40, 4, 200, 1, 0, DE_BEST_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 0 },
+		{ "schwefel shift+rot", DE_FN_SCHWEFEL, 10, 100, 4, 200, 1, 1, DE_RAND_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 0, 0 },
+		{ "user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 200, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 1, 0, 1 },
+	};
+	const int ncases = (int)(sizeof cases / sizeof cases[0]);
+	int failures = 0, comparisons = 0;
+	rt_json j;
+	rt_status st = RT_OK;
+	memset(&j, 0, sizeof j);
+	rt_json_begin_object(&j, NULL);
+	rt_json_string(&j, "kind", "de-check");
+	rt_json_begin_array(&j, "cases");
+	rt_info("bench de --check: best-value histories of every generation compared; 'exact' "
+		"cases must agree bit for bit, the others (sin/exp in the math library) until a "
+		"near-tie, not before generation 20");
+	rt_info("| %-28s | %-14s | %-14s | %-14s | %s |", "case", "cpu = fused", "fused = naive",
+		"fused = streams", "result");
+	rt_info("|------------------------------|----------------|----------------|----------------|--------|");
+	for (int k = 0; k < ncases && st == RT_OK; k++) {
+		const check_case *cc = &cases[k];
+		de_outcome out[4];   /* cpu, fused, naive, streams */
+		const char *names[4] = { "cpu", "fused", "naive", "streams" };
+		char cell[3][64], note[256] = "";
+		int ran[4] = { 0 }, ok = 1;
+		memset(out, 0, sizeof out);
+		for (int b = 0; b < 4; b++) {
+			de_job job;
+			rt_error e2;
+			if ((b == 0 && !c->cpu) || (b > 0 && !c->gpu))
+				continue;
+			de_job_default(&job, cc->fn, cc->dim);
+			snprintf(job.name, sizeof job.name, "check-%d", k);
+			job.np = cc->np;
+			job.problems = cc->problems;
+			job.generations = cc->gens;
+			job.max_evals = 0;
+			job.shift = cc->shift;
+			job.rotate = cc->rotate;
+			job.strategy = cc->strategy;
+			job.bounds = cc->bounds;
+			job.target = cc->target;
+			job.history_every = 1;
+			job.report_every = 50;
+			job.seed = c->seed;
+			job.variant = b == 2 ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+			job.streams = b == 3 ? 3 : 1;
+			if (cc->user) {
+				job.lower = -5;
+				job.upper = 5;
+				job.optimum = -39.16616570377142 * cc->dim;
+				if ((st = de_user_set(&job.user, check_user_body, "check-user.c", 1, NULL, err))) {
+					de_job_free(&job);
+					break;
+				}
+			}
+			rt_status s = run_job(&job, b > 0, &out[b], &e2);
+			de_job_free(&job);
+			if (s == RT_OK) {
+				ran[b] = 1;
+			} else {
+				snprintf(note + strlen(note), sizeof note - strlen(note), "%s: %.80s; ", names[b],
+					 e2.msg);
+				if (!(b == 0 && s == RT_ERR_UNSUPPORTED))   /* no C compiler: not a failure */
+					ok = 0;
+			}
+		}
+		const int pairs[3][2] = { { 0, 1 }, { 1, 2 }, { 1, 3 } };
+		rt_json_begin_object(&j, NULL);
+		rt_json_string(&j, "case", cc->what);
+		for (int q = 0; q < 3; q++) {
+			int a = pairs[q][0], b = pairs[q][1];
+			if (!ran[a] || !ran[b]) {
+				snprintf(cell[q], sizeof cell[q], "-");
+				continue;
+			}
+			comparisons++;
+			int exact = q > 0 || cc->exact;   /* GPU variants run the same device code */
+			long prob = 0;
+			int h = parts_at(&out[a], &out[b], exact ? 0 : 1e-5, &prob);
+			int gens_same = 1;
+			for (long p = 0; p < out[a].problems; p++)
+				gens_same &= out[a].gens[p] == out[b].gens[p] || h >= 0;
+			if (h < 0 && gens_same) {
+				snprintf(cell[q], sizeof cell[q], exact ? "identical" : "same (1e-5)");
+			} else {
+				int pass = !exact && h >= 20;
+				snprintf(cell[q], sizeof cell[q], "parts at g%d%s", h, pass ? "" : " !");
+				if (!pass)
+					ok = 0;
+			}
+			char key[32];
+			snprintf(key, sizeof key, "%s_vs_%s", names[a], names[b]);
+			rt_json_string(&j, key, cell[q]);
+		}
+		rt_json_bool(&j, "ok", ok);
+		rt_json_string(&j, "note", note);
+		rt_json_end_object(&j);
+		failures += !ok;
+		rt_info("| %-28s | %-14s | %-14s | %-14s | %s %s|", cc->what, cell[0], cell[1], cell[2],
+			ok ? "ok" : "FAIL", note);
+		for (int b = 0; b < 4; b++)
+			de_outcome_free(&out[b]);
+	}
+	rt_json_end_array(&j);
+	rt_json_int(&j, "failures", failures);
+	rt_json_end_object(&j);
+	if (st == RT_OK && c->outdir) {
+		char path[RT_PATH_MAX + 32];
+		if ((st = rt_mkdirs(c->outdir, err)) == RT_OK) {
+			snprintf(path, sizeof path, "%s/bench-de-check.json", c->outdir);
+			st = rt_json_write(&j, path, err);
+		}
+	}
+	rt_buf_free(&j.buf);
+	if (st != RT_OK)
+		return st;
+	if (failures)
+		return rt_fail(err, RT_ERR_INTERNAL, "bench de --check: %d of %d cases failed (%d comparisons)",
+			       failures, ncases, comparisons);
+	rt_info("bench de --check: %d cases, %d comparisons, all agree", ncases, comparisons);
+	return RT_OK;
+}
+
+/* ---- throughput ----------------------------------------------------------------- */
 
 rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 {
@@ -353,105 +643,82 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 	int nrows = 0, cap = 0;
 	if ((st = parse_args(argc, argv, opt, &c, err)) != RT_OK)
 		return st;
-	rt_info("bench de: %s, throughput over %ld generations (median of %d), time to %g with "
-		"a budget of %s evaluations per problem", de_function_name(c.fn), c.generations,
-		c.repeats, c.target, c.max_evals ? "the given" : "10000 x dim");
-	rt_info("%6s %9s %7s  %-5s %-8s %12s  %12s  %8s  %8s", "dim", "problems", "NP", "where",
-		"variant", "evals/s", "t(target)", "reached", "fused/x");
-	for (int d = 0; d < c.ndims; d++) {
-		for (int q = 0; q < c.nprobs; q++) {
-			struct { int on, gpu, variant, streams; const char *name; } kinds[] = {
-				{ c.gpu && c.fused, 1, DE_VARIANT_FUSED, 1, "fused" },
-				{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, "streams" },
-				{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, "naive" },
-				{ c.cpu, 0, 0, 1, "-" },
-			};
-			double fused_rate = 0;
-			int first = nrows;
-			for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] + (c.torch ? 1 : 0); k++) {
-				if (k < sizeof kinds / sizeof kinds[0] && !kinds[k].on)
-					continue;
-				if (nrows == cap) {
-					cap = cap ? 2 * cap : 16;
-					bench_row *nr = rt_realloc(rows, (size_t)cap * sizeof *rows, err);
-					if (!nr) {
-						free(rows);
-						return RT_ERR_SYSTEM;
+	if (c.check)
+		return bench_check(&c, err);
+	rt_info("bench de: throughput over %ld generations (median of %d runs); time to %g with "
+		"%s evaluations per problem; fused/x = fused GPU evals/s over the row's",
+		c.generations, c.repeats, c.target, c.max_evals ? "the given budget of" : "10000 x dim");
+	rt_info("| %-10s | %5s | %8s | %6s | %-5s | %-7s | %11s | %10s | %7s | %7s | %s |", "function",
+		"dim", "problems", "NP", "where", "variant", "evals/s", "t(target)", "reached", "fused/x",
+		"notes");
+	rt_info("|------------|-------|----------|--------|-------|---------|-------------|------------|---------|---------|-------|");
+	for (int f = 0; f < c.nfns; f++) {
+		int frow = nrows;
+		for (int d = 0; d < c.ndims; d++) {
+			for (int q = 0; q < c.nprobs; q++) {
+				struct { int on, gpu, variant, streams; const char *name; } kinds[] = {
+					{ c.gpu && c.fused, 1, DE_VARIANT_FUSED, 1, "fused" },
+					{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, "streams" },
+					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, "naive" },
+					{ c.cpu, 0, 0, 1, "-" },
+					{ c.torch, 0, 0, 1, "-" },
+				};
+				const size_t nk = sizeof kinds / sizeof kinds[0];
+				double fused_rate = 0;
+				int first = nrows;
+				for (size_t k = 0; k < nk; k++) {
+					if (!kinds[k].on)
+						continue;
+					if (nrows == cap) {
+						cap = cap ? 2 * cap : 16;
+						bench_row *nr = rt_realloc(rows, (size_t)cap * sizeof *rows, err);
+						if (!nr) {
+							free(rows);
+							return RT_ERR_SYSTEM;
+						}
+						rows = nr;
 					}
-					rows = nr;
-				}
-				bench_row *r = &rows[nrows++];
-				memset(r, 0, sizeof *r);
-				r->dim = c.dims[d];
-				r->problems = c.probs[q];
-				r->np = c.population ? c.population : 10 * c.dims[d];
-				if (k == sizeof kinds / sizeof kinds[0]) {
-					snprintf(r->backend, sizeof r->backend, "torch");
-					snprintf(r->variant, sizeof r->variant, "-");
-					bench_torch(&c, r->dim, r->problems, r->np, r);
-				} else {
+					bench_row *r = &rows[nrows++];
+					memset(r, 0, sizeof *r);
+					r->fn = c.fns[f];
+					r->dim = c.dims[d];
+					r->problems = c.probs[q];
+					r->np = c.population ? c.population : c.pop_factor * c.dims[d];
+					if (r->np < 4)
+						r->np = 4;
+					if (k == nk - 1) {
+						snprintf(r->backend, sizeof r->backend, "torch");
+						snprintf(r->variant, sizeof r->variant, "-");
+						bench_torch(&c, r);
+						continue;
+					}
 					snprintf(r->backend, sizeof r->backend, kinds[k].gpu ? "gpu" : "cpu");
 					snprintf(r->variant, sizeof r->variant, "%s", kinds[k].name);
 					rt_error e2;
-					st = bench_one(&c, r->dim, r->problems, kinds[k].gpu, kinds[k].variant,
-						       kinds[k].streams, r, &e2);
+					st = bench_one(&c, r, kinds[k].gpu, kinds[k].variant, kinds[k].streams, &e2);
+					if (st == RT_ERR_INTERNAL) {
+						*err = e2;
+						free(rows);
+						return st;
+					}
 					if (st != RT_OK) {
-						if (st == RT_ERR_NOGPU || st == RT_ERR_SYSTEM || st == RT_ERR_INPUT ||
-						    st == RT_ERR_UNSUPPORTED || st == RT_ERR_CUDA) {
-							snprintf(r->note, sizeof r->note, "skipped: %.100s", e2.msg);
-							st = RT_OK;
-						} else {
-							*err = e2;
-							free(rows);
-							return st;
-						}
+						snprintf(r->note, sizeof r->note, "skipped: %.140s", e2.msg);
+						st = RT_OK;
 					}
 					if (kinds[k].gpu && kinds[k].variant == DE_VARIANT_FUSED &&
 					    kinds[k].streams == 1)
 						fused_rate = r->rate;
 				}
+				for (int k = first; k < nrows; k++)
+					print_row(&rows[k], fused_rate);
 			}
-			for (int k = first; k < nrows; k++)
-				print_row(&rows[k], fused_rate);
 		}
-	}
-	if (c.out) {
-		rt_json j;
-		char date[64];
-		time_t now = time(NULL);
-		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-		memset(&j, 0, sizeof j);
-		rt_json_begin_object(&j, NULL);
-		rt_json_string(&j, "kind", "de");
-		rt_json_string(&j, "date", date);
-		rt_json_string(&j, "function", de_function_name(c.fn));
-		rt_json_int(&j, "generations", c.generations);
-		rt_json_int(&j, "repeats", c.repeats);
-		rt_json_double(&j, "target", c.target);
-		rt_json_int(&j, "seed", (long long)c.seed);
-		rt_json_int(&j, "threads", cpu_threads());
-		rt_json_begin_array(&j, "rows");
-		for (int k = 0; k < nrows; k++) {
-			const bench_row *r = &rows[k];
-			rt_json_begin_object(&j, NULL);
-			rt_json_int(&j, "dim", r->dim);
-			rt_json_int(&j, "problems", r->problems);
-			rt_json_int(&j, "population", r->np);
-			rt_json_string(&j, "backend", r->backend);
-			rt_json_string(&j, "variant", r->variant);
-			rt_json_string(&j, "device", r->device);
-			rt_json_double(&j, "evals_per_s", r->rate);
-			rt_json_double(&j, "time_to_target_s", r->t_target >= 0 ? r->t_target : NAN);
-			rt_json_int(&j, "reached", r->reached);
-			rt_json_string(&j, "note", r->note);
-			rt_json_end_object(&j);
+		if (c.outdir) {
+			char file[64];
+			snprintf(file, sizeof file, "bench-de-%s.json", de_function_name(c.fns[f]));
+			if ((st = write_rows(&c, file, rows + frow, nrows - frow, err)) != RT_OK)
+				break;
 		}
-		rt_json_end_array(&j);
-		rt_json_end_object(&j);
-		st = rt_json_write(&j, c.out, err);
-		rt_buf_free(&j.buf);
-		if (st == RT_OK)
-			rt_info("bench de: wrote %s", c.out);
 	}
 	free(rows);
 	return st;

@@ -18,6 +18,7 @@
 #include "out.h"
 
 #include "gp_eval.h"
+#include "gp_gpu.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
@@ -50,8 +51,29 @@ static void free_pop(gp_tree *pop, int n)
 	free(pop);
 }
 
+/* gp_evolve's evaluator: a gp_eval_fn with the problem's method. */
+typedef struct method_eval {
+	gp_eval_fn fn;
+	int method;
+} method_eval;
+
+static rt_status eval_by_method(void *ctx, const gp_packed *pop, const gp_cases *cases,
+				double *fitness, rt_error *err)
+{
+	const method_eval *m = ctx;
+	return m->fn(pop, cases, m->method, fitness, err);
+}
+
 rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_result *res,
 		    rt_error *err)
+{
+	method_eval m = {eval, p->evaluator};
+	gp_evaluator ev = {eval_by_method, &m, gp_eval_method_form(p->evaluator)};
+	return gp_evolve_with(p, seed, &ev, res, err);
+}
+
+rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
+			 gp_result *res, rt_error *err)
 {
 	memset(res, 0, sizeof *res);
 	res->best_fitness = INFINITY;
@@ -80,12 +102,12 @@ rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_resu
 
 	for (int g = 0; g < ngen; g++) {
 		double t0 = rt_now();
-		st = p->evaluator == GP_EVAL_LGP2D ? gp_pack_lgp(&packed, cur, n, err)
-						     : gp_pack_rpn(&packed, cur, n, err);
+		st = ev->form == GP_FORM_LGP ? gp_pack_lgp(&packed, cur, n, err)
+					     : gp_pack_rpn(&packed, cur, n, err);
 		if (st)
 			goto out;
 		double t1 = rt_now();
-		if ((st = eval(&packed, &p->cases, p->evaluator, fit, err)))
+		if ((st = ev->eval(ev->ctx, &packed, &p->cases, fit, err)))
 			goto out;
 		double t2 = rt_now();
 
@@ -307,6 +329,36 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	return st;
 }
 
+/* gp_evolve_with's evaluator on the GPU. */
+static rt_status eval_on_gpu(void *ctx, const gp_packed *pop, const gp_cases *cases,
+			     double *fitness, rt_error *err)
+{
+	(void)cases;   /* on the device since gp_gpu_open */
+	return gp_gpu_eval(ctx, pop, fitness, NULL, err);
+}
+
+/* Chooses the backend (--backend) and, for the GPU, opens the interpreter
+ * named by [gp] gpu_variant; names the device in `device`. */
+static rt_status open_backend(const gp_problem *p, const rt_options *opt, gp_gpu **gpu,
+			      char *device, int size, rt_error *err)
+{
+	rt_backend chosen;
+	gp_gpu_config cfg;
+	rt_status st = rt_backend_select(opt->backend, &chosen, NULL, err);
+	*gpu = NULL;
+	if (st)
+		return st;
+	if (chosen == RT_BACKEND_CPU) {
+		cpu_name(device, (size_t)size);
+		return RT_OK;
+	}
+	if ((st = gp_gpu_variant_parse(p->gpu_variant, &cfg, err)) ||
+	    (st = gp_gpu_open(&p->cases, &p->fset, &cfg, gpu, err)))
+		return st;
+	snprintf(device, (size_t)size, "%s", gp_gpu_device_name(*gpu, NULL));
+	return RT_OK;
+}
+
 static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	uint64_t seed;
@@ -317,29 +369,39 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&r, 0, sizeof r);
 	if (rt_job_seed(spec, opt, &seed, err))
 		return err->status;
-	if (opt->backend == RT_BACKEND_GPU)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "GP on the GPU is not supported yet "
-			       "(use --backend cpu or auto)");
 	double t0 = rt_now();
 	if (gp_problem_load(spec, &p, err))
 		return err->status;
+	gp_gpu *gpu = NULL;
 	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
+	if (!st)
+		st = open_backend(&p, opt, &gpu, device, sizeof device, err);
 	if (st)
 		goto out;
-	cpu_name(device, sizeof device);
 	gp_names nm = {p.cases.ninputs, (const char *const *)p.input_names};
 	char fs[256] = "";
 	for (int i = 0; i < p.fset.nfuncs; i++) {
 		size_t len = strlen(fs);
 		snprintf(fs + len, sizeof fs - len, "%s%s", i ? " " : "", gp_op_name(p.fset.funcs[i]));
 	}
+	char how[320];
+	if (gpu)
+		snprintf(how, sizeof how, "gpu %s (%s interpreter)", device, p.gpu_variant);
+	else
+		snprintf(how, sizeof how, "cpu (%d threads, %s evaluator)", cpu_threads(),
+			 gp_eval_method_name(p.evaluator));
 	rt_info("gp %s: %zu cases, %d inputs, fitness %s; population %d, %d generations, "
-		"functions %s; seed %llu; cpu (%d threads, %s evaluator); data ready in %.2f s",
+		"functions %s; seed %llu; %s; ready in %.2f s",
 		p.name, p.cases.ncases, p.cases.ninputs, fitness_names[p.cases.fitness],
-		p.population, p.generations, fs, (unsigned long long)seed, cpu_threads(),
-		gp_eval_method_name(p.evaluator), rt_now() - t0);
+		p.population, p.generations, fs, (unsigned long long)seed, how, rt_now() - t0);
 
-	if ((st = gp_evolve(&p, seed, gp_eval_cpu, &r, err)))
+	if (gpu) {
+		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu)};
+		st = gp_evolve_with(&p, seed, &ev, &r, err);
+	} else {
+		st = gp_evolve(&p, seed, gp_eval_cpu, &r, err);
+	}
+	if (st)
 		goto out;
 	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
 		goto out;
@@ -353,11 +415,12 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
 	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
-	st = write_results(dir, spec, &p, seed, "cpu", device, &r, inf.data ? inf.data : "",
+	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",
 			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", err);
 	if (!st)
 		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
 out:
+	gp_gpu_close(gpu);
 	rt_buf_free(&inf);
 	rt_buf_free(&rpn);
 	rt_buf_free(&lgp);

@@ -47,6 +47,19 @@ typedef struct gp_result {
  * goes through rt_info. Everything random comes from seed. */
 rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_result *res,
 		    rt_error *err);
+
+/* An evaluator with state of its own (the GPU's): fitness[p] for every
+ * program of pop (packed in `form`, enum gp_form) on cases. */
+typedef struct gp_evaluator {
+	rt_status (*eval)(void *ctx, const gp_packed *pop, const gp_cases *cases,
+			  double *fitness, rt_error *err);
+	void *ctx;
+	int form;
+} gp_evaluator;
+
+/* gp_evolve with any evaluator. */
+rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
+			 gp_result *res, rt_error *err);
 void gp_result_free(gp_result *r);
 
 #endif

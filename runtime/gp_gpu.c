@@ -53,7 +53,7 @@ static const preset presets[] = {
 	{ "lgp-float2", { GP_FORM_LGP, 2, 1, 1, 256, 0, -1, 0, -1 } },
 	{ "lgp-float3", { GP_FORM_LGP, 3, 1, 1, 256, 0, -1, 0, -1 } },
 	{ "lgp-float4", { GP_FORM_LGP, 4, 1, 1, 256, 0, -1, 0, -1 } },
-	{ "lgp-fast", { GP_FORM_LGP, 4, 2, 1, 256, 4, -1, 0, -1 } },
+	{ "lgp-fast", { GP_FORM_LGP, 4, 2, 1, 256, 2, -1, 0, -1 } },
 };
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
 
@@ -61,7 +61,7 @@ const char *const gp_gpu_variants[] = {
 	"blockgp", "rpn2d-2", "rpn2d-4", "rpn2d-6", "lgp1d", "lgp2d-2", "lgp2d-4", "lgp2d-6",
 	"lgp-float2", "lgp-float3", "lgp-float4", "lgp-float4-r2", "lgp-float4-r4",
 	"lgp-float4-p4", "lgp2d-8-p4", "lgp-fast", "lgp-fast-r0", "lgp-fast-r2", "lgp-fast-r4",
-	"lgp-fast-p2", "lgp-fast-p8", "lgp-fast-p16", "lgp-f4x3-p4", "lgp-f4x4-p2", NULL
+	"lgp-fast-p4", "lgp-fast-p8", "lgp-fast-p16", "lgp-f4x3-p4", "lgp-f4x4-p2", NULL
 };
 
 void gp_gpu_config_default(gp_gpu_config *cfg)

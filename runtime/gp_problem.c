@@ -15,6 +15,7 @@
 
 #include "data.h"
 #include "gp_eval.h"
+#include "gp_gpu.h"
 #include "gp_problem.h"
 #include "rng.h"
 
@@ -209,6 +210,15 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	    rt_spec_enum(spec, "gp", "evaluator", eval_names, GP_EVAL_LGP2D, &p->evaluator,
 			 err))
 		return err->status;
+
+	/* The GPU interpreter (checked by name here, so a typo fails before any run). */
+	const char *variant;
+	gp_gpu_config cfg;
+	if (rt_spec_string(spec, "gp", "gpu_variant", GP_GPU_DEFAULT_VARIANT, &variant, err))
+		return err->status;
+	if (gp_gpu_variant_parse(variant, &cfg, err) ||
+	    rt_format(p->gpu_variant, sizeof p->gpu_variant, err, "%s", variant))
+		return key_error(spec, "gp", "gpu_variant", err);
 	return RT_OK;
 }
 

@@ -14,8 +14,10 @@ calls it): prints evaluations per second over --generations generations
 (or the budget of --max-evals evaluations per problem ran out).
 
     python3 tools/de_torch.py --function sphere --dim 30 --problems 1000
+    python3 tools/de_torch.py --dim 10,30,100 --problems 1,100,1000 --out t.json
     python3 tools/de_torch.py ... --compile     # torch.compile the generation
-    python3 tools/de_torch.py ... --json        # one JSON line at the end
+    python3 tools/de_torch.py ... --json        # a JSON line per configuration
+Each configuration also prints a Markdown row ("| torch | ...").
 """
 import argparse
 import json
@@ -113,8 +115,8 @@ def make_step(args, lo, hi):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--function", default="sphere", choices=sorted(BOXES))
-    ap.add_argument("--dim", type=int, default=30)
-    ap.add_argument("--problems", type=int, default=1)
+    ap.add_argument("--dim", "--dims", default="30", help="one or a comma-separated list")
+    ap.add_argument("--problems", default="1,100,1000", help="one or a comma-separated list")
     ap.add_argument("--population", type=int, default=0, help="default 10 * dim")
     ap.add_argument("--F", type=float, default=0.5)
     ap.add_argument("--CR", type=float, default=0.9)
@@ -127,17 +129,37 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--compile", action="store_true", help="torch.compile the generation step")
-    ap.add_argument("--json", action="store_true", help="print one JSON line at the end")
+    ap.add_argument("--json", action="store_true", help="print a JSON line per configuration")
+    ap.add_argument("--out", help="write all configurations' results to this JSON file")
     args = ap.parse_args()
+    records = []
+    try:
+        dims = [int(v) for v in args.dim.split(",")]
+        probs = [int(v) for v in args.problems.split(",")]
+    except ValueError:
+        sys.exit("de_torch.py: --dim and --problems take integers separated by commas")
+    print("| where | function | dim | problems | NP | evals/s | t(target) | reached |")
+    print("|-------|----------|-----|----------|----|---------|-----------|---------|")
+    for d in dims:
+        for p in probs:
+            try:
+                records.append(run(args, d, p))
+            except torch.cuda.OutOfMemoryError as e:
+                print(f"de_torch: D={d} problems={p}: out of memory ({e})", file=sys.stderr)
+                torch.cuda.empty_cache()
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"kind": "de-torch", "torch": torch.__version__, "rows": records}, f, indent=1)
 
-    np_ = args.population or 10 * args.dim
+
+def run(args, D, P):
+    np_ = args.population or 10 * D
     if np_ < 4:
         sys.exit("de_torch.py: --population must be at least 4")
     lo, hi = BOXES[args.function]
     dev = torch.device(args.device)
     gen = torch.Generator(device=dev)
     gen.manual_seed(args.seed)
-    P, D = args.problems, args.dim
     if args.shift:
         u = torch.rand((P, 1, D), device=dev, generator=gen)
         args.shift_tensor = lo + (hi - lo) * (0.1 + 0.8 * u)
@@ -201,14 +223,16 @@ def main():
           f"{args.generations} generations; time to {args.target:g}: "
           f"{'%.4f s' % t_target if t_target is not None else '-'} "
           f"({reached}/{P} reached, best {best_min:.3g})", file=sys.stderr)
+    tt = "%.4f s" % t_target if t_target is not None else "-"
+    print(f"| torch | {args.function} | {D} | {P} | {np_} | {rate:.4g} | {tt} | {reached} |",
+          flush=True)
+    record = {"function": args.function, "dim": D, "population": np_, "problems": P,
+              "device": name, "compiled": args.compile, "generations": args.generations,
+              "seconds": seconds, "evals_per_s": rate, "time_to_target": t_target,
+              "reached": reached, "best_min": best_min}
     if args.json:
-        print(json.dumps({"function": args.function, "dim": D, "population": np_,
-                          "problems": P, "device": name, "compiled": args.compile,
-                          "generations": args.generations, "seconds": seconds,
-                          "evals_per_s": rate, "time_to_target": t_target,
-                          "reached": reached, "best_min": best_min}))
-    else:
-        print(f"{rate:.6g} evals/s")
+        print(json.dumps(record), flush=True)
+    return record
 
 
 if __name__ == "__main__":
