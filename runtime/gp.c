@@ -384,7 +384,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		size_t len = strlen(fs);
 		snprintf(fs + len, sizeof fs - len, "%s%s", i ? " " : "", gp_op_name(p.fset.funcs[i]));
 	}
-	char how[320];
+	char how[400];
 	if (gpu)
 		snprintf(how, sizeof how, "gpu %s (%s interpreter)", device, p.gpu_variant);
 	else

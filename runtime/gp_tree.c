@@ -7,9 +7,11 @@
  * Philox stream named by (generation, offspring index), so a generation's
  * result never depends on the order offspring are bred in. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "gp_tree.h"
 
 /* ---- operation table ---------------------------------------------------- */
@@ -454,39 +456,84 @@ void gp_mutate_point(gp_tree *t, const gp_fset *fs, rt_rng *rng)
 	}
 }
 
+/* One parallel breeding job: offspring [begin, end) per call of breed_range. */
+typedef struct breed_job {
+	gp_tree *next;
+	const gp_tree *cur;
+	const double *fitness;
+	int n;
+	const gp_fset *fs;
+	const gp_breed *br;
+	uint64_t seed;
+	int generation;
+	int start;             /* first offspring bred (1 after an elite) */
+	atomic_int failed;     /* the first failure claims err */
+	rt_status status;
+	rt_error err;
+} breed_job;
+
+/* Offspring i: tournament, crossover or copy, then perhaps mutation, all
+ * from its own stream, so any thread may make it. */
+static rt_status breed_one(breed_job *job, int i, gp_tree *scratch, rt_error *err)
+{
+	const gp_breed *br = job->br;
+	rt_rng rng;
+	int accepted;
+	rt_status st;
+	rt_rng_init(&rng, job->seed, ((uint64_t)(uint32_t)(job->generation + 1) << 32) | (uint32_t)i);
+	int pa = gp_tournament(job->fitness, job->n, br->tournament, &rng);
+	if (rt_rng_uniform_double(&rng) < br->crossover) {
+		int pb = gp_tournament(job->fitness, job->n, br->tournament, &rng);
+		st = gp_crossover(&job->next[i], &job->cur[pa], &job->cur[pb], job->fs, br, &rng,
+				  &accepted, err);
+	} else {
+		st = gp_tree_copy(&job->next[i], &job->cur[pa], err);
+	}
+	if (st || rt_rng_uniform_double(&rng) >= br->mutation)
+		return st;
+	if (rt_rng_uniform_double(&rng) < br->point_mutation) {
+		gp_mutate_point(&job->next[i], job->fs, &rng);
+		return RT_OK;
+	}
+	return gp_mutate_subtree(&job->next[i], scratch, job->fs, br, &rng, &accepted, err);
+}
+
+static void breed_range(void *ctx, long begin, long end, int thread)
+{
+	breed_job *job = ctx;
+	gp_tree scratch = {0};
+	rt_error err;
+	(void)thread;
+	for (long i = begin + job->start; i < end + job->start && !atomic_load(&job->failed); i++) {
+		rt_status st = breed_one(job, (int)i, &scratch, &err);
+		int expected = 0;
+		if (st && atomic_compare_exchange_strong(&job->failed, &expected, 1)) {
+			job->err = err;
+			job->status = st;
+		}
+	}
+	gp_tree_free(&scratch);
+}
+
 rt_status gp_breed_generation(gp_tree *next, const gp_tree *cur, const double *fitness, int n,
 			      const gp_fset *fs, const gp_breed *br, uint64_t seed, int generation,
 			      rt_error *err)
 {
-	gp_tree scratch = { 0 };
-	rt_status st = RT_OK;
-	int start = 0;
+	breed_job job = {next, cur, fitness, n, fs, br, seed, generation, 0, 0, RT_OK, {0}};
+	rt_status st;
 	if (br->elitism && n > 0) {
 		if ((st = gp_tree_copy(&next[0], &cur[gp_best_index(fitness, n)], err)))
-			goto out;
-		start = 1;
+			return st;
+		job.start = 1;
 	}
-	for (int i = start; i < n; i++) {
-		rt_rng rng;
-		rt_rng_init(&rng, seed, ((uint64_t)(uint32_t)(generation + 1) << 32) | (uint32_t)i);
-		int pa = gp_tournament(fitness, n, br->tournament, &rng);
-		int accepted;
-		if (rt_rng_uniform_double(&rng) < br->crossover) {
-			int pb = gp_tournament(fitness, n, br->tournament, &rng);
-			st = gp_crossover(&next[i], &cur[pa], &cur[pb], fs, br, &rng, &accepted, err);
-		} else {
-			st = gp_tree_copy(&next[i], &cur[pa], err);
-		}
-		if (st)
-			goto out;
-		if (rt_rng_uniform_double(&rng) < br->mutation) {
-			if (rt_rng_uniform_double(&rng) < br->point_mutation)
-				gp_mutate_point(&next[i], fs, &rng);
-			else if ((st = gp_mutate_subtree(&next[i], &scratch, fs, br, &rng, &accepted, err)))
-				goto out;
-		}
+	/* Threads over offspring: each draws from its own stream, so the result
+	 * does not depend on the number of threads. */
+	st = cpu_parallel_for(n - job.start, 16, breed_range, &job, err);
+	if (st)
+		return st;
+	if (job.status) {
+		*err = job.err;
+		return job.status;
 	}
-out:
-	gp_tree_free(&scratch);
-	return st;
+	return RT_OK;
 }
