@@ -68,8 +68,70 @@ rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_resu
 		    rt_error *err)
 {
 	method_eval m = {eval, p->evaluator};
-	gp_evaluator ev = {eval_by_method, &m, gp_eval_method_form(p->evaluator)};
+	gp_evaluator ev = {.eval = eval_by_method, .ctx = &m, .form = gp_eval_method_form(p->evaluator)};
 	return gp_evolve_with(p, seed, &ev, res, err);
+}
+
+/* Evaluation of one generation in batches: a batch is bred (except in
+ * generation 0), packed and handed to the evaluator; with an asynchronous
+ * evaluator the next batch is bred while earlier ones are evaluated (at most
+ * two in flight). Fitness lands at each batch's offset in `fit`. */
+typedef struct gen_pass {
+	const gp_evaluator *ev;
+	int async, inflight, lo[2];   /* first program of the in-flight batches, oldest first */
+	double host_s, device_s, wait_s;
+	double nodes;
+} gen_pass;
+
+static rt_status pass_finish_one(gen_pass *gp, double *fit, rt_error *err)
+{
+	double dev = 0, t0 = rt_now();
+	rt_status st = gp->ev->finish(gp->ev->ctx, fit + gp->lo[0], &dev, err);
+	gp->wait_s += rt_now() - t0;
+	gp->device_s += dev;
+	gp->lo[0] = gp->lo[1];
+	gp->inflight--;
+	return st;
+}
+
+/* Packs pop[lo, hi) and evaluates it (or starts it). */
+static rt_status pass_batch(gen_pass *gp, gp_packed *packed, const gp_tree *pop, int lo, int hi,
+			    const gp_cases *cases, double *fit, rt_error *err)
+{
+	const gp_evaluator *ev = gp->ev;
+	rt_status st;
+	double t0 = rt_now();
+	st = ev->form == GP_FORM_LGP ? gp_pack_lgp(packed, pop + lo, hi - lo, err)
+				     : gp_pack_rpn(packed, pop + lo, hi - lo, err);
+	if (st)
+		return st;
+	gp->nodes += (double)gp_packed_total_nodes(packed);
+	double t1 = rt_now();
+	gp->host_s += t1 - t0;
+	if (!gp->async) {
+		st = ev->eval(ev->ctx, packed, cases, fit + lo, err);
+		gp->device_s += rt_now() - t1;
+		return st;
+	}
+	if (gp->inflight == 2 && (st = pass_finish_one(gp, fit, err)))
+		return st;
+	double t2 = rt_now();
+	if ((st = ev->start(ev->ctx, packed, cases, err)))
+		return st;
+	gp->host_s += rt_now() - t2;
+	gp->lo[gp->inflight++] = lo;
+	return RT_OK;
+}
+
+static rt_status pass_drain(gen_pass *gp, double *fit, rt_error *err)
+{
+	rt_status st = RT_OK;
+	while (gp->inflight > 0) {
+		rt_status s = pass_finish_one(gp, fit, err);
+		if (s && !st)
+			st = s;
+	}
+	return st;
 }
 
 rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
@@ -81,10 +143,15 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	int n = p->population;
 	int ngen = p->generations + 1;
 	double ncases = (double)p->cases.ncases;
+	gen_pass gp = { ev, ev->start && ev->finish, 0, { 0, 0 }, 0, 0, 0, 0 };
+	int nb = gp.async ? (ev->batches > 0 ? ev->batches : GP_EVOLVE_BATCHES) : 1;
+	if (nb > n)
+		nb = n > 0 ? n : 1;
 	gp_tree *cur = rt_calloc((size_t)n, sizeof *cur, err);
 	gp_tree *next = cur ? rt_calloc((size_t)n, sizeof *next, err) : NULL;
 	double *fit = next ? rt_malloc((size_t)n * sizeof *fit, err) : NULL;
-	res->history = fit ? rt_calloc((size_t)ngen, sizeof *res->history, err) : NULL;
+	double *fit_next = fit ? rt_malloc((size_t)n * sizeof *fit, err) : NULL;
+	res->history = fit_next ? rt_calloc((size_t)ngen, sizeof *res->history, err) : NULL;
 	gp_packed packed;
 	gp_packed_init(&packed);
 	rt_status st = RT_OK;
@@ -96,23 +163,43 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	double t_start = rt_now();
 	if ((st = gp_init_population(cur, n, &p->fset, &p->breed, seed, err)))
 		goto out;
-	double t_made = rt_now();
-	res->breed_s += t_made - t_start;
-	double made_s = t_made - t_start;   /* time that produced the current generation */
+	double init_s = rt_now() - t_start;
 
 	for (int g = 0; g < ngen; g++) {
-		double t0 = rt_now();
-		st = ev->form == GP_FORM_LGP ? gp_pack_lgp(&packed, cur, n, err)
-					     : gp_pack_rpn(&packed, cur, n, err);
+		/* Generation g: cur (g == 0) or bred from cur / fit into next. */
+		double t0 = g == 0 ? t_start : rt_now();
+		gp_tree *pop = g == 0 ? cur : next;
+		double *pfit = g == 0 ? fit : fit_next;
+		gp.host_s = g == 0 ? init_s : 0;
+		gp.device_s = gp.wait_s = gp.nodes = 0;
+		for (int k = 0; k < nb && !st; k++) {
+			int lo = (int)((long long)n * k / nb), hi = (int)((long long)n * (k + 1) / nb);
+			if (g > 0) {
+				double tb = rt_now();
+				st = gp_breed_range(next, cur, fit, n, lo, hi, &p->fset, &p->breed, seed,
+						    g - 1, err);
+				gp.host_s += rt_now() - tb;
+			}
+			if (!st)
+				st = pass_batch(&gp, &packed, pop, lo, hi, &p->cases, pfit, err);
+		}
+		rt_status sd = pass_drain(&gp, pfit, err);
+		if (!st)
+			st = sd;
 		if (st)
 			goto out;
-		double t1 = rt_now();
-		if ((st = ev->eval(ev->ctx, &packed, &p->cases, fit, err)))
-			goto out;
+		if (g > 0) {
+			gp_tree *tmp = cur;
+			cur = next;
+			next = tmp;
+			double *ftmp = fit;
+			fit = fit_next;
+			fit_next = ftmp;
+		}
 		double t2 = rt_now();
 
 		gp_gen_stats *h = &res->history[res->nhistory++];
-		double nodes = (double)gp_packed_total_nodes(&packed);
+		double nodes = gp.nodes;
 		double sum = 0;
 		int nfinite = 0;
 		for (int i = 0; i < n; i++) {
@@ -129,14 +216,16 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		h->mean = nfinite ? sum / nfinite : INFINITY;
 		h->mean_size = nodes / n;
 		h->best_size = cur[b].n;
-		h->eval_s = t2 - t1;
-		h->gen_s = made_s + (t2 - t0);
+		h->eval_s = gp.device_s;
+		h->gen_s = t2 - t0;
+		h->host_s = gp.host_s;
+		h->device_s = gp.device_s;
 		h->gpops_eval = h->eval_s > 0 ? nodes * ncases / h->eval_s : 0;
 		h->gpops_gen = h->gen_s > 0 ? nodes * ncases / h->gen_s : 0;
 		res->programs += (uint64_t)n;
 		res->gpop += nodes * ncases;
-		res->eval_s += t2 - t1;
-		res->breed_s += t1 - t0;   /* packing counts with breeding (host work) */
+		res->eval_s += gp.device_s;
+		res->breed_s += gp.host_s;   /* packing counts with breeding (host work) */
 		if (fit[b] < res->best_fitness || res->best_generation < 0) {
 			res->best_fitness = fit[b];
 			res->best_generation = g;
@@ -145,27 +234,25 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		}
 		res->solved = res->best_fitness <= p->success;
 		char e1[32], e2[32];
-		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s",
+		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
+			"  host %.3f ms  eval %.3f ms  gen %.3f ms",
 			g, h->best, h->mean, h->mean_size, si(h->gpops_eval, e1, sizeof e1),
-			si(h->gpops_gen, e2, sizeof e2));
+			si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
+			h->gen_s * 1e3);
 		res->run_s = t2 - t_start;
 		if (g == ngen - 1 || (res->solved && p->stop_on_success))
 			break;
-
-		double t3 = rt_now();
-		if ((st = gp_breed_generation(next, cur, fit, n, &p->fset, &p->breed, seed, g, err)))
-			goto out;
-		gp_tree *tmp = cur;
-		cur = next;
-		next = tmp;
-		made_s = rt_now() - t3;
-		res->breed_s += made_s;
 	}
 out:
+	if (gp.async && gp.inflight > 0) {
+		rt_error e2;
+		pass_drain(&gp, fit_next ? fit_next : fit, &e2);
+	}
 	gp_packed_free(&packed);
 	free_pop(cur, n);
 	free_pop(next, n);
 	free(fit);
+	free(fit_next);
 	if (st) {
 		gp_result_free(res);
 	}
@@ -280,6 +367,8 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 		rt_json_double(&j, "gen_s", h->gen_s);
 		rt_json_double(&j, "gpops_eval", h->gpops_eval);
 		rt_json_double(&j, "gpops_gen", h->gpops_gen);
+		rt_json_double(&j, "host_s", h->host_s);
+		rt_json_double(&j, "device_s", h->device_s);
 		rt_json_end_object(&j);
 	}
 	rt_json_end_array(&j);
@@ -289,6 +378,9 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_double(&j, "gpop", r->gpop);
 	rt_json_double(&j, "eval_s", r->eval_s);
 	rt_json_double(&j, "breed_s", r->breed_s);
+	rt_json_double(&j, "host_ms_per_generation", r->nhistory ? r->breed_s * 1e3 / r->nhistory : 0);
+	rt_json_double(&j, "eval_ms_per_generation", r->nhistory ? r->eval_s * 1e3 / r->nhistory : 0);
+	rt_json_double(&j, "gen_ms_per_generation", r->nhistory ? r->run_s * 1e3 / r->nhistory : 0);
 	rt_json_double(&j, "run_s", r->run_s);
 	rt_json_double(&j, "gpops_eval", r->eval_s > 0 ? r->gpop / r->eval_s : 0);
 	rt_json_double(&j, "gpops_run", r->run_s > 0 ? r->gpop / r->run_s : 0);
@@ -312,12 +404,13 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 		return st;
 
 	rt_buf csv = {0};
-	rt_buf_puts(&csv, "generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,gpops_gen\n");
+	rt_buf_puts(&csv, "generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,gpops_gen,"
+		    "host_s,device_s\n");
 	for (int i = 0; i < r->nhistory; i++) {
 		const gp_gen_stats *h = &r->history[i];
-		rt_buf_printf(&csv, "%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g\n", h->generation,
-			      h->best, h->mean, h->mean_size, h->best_size, h->eval_s, h->gen_s,
-			      h->gpops_eval, h->gpops_gen);
+		rt_buf_printf(&csv, "%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+			      h->generation, h->best, h->mean, h->mean_size, h->best_size, h->eval_s,
+			      h->gen_s, h->gpops_eval, h->gpops_gen, h->host_s, h->device_s);
 	}
 	if (csv.failed)
 		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting history.csv");
@@ -329,12 +422,29 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	return st;
 }
 
-/* gp_evolve_with's evaluator on the GPU. */
+/* gp_evolve_with's evaluator on the GPU (cases are on the device since
+ * gp_gpu_open): synchronous, and the asynchronous pair gp_evolve_with uses to
+ * overlap breeding with evaluation. */
 static rt_status eval_on_gpu(void *ctx, const gp_packed *pop, const gp_cases *cases,
 			     double *fitness, rt_error *err)
 {
-	(void)cases;   /* on the device since gp_gpu_open */
+	(void)cases;
 	return gp_gpu_eval(ctx, pop, fitness, NULL, err);
+}
+
+static rt_status start_on_gpu(void *ctx, const gp_packed *pop, const gp_cases *cases,
+			      rt_error *err)
+{
+	(void)cases;
+	return gp_gpu_eval_start(ctx, pop, err);
+}
+
+static rt_status finish_on_gpu(void *ctx, double *fitness, double *device_s, rt_error *err)
+{
+	gp_gpu_stats s;
+	rt_status st = gp_gpu_eval_finish(ctx, fitness, &s, err);
+	*device_s = st == RT_OK ? s.kernel_ms * 1e-3 : 0.0;
+	return st;
 }
 
 /* Chooses the backend (--backend) and, for the GPU, opens the interpreter
@@ -396,7 +506,10 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		p.population, p.generations, fs, (unsigned long long)seed, how, rt_now() - t0);
 
 	if (gpu) {
-		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu)};
+		/* EVOFORGE_GP_BATCHES: offspring ranges per generation (1: no overlap). */
+		const char *nb = getenv("EVOFORGE_GP_BATCHES");
+		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu), start_on_gpu, finish_on_gpu,
+				   nb ? atoi(nb) : 0};
 		st = gp_evolve_with(&p, seed, &ev, &r, err);
 	} else {
 		st = gp_evolve(&p, seed, gp_eval_cpu, &r, err);
@@ -409,8 +522,12 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_info("%s after %d generations: best %s %.9g (generation %d, %d nodes)%s",
 		r.solved ? "solved" : "done", r.nhistory, fitness_names[p.cases.fitness],
 		r.best_fitness, r.best_generation, r.best.n, r.solved ? "" : "; not solved");
-	rt_info("totals: %.2f s run, %.2f s evaluating, %.2f s breeding; %s GPop/s evaluation, "
+	rt_info("totals: %.3f s run, %.3f s evaluating, %.3f s host (breeding, packing); "
+		"per generation %.3f ms host, %.3f ms evaluating, %.3f ms wall; %s GPop/s evaluation, "
 		"%s GPop/s whole run", r.run_s, r.eval_s, r.breed_s,
+		r.nhistory ? r.breed_s * 1e3 / r.nhistory : 0.0,
+		r.nhistory ? r.eval_s * 1e3 / r.nhistory : 0.0,
+		r.nhistory ? r.run_s * 1e3 / r.nhistory : 0.0,
 		si(r.eval_s > 0 ? r.gpop / r.eval_s : 0, e1, sizeof e1),
 		si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
@@ -433,8 +550,7 @@ const rt_kind gp_kind = {
 	"gp",
 	"tree genetic programming evaluated as linear GP on a two-dimensional stack",
 	gp_run,
-	NULL,   /* gen: wired to gp_gen_sources by the lead */
-	NULL,   /* bench: wired to gp_bench_main by the lead */
-	"evoforge bench gp: compares the GP evaluators on the same populations "
-	"(provided with the evaluators).",
+	gp_gen_sources,
+	gp_bench_main,
+	gp_bench_help,
 };

@@ -18,8 +18,11 @@ typedef rt_status (*gp_eval_fn)(const gp_packed *pop, const gp_cases *cases, int
 				double *fitness, rt_error *err);
 
 /* One generation's figures. GPop/s = nodes of the evaluated programs x
- * fitness cases / seconds: eval counts evaluation alone, gen the whole
- * generation (breeding that made it, packing, evaluation). */
+ * fitness cases / seconds: eval counts evaluation alone (the device's kernel
+ * time where the evaluator reports it), gen the whole generation's wall time
+ * (breeding that made it, packing, evaluation; overlapped where the
+ * evaluator is asynchronous). host_s is the host's work (breeding, packing,
+ * handing batches to the evaluator), device_s the evaluation time. */
 typedef struct gp_gen_stats {
 	int generation;
 	double best, mean;       /* mean over finite fitness values */
@@ -27,6 +30,7 @@ typedef struct gp_gen_stats {
 	int best_size;
 	double eval_s, gen_s;
 	double gpops_eval, gpops_gen;
+	double host_s, device_s;
 } gp_gen_stats;
 
 typedef struct gp_result {
@@ -38,7 +42,7 @@ typedef struct gp_result {
 	int solved;              /* best_fitness <= the problem's success threshold */
 	uint64_t programs;       /* programs evaluated */
 	double gpop;             /* nodes x cases evaluated (can exceed 2^64 in long runs) */
-	double eval_s, breed_s, run_s;
+	double eval_s, breed_s, run_s;   /* breed_s: all host work (breeding and packing) */
 } gp_result;
 
 /* Runs the generational loop on p: ramped half-and-half, then evaluate /
@@ -49,13 +53,30 @@ rt_status gp_evolve(const gp_problem *p, uint64_t seed, gp_eval_fn eval, gp_resu
 		    rt_error *err);
 
 /* An evaluator with state of its own (the GPU's): fitness[p] for every
- * program of pop (packed in `form`, enum gp_form) on cases. */
+ * program of pop (packed in `form`, enum gp_form) on cases.
+ *
+ * Optionally asynchronous (start and finish both set): start takes a batch
+ * (pop may be changed as soon as it returns) and returns at once, with at
+ * most two batches in flight; finish waits for the oldest, writes its
+ * fitness and its evaluation time in seconds (*device_s; 0 if unknown).
+ * gp_evolve_with then breeds each generation in `batches` ranges of
+ * offspring (0: GP_EVOLVE_BATCHES) and evaluates each range while the next
+ * is bred; results are those of the synchronous loop exactly. */
 typedef struct gp_evaluator {
 	rt_status (*eval)(void *ctx, const gp_packed *pop, const gp_cases *cases,
 			  double *fitness, rt_error *err);
 	void *ctx;
 	int form;
+	rt_status (*start)(void *ctx, const gp_packed *pop, const gp_cases *cases, rt_error *err);
+	rt_status (*finish)(void *ctx, double *fitness, double *device_s, rt_error *err);
+	int batches;
 } gp_evaluator;
+
+/* Default number of offspring ranges per generation for asynchronous
+ * evaluators (EVOFORGE_GP_BATCHES overrides it in `evoforge run`). */
+#if !defined(GP_EVOLVE_BATCHES)
+#define GP_EVOLVE_BATCHES 8
+#endif
 
 /* gp_evolve with any evaluator. */
 rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,

@@ -19,6 +19,7 @@
 #include "gen.h"
 #include "gp_conv.h"
 #include "gp_eval.h"
+#include "gp_gpu.h"
 #include "gp_problem.h"
 #include "gp_tree.h"
 #include "log.h"
@@ -36,6 +37,12 @@ const char gp_bench_help[] =
 	"  --isa avx2|avx512     force the vector instruction set of the 2-D evaluators\n"
 	"  --baseline-cases K    cases rpn1d runs on (default 10000; 0 = all)\n"
 	"  --max-size N, --init-max-depth D   override the spec's tree limits\n"
+	"  --backend cpu|gpu|both  which evaluators to time (default cpu); gpu runs the\n"
+	"                        generated CUDA interpreters (gp_gpu.h) on the same population\n"
+	"  --variants LIST       GPU interpreters, comma-separated (default: all kept ones)\n"
+	"  --gpu-threads LIST    threads per block to try on the GPU, e.g. 128,256,512\n"
+	"  --check               instead of timing: every GPU variant against the CPU on\n"
+	"                        this random population; exits 1 if any disagrees\n"
 	"Common options: --threads (default all cores), --seed, -o DIR (writes\n"
 	"DIR/bench-gp-NAME.json).\n";
 
@@ -193,10 +200,52 @@ static rt_status time_method(bench_method *bm, const gp_packed *pk, const gp_cas
 	return RT_OK;
 }
 
+/* Splits a comma-separated list in place into at most max items. */
+static int split_list(char *list, char **items, int max)
+{
+	int n = 0;
+	for (char *tok = strtok(list, ","); tok && n < max; tok = strtok(NULL, ","))
+		items[n++] = tok;
+	return n;
+}
+
+/* The GPU side of the bench: --check (every variant against the CPU) or
+ * timings of the generated interpreters on the same population. */
+static rt_status bench_gpu(const gp_problem *prob, const gp_packed *rpn, const gp_packed *lgp,
+			   uint64_t seed, int check, const char *variant_list,
+			   const char *thread_list, rt_error *err)
+{
+	char vbuf[1024] = "", tbuf[256] = "", *vitems[33] = {0}, *titems[16];
+	int threads[17] = {0}, nt = 0;
+	gp_gpu_bench_opts o = {NULL, NULL, 0};
+	if (variant_list) {
+		if (rt_format(vbuf, sizeof vbuf, err, "%s", variant_list))
+			return RT_ERR_INPUT;
+		split_list(vbuf, vitems, 32);
+		o.variants = (const char *const *)vitems;
+	}
+	if (thread_list) {
+		if (rt_format(tbuf, sizeof tbuf, err, "%s", thread_list))
+			return RT_ERR_INPUT;
+		nt = split_list(tbuf, titems, 16);
+		for (int i = 0; i < nt; i++) {
+			long v;
+			if (parse_int("--gpu-threads", titems[i], 32, 1024, &v, err))
+				return RT_ERR_INPUT;
+			threads[i] = (int)v;
+		}
+		o.threads = threads;
+	}
+	if (check)
+		return gp_gpu_check(&prob->cases, &prob->fset, &prob->breed, prob->population, seed,
+				    o.variants, stdout, err);
+	return gp_gpu_bench(&prob->cases, &prob->fset, rpn, lgp, &o, stdout, err);
+}
+
 rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *err)
 {
 	enum { O_PROBLEM = 256, O_POP, O_REPEAT, O_METHODS, O_BLOCK, O_ISA, O_BASE, O_THREADS,
-	       O_MAXSIZE, O_INITDEPTH };
+	       O_MAXSIZE, O_INITDEPTH, O_BACKEND, O_VARIANTS, O_GPUTHREADS, O_CHECK };
 	static const struct option longopts[] = {
 		{"problem", required_argument, 0, O_PROBLEM},
 		{"population", required_argument, 0, O_POP},
@@ -208,9 +257,15 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		{"threads", required_argument, 0, O_THREADS},
 		{"max-size", required_argument, 0, O_MAXSIZE},
 		{"init-max-depth", required_argument, 0, O_INITDEPTH},
+		{"backend", required_argument, 0, O_BACKEND},
+		{"variants", required_argument, 0, O_VARIANTS},
+		{"gpu-threads", required_argument, 0, O_GPUTHREADS},
+		{"check", no_argument, 0, O_CHECK},
 		{"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
+	int use_cpu = 1, use_gpu = 0, check = 0;
+	const char *variant_list = NULL, *gpu_threads = NULL;
 	const char *problem = "sextic", *methods = "rpn1d,lgp2d:1,lgp2d", *outdir = opt->outdir;
 	long population = 0, repeat = 5, baseline = 10000, threads = opt->threads, maxsize = 0,
 	     initdepth = 0, v;
@@ -278,6 +333,16 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 			if (parse_int("--init-max-depth", optarg, 1, GP_MAX_DEPTH_LIMIT, &initdepth, err))
 				return err->status;
 			break;
+		case O_BACKEND:
+			use_cpu = strcmp(optarg, "gpu") != 0;
+			use_gpu = strcmp(optarg, "cpu") != 0;
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "gpu") && strcmp(optarg, "both"))
+				return rt_fail(err, RT_ERR_INPUT,
+					       "--backend: expected cpu, gpu or both, got '%s'", optarg);
+			break;
+		case O_VARIANTS: variant_list = optarg; break;
+		case O_GPUTHREADS: gpu_threads = optarg; break;
+		case O_CHECK: check = 1; break;
 		case 'o': outdir = optarg; break;
 		case 'h': fputs(gp_bench_help, stdout); return RT_OK;
 		default:
@@ -330,6 +395,11 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 			tun.block ? tun.block : GP_EVAL_BLOCK_DEFAULT);
 	}
 
+	if (check || use_gpu) {
+		st = bench_gpu(&prob, &rpn, &lgp, seed, check, variant_list, gpu_threads, err);
+		if (st || check || !use_cpu)
+			goto out;
+	}
 	for (int i = 0; i < nm; i++) {
 		const gp_packed *pk = gp_eval_method_form(bm[i].method) == GP_FORM_LGP ? &lgp : &rpn;
 		bm[i].fit_sub = rt_malloc((size_t)prob.population * sizeof(double), err);

@@ -1,8 +1,11 @@
 /* gp_conv.c: tree -> RPN -> LGP conversion, population packing, and text. */
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "gp_conv.h"
 
 /* ---- single programs --------------------------------------------------------- */
@@ -201,6 +204,122 @@ static rt_status packed_prepare(gp_packed *p, int form, int n, size_t ncode, siz
 	return RT_OK;
 }
 
+/* Packing in parallel: every program's place is known before it is
+ * converted (RPN: its tree size; LGP: its function nodes are its
+ * instructions, its constant nodes its constants), so offsets are prefix
+ * sums taken first and the programs are converted by cpu_parallel_for
+ * straight into their slots. The result is the sequential packing's, byte
+ * for byte; an error names the lowest failing program, as a sequential pass
+ * would. Small populations are packed on the calling thread. */
+#define PACK_GRAIN 32
+
+typedef struct pack_job {
+	gp_packed *out;
+	const gp_tree *trees;
+	int maxn;
+	_Atomic int bad;        /* lowest failing program, or INT_MAX */
+} pack_job;
+
+static void note_bad(pack_job *job, int i)
+{
+	int cur = atomic_load(&job->bad);
+	while (i < cur && !atomic_compare_exchange_weak(&job->bad, &cur, i))
+		;
+}
+
+/* Converts program i into its slot; 0 on failure (err filled). */
+static int pack_one_rpn(pack_job *job, int i, rt_error *err)
+{
+	gp_packed *out = job->out;
+	const gp_tree *t = &job->trees[i];
+	int ms = gp_tree_to_rpn(t->nodes, t->n, out->rpn + out->offset[i]);
+	if (ms < 0) {
+		rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
+		return 0;
+	}
+	out->max_stack[i] = (uint16_t)(ms > UINT16_MAX ? UINT16_MAX : ms);
+	out->nnodes[i] = (uint32_t)t->n;
+	return 1;
+}
+
+static int pack_one_lgp(pack_job *job, int i, gp_node *tmp, rt_error *err)
+{
+	gp_packed *out = job->out;
+	const gp_tree *t = &job->trees[i];
+	int nc, nk, ms;
+	if (gp_tree_to_rpn(t->nodes, t->n, tmp) < 0) {
+		rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
+		return 0;
+	}
+	if (gp_lgp_from_rpn(tmp, t->n, out->lgp + out->offset[i], &nc,
+			    out->consts + out->const_offset[i], &nk, &ms, err)) {
+		rt_error_prefix(err, "program %d", i);
+		return 0;
+	}
+	if ((uint32_t)nc != out->offset[i + 1] - out->offset[i] ||
+	    (uint32_t)nk != out->const_offset[i + 1] - out->const_offset[i]) {
+		rt_fail(err, RT_ERR_INTERNAL, "program %d: %d instructions and %d constants, "
+			"counted %u and %u", i, nc, nk, out->offset[i + 1] - out->offset[i],
+			out->const_offset[i + 1] - out->const_offset[i]);
+		return 0;
+	}
+	out->max_stack[i] = (uint16_t)ms;
+	out->nnodes[i] = (uint32_t)t->n;
+	return 1;
+}
+
+static void pack_range_rpn(void *ctx, long begin, long end, int thread)
+{
+	pack_job *job = ctx;
+	rt_error err;
+	(void)thread;
+	for (long i = begin; i < end; i++)
+		if (!pack_one_rpn(job, (int)i, &err))
+			note_bad(job, (int)i);
+}
+
+static void pack_range_lgp(void *ctx, long begin, long end, int thread)
+{
+	pack_job *job = ctx;
+	rt_error err;
+	gp_node local[512];
+	gp_node *tmp = job->maxn <= 512 ? local : malloc((size_t)job->maxn * sizeof *tmp);
+	(void)thread;
+	for (long i = begin; i < end; i++)
+		if (!tmp || !pack_one_lgp(job, (int)i, tmp, &err))
+			note_bad(job, (int)i);
+	if (tmp != local)
+		free(tmp);
+}
+
+/* Runs fn over the population (in parallel when it is worth it); on a
+ * failure, converts the lowest failing program again on this thread to
+ * report its error. */
+static rt_status pack_all(pack_job *job, int n, cpu_range_fn fn, int lgp, rt_error *err)
+{
+	atomic_store(&job->bad, INT_MAX);
+	if (n >= 2 * PACK_GRAIN) {
+		if (cpu_parallel_for(n, PACK_GRAIN, fn, job, err))
+			return err->status;
+	} else {
+		fn(job, 0, n, 0);
+	}
+	int bad = atomic_load(&job->bad);
+	if (bad == INT_MAX)
+		return RT_OK;
+	if (!lgp) {
+		pack_one_rpn(job, bad, err);
+		return err->status;
+	}
+	gp_node *tmp = rt_malloc((size_t)job->maxn * sizeof *tmp, err);
+	if (!tmp)
+		return err->status;
+	if (pack_one_lgp(job, bad, tmp, err))
+		rt_fail(err, RT_ERR_SYSTEM, "program %d: out of memory converting it", bad);
+	free(tmp);
+	return err->status;
+}
+
 rt_status gp_pack_rpn(gp_packed *out, const gp_tree *trees, int n, rt_error *err)
 {
 	size_t total = 0;
@@ -214,16 +333,12 @@ rt_status gp_pack_rpn(gp_packed *out, const gp_tree *trees, int n, rt_error *err
 	for (int i = 0; i < n; i++) {
 		out->offset[i] = pos;
 		out->const_offset[i] = 0;
-		int ms = gp_tree_to_rpn(trees[i].nodes, trees[i].n, out->rpn + pos);
-		if (ms < 0)
-			return rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
-		out->max_stack[i] = (uint16_t)(ms > UINT16_MAX ? UINT16_MAX : ms);
-		out->nnodes[i] = (uint32_t)trees[i].n;
 		pos += (uint32_t)trees[i].n;
 	}
 	out->offset[n] = pos;
 	out->const_offset[n] = 0;
-	return RT_OK;
+	pack_job job = { out, trees, 1, INT_MAX };
+	return pack_all(&job, n, pack_range_rpn, 0, err);
 }
 
 rt_status gp_pack_lgp(gp_packed *out, const gp_tree *trees, int n, rt_error *err)
@@ -239,33 +354,25 @@ rt_status gp_pack_lgp(gp_packed *out, const gp_tree *trees, int n, rt_error *err
 		return rt_fail(err, RT_ERR_INPUT, "population of %zu nodes is too large to pack", total);
 	if (packed_prepare(out, GP_FORM_LGP, n, total, total, err))
 		return err->status;
-	gp_node *tmp = rt_malloc((size_t)maxn * sizeof *tmp, err);
-	if (!tmp)
-		return err->status;
+	/* Exact sizes: one instruction per function node, one constant per
+	 * constant node (gp_lgp_from_rpn emits exactly these). */
 	uint32_t pos = 0, cpos = 0;
-	rt_status st = RT_OK;
 	for (int i = 0; i < n; i++) {
+		const gp_node *nd = trees[i].nodes;
+		uint32_t nf = 0, nk = 0;
 		out->offset[i] = pos;
 		out->const_offset[i] = cpos;
-		if (gp_tree_to_rpn(trees[i].nodes, trees[i].n, tmp) < 0) {
-			st = rt_fail(err, RT_ERR_INTERNAL, "program %d is not a well-formed tree", i);
-			break;
+		for (int k = 0; k < trees[i].n; k++) {
+			nf += nd[k].op < GP_OP_COUNT;
+			nk += nd[k].op == GP_TERM_CONST;
 		}
-		int nc, nk, ms;
-		if ((st = gp_lgp_from_rpn(tmp, trees[i].n, out->lgp + pos, &nc, out->consts + cpos,
-					  &nk, &ms, err))) {
-			rt_error_prefix(err, "program %d", i);
-			break;
-		}
-		out->max_stack[i] = (uint16_t)ms;
-		out->nnodes[i] = (uint32_t)trees[i].n;
-		pos += (uint32_t)nc;
-		cpos += (uint32_t)nk;
+		pos += nf;
+		cpos += nk;
 	}
 	out->offset[n] = pos;
 	out->const_offset[n] = cpos;
-	free(tmp);
-	return st;
+	pack_job job = { out, trees, maxn, INT_MAX };
+	return pack_all(&job, n, pack_range_lgp, 1, err);
 }
 
 rt_status gp_pack_lgp_from_rpn(gp_packed *out, const gp_packed *rpn, rt_error *err)

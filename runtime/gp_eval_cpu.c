@@ -19,8 +19,9 @@
  * order, so results do not depend on the thread count or schedule.
  *
  * Block size (GP_EVAL_BLOCK_DEFAULT): measured on a 2-core AMD EPYC (Zen 4)
- * with sextic and Shuttle populations, 1024 cases (4 KB rows) was fastest;
- * 256 and 512 lose 10-15% to per-instruction decoding, 2048+ to L1 misses. */
+ * with sextic and Shuttle populations, 1024 cases (4 KB rows) was fastest or
+ * tied: 256 loses 15-20% and 512 about 5% to per-instruction decoding; 2048
+ * gains nothing (Shuttle, with 9 input columns, loses 12%). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
 
 #include "gen.h"
 #include "gp_eval.h"
+#include "gp_gpu.h"
 #include "gp_problem.h"
 #include "gp_tree.h"
 #include "log.h"
@@ -154,6 +155,12 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
 		goto out;
 	rt_info("%s/%s", dir, cu.name);
 	rt_info("%s/%s", dir, c.name);
+	/* The interpreters the GPU backend runs (gp_gpu.h), one per kept variant:
+	 * they need the fitness cases' shape, so the data is loaded. */
+	gp_problem_free(&p);
+	if ((st = gp_problem_load(spec, &p, err)) ||
+	    (st = gp_gpu_gen_sources(&p.cases, &p.fset, dir, err)))
+		goto out;
 out:
 	gen_free(&cu);
 	gen_free(&c);

@@ -515,20 +515,23 @@ static void breed_range(void *ctx, long begin, long end, int thread)
 	gp_tree_free(&scratch);
 }
 
-rt_status gp_breed_generation(gp_tree *next, const gp_tree *cur, const double *fitness, int n,
-			      const gp_fset *fs, const gp_breed *br, uint64_t seed, int generation,
-			      rt_error *err)
+rt_status gp_breed_range(gp_tree *next, const gp_tree *cur, const double *fitness, int n,
+			 int begin, int end, const gp_fset *fs, const gp_breed *br, uint64_t seed,
+			 int generation, rt_error *err)
 {
-	breed_job job = {next, cur, fitness, n, fs, br, seed, generation, 0, 0, RT_OK, {0}};
+	breed_job job = {next, cur, fitness, n, fs, br, seed, generation, begin, 0, RT_OK, {0}};
 	rt_status st;
-	if (br->elitism && n > 0) {
+	if (begin < 0 || end > n || begin > end)
+		return rt_fail(err, RT_ERR_INTERNAL, "gp_breed_range: [%d, %d) outside [0, %d)", begin,
+			       end, n);
+	if (br->elitism && begin == 0 && end > 0) {
 		if ((st = gp_tree_copy(&next[0], &cur[gp_best_index(fitness, n)], err)))
 			return st;
 		job.start = 1;
 	}
 	/* Threads over offspring: each draws from its own stream, so the result
-	 * does not depend on the number of threads. */
-	st = cpu_parallel_for(n - job.start, 16, breed_range, &job, err);
+	 * does not depend on the number of threads or on the ranges. */
+	st = cpu_parallel_for(end - job.start, 16, breed_range, &job, err);
 	if (st)
 		return st;
 	if (job.status) {
@@ -536,4 +539,11 @@ rt_status gp_breed_generation(gp_tree *next, const gp_tree *cur, const double *f
 		return job.status;
 	}
 	return RT_OK;
+}
+
+rt_status gp_breed_generation(gp_tree *next, const gp_tree *cur, const double *fitness, int n,
+			      const gp_fset *fs, const gp_breed *br, uint64_t seed, int generation,
+			      rt_error *err)
+{
+	return gp_breed_range(next, cur, fitness, n, 0, n, fs, br, seed, generation, err);
 }

@@ -140,6 +140,14 @@ rt_status gp_breed_generation(gp_tree *next, const gp_tree *cur, const double *f
 			      const gp_fset *fs, const gp_breed *br, uint64_t seed, int generation,
 			      rt_error *err);
 
+/* Offspring [begin, end) of gp_breed_generation only (same streams, same
+ * elite at 0), so breeding a generation in consecutive ranges gives exactly
+ * gp_breed_generation's result; lets the caller evaluate early ranges while
+ * later ones are bred. */
+rt_status gp_breed_range(gp_tree *next, const gp_tree *cur, const double *fitness, int n,
+			 int begin, int end, const gp_fset *fs, const gp_breed *br, uint64_t seed,
+			 int generation, rt_error *err);
+
 /* Index of the best (lowest, NaN worst) fitness. */
 int gp_best_index(const double *fitness, int n);
 

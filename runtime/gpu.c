@@ -724,6 +724,28 @@ rt_status gpu_timer_stop(gpu_timer *t, gpu_stream *s, double *ms, rt_error *err)
 	return st;
 }
 
+rt_status gpu_timer_end(gpu_timer *t, gpu_stream *s, rt_error *err)
+{
+	rt_status st = gpu_bind(t->ctx, err);
+	if (st != RT_OK)
+		return st;
+	return GPU_CHECK(p_cuEventRecord(t->stop, gpu_cu_stream(s)));
+}
+
+rt_status gpu_timer_elapsed(gpu_timer *t, double *ms, rt_error *err)
+{
+	float f = 0.0f;
+	rt_status st = gpu_bind(t->ctx, err);
+	*ms = 0.0;
+	if (st == RT_OK)
+		st = GPU_CHECK(p_cuEventSynchronize(t->stop));
+	if (st == RT_OK)
+		st = GPU_CHECK(p_cuEventElapsedTime(&f, t->start, t->stop));
+	if (st == RT_OK)
+		*ms = f;
+	return st;
+}
+
 void gpu_timer_destroy(gpu_timer *t)
 {
 	if (!t)

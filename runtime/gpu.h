@@ -99,6 +99,10 @@ typedef struct gpu_timer gpu_timer;
 rt_status gpu_timer_create(gpu_context *ctx, gpu_timer **t, rt_error *err);
 rt_status gpu_timer_start(gpu_timer *t, gpu_stream *s, rt_error *err);
 rt_status gpu_timer_stop(gpu_timer *t, gpu_stream *s, double *ms, rt_error *err);
+/* Asynchronous pair: gpu_timer_end records the stop point on s and returns at
+ * once; gpu_timer_elapsed waits for it and gives start -> stop in ms. */
+rt_status gpu_timer_end(gpu_timer *t, gpu_stream *s, rt_error *err);
+rt_status gpu_timer_elapsed(gpu_timer *t, double *ms, rt_error *err);
 void gpu_timer_destroy(gpu_timer *t);
 
 #endif

@@ -282,6 +282,11 @@ const char *rt_spec_where(const rt_spec *spec, const rt_spec_entry *e, char *buf
 static rt_spec_entry *spec_take(rt_spec *spec, const char *section, const char *key)
 {
 	rt_spec_entry *e = rt_spec_find(spec, section, key);
+	int i;
+	for (i = 0; i < spec->nasked && strcmp(spec->asked[i], section); i++)
+		;
+	if (i == spec->nasked && i < (int)(sizeof spec->asked / sizeof spec->asked[0]))
+		snprintf(spec->asked[spec->nasked++], RT_SPEC_NAME_MAX, "%s", section);
 	if (e)
 		e->used = 1;
 	return e;
@@ -451,8 +456,8 @@ rt_status rt_spec_check_unused(const rt_spec *spec, rt_error *err)
 		int known_section = 0;
 		if (e->used)
 			continue;
-		for (int j = 0; j < spec->nentries; j++)
-			if (spec->entries[j].used && !strcmp(spec->entries[j].section, e->section))
+		for (int j = 0; j < spec->nasked; j++)
+			if (!strcmp(spec->asked[j], e->section))
 				known_section = 1;
 		if (known_section)
 			return rt_fail(err, RT_ERR_INPUT, "%s: unknown key '%s' in section [%s]",

@@ -31,6 +31,10 @@ typedef struct rt_spec {
 	char dir[RT_PATH_MAX];    /* folder of the file, for relative data paths */
 	rt_spec_entry *entries;
 	int nentries, capacity;
+	/* Sections some getter asked about: known to the kind even when every key
+	 * in them is misspelt (for the unknown key vs unknown section message). */
+	char asked[16][RT_SPEC_NAME_MAX];
+	int nasked;
 } rt_spec;
 
 /* Reads and parses an INI file. Syntax errors and duplicate keys give
