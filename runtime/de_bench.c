@@ -33,7 +33,9 @@ const char de_bench_help[] =
 	"  --population-factor K  individuals = K x dim (default 10, the seed's; 5 reaches\n"
 	"                       1e-8 on the sphere within 10000 x dim evaluations)\n"
 	"  --backend B          cpu, gpu or both (default: gpu if present, else cpu)\n"
-	"  --variants LIST      GPU variants: fused, naive, streams (default fused,naive)\n"
+	"  --variants LIST      GPU variants: fused, naive, streams (fused over --streams\n"
+	"                       streams), persistent (fused, a grid of resident blocks\n"
+	"                       walking over the problems) (default fused,naive)\n"
 	"  --streams N          streams of the streams variant (default 4)\n"
 	"  --generations G      generations per throughput run (default 100)\n"
 	"  --repeats R          throughput runs per row, the median is kept (default 3)\n"
@@ -57,7 +59,7 @@ typedef struct bench_cfg {
 	int nprobs;
 	int population, pop_factor;
 	int cpu, gpu;
-	int fused, naive, streams_variant, streams;
+	int fused, naive, streams_variant, blocks_variant, streams;
 	long generations;
 	int repeats;
 	double target, cpu_max_work;
@@ -173,7 +175,7 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			backend = v;
 		} else if (!strcmp(a, "--variants")) {
 			NEED();
-			c->fused = c->naive = c->streams_variant = 0;
+			c->fused = c->naive = c->streams_variant = c->blocks_variant = 0;
 			char buf[128];
 			snprintf(buf, sizeof buf, "%s", v);
 			for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
@@ -183,9 +185,11 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 					c->naive = 1;
 				else if (!strcmp(t, "streams"))
 					c->streams_variant = 1;
+				else if (!strcmp(t, "persistent"))
+					c->blocks_variant = 1;
 				else
 					return rt_fail(err, RT_ERR_INPUT,
-						       "--variants: expected fused, naive or streams, got '%s'", t);
+						       "--variants: expected fused, naive, streams or persistent, got '%s'", t);
 			}
 		} else if (!strcmp(a, "--streams")) {
 			NEED();
@@ -287,7 +291,7 @@ static rt_status run_job(de_job *job, int gpu, de_outcome *out, rt_error *err)
 
 /* One throughput measurement (median of repeats) and one time-to-target run. */
 static rt_status bench_one(const bench_cfg *c, bench_row *row, int gpu, int variant, int streams,
-			   rt_error *err)
+			   int persistent, rt_error *err)
 {
 	de_job job;
 	de_outcome out;
@@ -308,6 +312,7 @@ static rt_status bench_one(const bench_cfg *c, bench_row *row, int gpu, int vari
 		job.history_every = 0;
 		job.variant = variant;
 		job.streams = streams;
+		job.persistent = persistent;
 		if (target_run) {
 			job.target = c->target;
 			job.max_evals = c->max_evals ? c->max_evals : 10000LL * row->dim;
@@ -526,12 +531,12 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		"cases must agree bit for bit, the others (sin/exp in the math library) until a "
 		"near-tie, not before generation 20");
 	rt_info("| %-28s | %-14s | %-14s | %-14s | %s |", "case", "cpu = fused", "fused = naive",
-		"fused = streams", "result");
+		"fused = persist", "result");
 	rt_info("|------------------------------|----------------|----------------|----------------|--------|");
 	for (int k = 0; k < ncases && st == RT_OK; k++) {
 		const check_case *cc = &cases[k];
-		de_outcome out[4];   /* cpu, fused, naive, streams */
-		const char *names[4] = { "cpu", "fused", "naive", "streams" };
+		de_outcome out[4];   /* cpu, fused, naive, persistent (1 block x 2 streams) */
+		const char *names[4] = { "cpu", "fused", "naive", "persistent" };
 		char cell[3][64], note[256] = "";
 		int ran[4] = { 0 }, ok = 1;
 		memset(out, 0, sizeof out);
@@ -555,7 +560,9 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 			job.report_every = 50;
 			job.seed = c->seed;
 			job.variant = b == 2 ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
-			job.streams = b == 3 ? 3 : 1;
+			job.streams = b == 3 ? 2 : 1;
+			job.persistent = b == 3;   /* one block per stream walks over 2+ problems */
+			job.grid_max = 1;
 			if (cc->user) {
 				job.lower = -5;
 				job.upper = 5;
@@ -656,12 +663,13 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 		int frow = nrows;
 		for (int d = 0; d < c.ndims; d++) {
 			for (int q = 0; q < c.nprobs; q++) {
-				struct { int on, gpu, variant, streams; const char *name; } kinds[] = {
-					{ c.gpu && c.fused, 1, DE_VARIANT_FUSED, 1, "fused" },
-					{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, "streams" },
-					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, "naive" },
-					{ c.cpu, 0, 0, 1, "-" },
-					{ c.torch, 0, 0, 1, "-" },
+				struct { int on, gpu, variant, streams, persistent; const char *name; } kinds[] = {
+					{ c.gpu && c.fused, 1, DE_VARIANT_FUSED, 1, 0, "fused" },
+					{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, 0, "streams" },
+					{ c.gpu && c.blocks_variant, 1, DE_VARIANT_FUSED, 1, 1, "persist" },
+					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, 1, "naive" },
+					{ c.cpu, 0, 0, 1, 1, "-" },
+					{ c.torch, 0, 0, 1, 1, "-" },
 				};
 				const size_t nk = sizeof kinds / sizeof kinds[0];
 				double fused_rate = 0;
@@ -695,7 +703,8 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 					snprintf(r->backend, sizeof r->backend, kinds[k].gpu ? "gpu" : "cpu");
 					snprintf(r->variant, sizeof r->variant, "%s", kinds[k].name);
 					rt_error e2;
-					st = bench_one(&c, r, kinds[k].gpu, kinds[k].variant, kinds[k].streams, &e2);
+					st = bench_one(&c, r, kinds[k].gpu, kinds[k].variant, kinds[k].streams,
+						       kinds[k].persistent, &e2);
 					if (st == RT_ERR_INTERNAL) {
 						*err = e2;
 						free(rows);
@@ -706,7 +715,7 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 						st = RT_OK;
 					}
 					if (kinds[k].gpu && kinds[k].variant == DE_VARIANT_FUSED &&
-					    kinds[k].streams == 1)
+					    kinds[k].streams == 1 && !kinds[k].persistent)
 						fused_rate = r->rate;
 				}
 				for (int k = first; k < nrows; k++)

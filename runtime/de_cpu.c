@@ -28,6 +28,7 @@ struct de_cpu {
 	int *cur;          /* [P] current buffer */
 	de_state *st;      /* [P] */
 	float *hist;       /* [P][hist_len] or NULL */
+	int *next;         /* [P] generation each problem steps to (split schedule) */
 	int hist_len;
 	long gen_end;      /* for the work items */
 };
@@ -56,9 +57,10 @@ rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
 	c->fit = c->pop ? rt_malloc((size_t)c->P * 2 * c->NP * sizeof *c->fit, err) : NULL;
 	c->cur = c->fit ? rt_calloc((size_t)c->P, sizeof *c->cur, err) : NULL;
 	c->st = c->cur ? rt_calloc((size_t)c->P, sizeof *c->st, err) : NULL;
+	c->next = c->st ? rt_calloc((size_t)c->P, sizeof *c->next, err) : NULL;
 	if (c->st && c->hist_len > 0)
 		c->hist = rt_malloc((size_t)c->P * c->hist_len * sizeof *c->hist, err);
-	if (!c->st || (c->hist_len > 0 && !c->hist)) {
+	if (!c->next || (c->hist_len > 0 && !c->hist)) {
 		de_cpu_free(c);
 		return rt_fail(err, RT_ERR_SYSTEM,
 			       "out of memory for %ld problems of %d individuals x %d dimensions", job->problems,
@@ -81,6 +83,7 @@ void de_cpu_free(de_cpu *c)
 	free(c->cur);
 	free(c->st);
 	free(c->hist);
+	free(c->next);
 	free(c);
 }
 
@@ -197,9 +200,7 @@ rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 		if (!any)
 			return RT_OK;
 		/* which problems step now, and to which generation */
-		int *next = rt_malloc((size_t)c->P * sizeof *next, err);
-		if (!next)
-			return RT_ERR_SYSTEM;
+		int *next = c->next;
 		for (long p = 0; p < c->P; p++)
 			next[p] = c->st[p].gens < 0 ? 0 : active(c, p) ? c->st[p].gens + 1 : -1;
 		st = cpu_parallel_for(c->P * nb, 1, block_items, c, err);
@@ -207,7 +208,6 @@ rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 			for (long p = 0; p < c->P; p++)
 				if (next[p] >= 0)
 					finish_generation(c, p, next[p]);
-		free(next);
 		if (st != RT_OK)
 			return st;
 	}

@@ -7,9 +7,14 @@
  * Block size: the population rounded up to a warp, at most 512 threads
  * (larger populations: several individuals per thread). Population memory:
  * shared when two populations and their fitness fit the device's opt-in
- * shared memory per block, else global (pop_memory overrides). Grid:
- * persistent, min(problems, resident blocks per SM x SMs) from the occupancy
- * calculator; each block walks over problems. */
+ * shared memory per block, else global (pop_memory overrides). Grid: a block
+ * per problem in one launch; the hardware's block scheduler balances the
+ * waves. A persistent grid (persistent = 1: min(problems, resident blocks per
+ * SM x SMs) from the occupancy calculator, each block walking over problems)
+ * and several streams were measured on an H100 (bench/results/de-gpu-*.md):
+ * up to 13% slower, and never faster than one launch of a block per problem. Carve-out: all shared memory
+ * when the population is there, else all L1 (the donor rows are scattered
+ * global loads that L1 may catch). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +266,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 
 	unsigned smem = shared && !naive ? (unsigned)pop_smem_bytes(job) : 0;
 	if (!naive) {
-		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, shared ? 100 : -1, err)) ||
+		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, shared ? 100 : 0, err)) ||
 		    (s = gpu_occupancy(g.mod, "de_fused", block, smem, &bps, err)))
 			goto done;
 		if (bps < 1) {
@@ -271,7 +276,9 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 			goto done;
 		}
 	}
-	int grid_cap = bps * info.sm_count;
+	int grid_cap = job->persistent ? bps * info.sm_count : 0x7fffffff;
+	if (job->persistent && job->grid_max > 0 && job->grid_max < grid_cap)
+		grid_cap = job->grid_max;
 	size_t pop_bytes = P * NPD * sizeof(float) * (naive ? 3 : shared ? 1 : 2);
 	size_t need = pop_bytes + P * job->np * sizeof(float) * 2 + P * job->dim * sizeof(float) * 2;
 	if (need > info.total_mem / 10 * 9) {
@@ -289,9 +296,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 			 5, DE_NAIVE_THREADS);
 	else
 		snprintf(out->detail, sizeof out->detail,
-			 "fused, population in %s memory, block %d, %d blocks/SM, grid %d, %d stream(s)",
+			 "fused, population in %s memory, block %d, %d blocks/SM, grid %d%s, %d stream(s)",
 			 shared ? "shared" : "global", block, bps,
-			 (int)(P < (size_t)grid_cap ? P : (size_t)grid_cap), job->streams);
+			 (int)(P < (size_t)grid_cap ? P : (size_t)grid_cap),
+			 job->persistent ? " (persistent)" : "", job->streams);
 
 	if ((s = alloc(&g, &g.pop, pop_bytes / (naive ? 3 : 1), err)) ||
 	    (s = alloc(&g, &g.fit, P * job->np * sizeof(float) * (naive || shared ? 1 : 2), err)) ||

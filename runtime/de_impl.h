@@ -51,6 +51,8 @@ typedef struct de_job {
 	int report_every;      /* generations between progress lines */
 	uint64_t seed;
 	int variant, popmem, block, streams;   /* GPU tuning */
+	int persistent;        /* GPU: grid of resident blocks walking over problems (else a block per problem) */
+	int grid_max;          /* GPU, persistent: at most this many blocks per launch (0: no cap; checks) */
 	de_params params;      /* what the shared core sees */
 	float zoff;            /* zstar when shifted or rotated, else 0 */
 	float *shift_vec;      /* [problems][dim] or NULL */

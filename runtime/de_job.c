@@ -24,6 +24,8 @@
  *   pop_memory = auto      ; GPU: auto, shared or global
  *   block = 0              ; GPU threads per block (0: from the population)
  *   streams = 1            ; GPU: split the problems over this many streams
+ *   persistent = 0         ; GPU: 1: resident blocks walk over the problems; 0: a block
+ *                          ;   per problem, the hardware schedules them (measured faster)
  *   [objective]
  *   code = ...             ; C body over (const float *x, int n), or
  *   file = objective.c     ; the same body in a file next to the spec
@@ -73,6 +75,7 @@ void de_job_default(de_job *job, int fn, int dim)
 	job->report_every = 100;
 	job->seed = 1;
 	job->streams = 1;
+	job->persistent = 0;
 }
 
 /* "path:line" of an entry, or the spec's path when the key is absent. */
@@ -169,6 +172,14 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_int(spec, "de", "generations", 0, 0, INT_MAX - 1, &job->generations, err));
 	TRY(rt_spec_int(spec, "de", "max_evals", (long)job->max_evals, 0, LONG_MAX, &v, err));
 	job->max_evals = v;
+	if (v > 0 && v < job->np)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.max_evals: expected at least one population (%d evaluations), got %ld",
+			       where(spec, "de", "max_evals", loc, sizeof loc), job->np, v);
+	if (v == 0 && job->generations == 0)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.max_evals = 0 and no generations: set one of them (a target alone "
+			       "may never be reached)", where(spec, "de", "max_evals", loc, sizeof loc));
 	TRY(rt_spec_double(spec, "de", "target", 0.0, 0.0, 1e30, &job->target, err));
 	TRY(rt_spec_int(spec, "de", "problems", 1, 1, 1L << 24, &job->problems, err));
 	TRY(rt_spec_enum(spec, "de", "shift", shift_names, 0, &job->shift, err));
@@ -190,6 +201,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	job->block = (int)v;
 	TRY(rt_spec_int(spec, "de", "streams", 1, 1, 64, &v, err));
 	job->streams = (int)v;
+	TRY(rt_spec_bool(spec, "de", "persistent", 0, &job->persistent, err));
 	if (fn == DE_FN_USER)
 		TRY(read_objective(job, spec, err));
 	TRY(rt_spec_check_unused(spec, err));

@@ -46,19 +46,19 @@ typedef struct preset {
 	gp_gpu_config c;
 } preset;
 
-/* form, width, nvec, regs, threads, passes, carveout, stack, xreg */
+/* form, width, nvec, regs, threads, passes, carveout, stack, xreg, tos */
 static const preset presets[] = {
-	{ "blockgp", { GP_FORM_RPN, 1, 1, 0, 256, 0, -1, 0, -1 } },
-	{ "lgp1d", { GP_FORM_LGP, 1, 1, 1, 256, 0, -1, 0, -1 } },
-	{ "lgp-float2", { GP_FORM_LGP, 2, 1, 1, 256, 0, -1, 0, -1 } },
-	{ "lgp-float3", { GP_FORM_LGP, 3, 1, 1, 256, 0, -1, 0, -1 } },
-	{ "lgp-float4", { GP_FORM_LGP, 4, 1, 1, 256, 0, -1, 0, -1 } },
-	{ "lgp-fast", { GP_FORM_LGP, 4, 2, 1, 256, 2, -1, 0, -1 } },
+	{ "blockgp", { GP_FORM_RPN, 1, 1, 0, 256, 0, -1, 0, -1, 1 } },
+	{ "lgp1d", { GP_FORM_LGP, 1, 1, 1, 256, 0, -1, 0, -1, 1 } },
+	{ "lgp-float2", { GP_FORM_LGP, 2, 1, 1, 256, 0, -1, 0, -1, 1 } },
+	{ "lgp-float3", { GP_FORM_LGP, 3, 1, 1, 256, 0, -1, 0, -1, 1 } },
+	{ "lgp-float4", { GP_FORM_LGP, 4, 1, 1, 256, 0, -1, 0, -1, 1 } },
+	{ "lgp-fast", { GP_FORM_LGP, 4, 2, 1, 256, 2, -1, 0, -1, 1 } },
 };
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
 
 const char *const gp_gpu_variants[] = {
-	"blockgp", "rpn2d-2", "rpn2d-4", "rpn2d-6", "lgp1d", "lgp2d-2", "lgp2d-4", "lgp2d-6",
+	"blockgp", "blockgp-x0-o0", "rpn2d-2", "rpn2d-4", "rpn2d-6", "lgp1d", "lgp2d-2", "lgp2d-4", "lgp2d-6",
 	"lgp-float2", "lgp-float3", "lgp-float4", "lgp-float4-r2", "lgp-float4-r4",
 	"lgp-float4-p4", "lgp2d-8-p4", "lgp-fast", "lgp-fast-r0", "lgp-fast-r2", "lgp-fast-r4",
 	"lgp-fast-p4", "lgp-fast-p8", "lgp-fast-p16", "lgp-f4x3-p4", "lgp-f4x4-p2", NULL
@@ -87,11 +87,12 @@ static rt_status config_check(const gp_gpu_config *c, rt_error *err)
 			       "GPU GP variant: %d threads per block (expected a multiple of 32 in 32..1024)",
 			       c->threads);
 	if (c->passes < 0 || c->passes > 65535 || c->carveout < -1 || c->carveout > 100 ||
-	    c->stack < 0 || c->stack > GP_GPU_MAX_STACK || c->xreg < -1 || c->xreg > 1)
+	    c->stack < 0 || c->stack > GP_GPU_MAX_STACK || c->xreg < -1 || c->xreg > 1 ||
+	    c->tos < 0 || c->tos > 1)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "GPU GP variant: passes %d (0..65535), carve-out %d (-1..100), stack %d "
-			       "(0..%d) or xreg %d (-1..1) out of range", c->passes, c->carveout, c->stack,
-			       GP_GPU_MAX_STACK, c->xreg);
+			       "(0..%d), xreg %d (-1..1) or tos %d (0..1) out of range", c->passes,
+			       c->carveout, c->stack, GP_GPU_MAX_STACK, c->xreg, c->tos);
 	return RT_OK;
 }
 
@@ -178,6 +179,7 @@ rt_status gp_gpu_variant_parse(const char *name, gp_gpu_config *cfg, rt_error *e
 		case 'c': c.carveout = (int)v; break;
 		case 's': c.stack = (int)v; break;
 		case 'x': c.xreg = (int)v; break;
+		case 'o': c.tos = (int)v; break;
 		default: goto bad;
 		}
 	}
@@ -192,7 +194,7 @@ rt_status gp_gpu_variant_parse(const char *name, gp_gpu_config *cfg, rt_error *e
 bad:
 	return rt_fail(err, RT_ERR_INPUT,
 		       "unknown GPU GP variant '%s' (expected blockgp, rpn2d-N, lgp1d, lgp2d-N, "
-		       "lgp-float2|3|4, lgp-fast, rpn or lgp, then modifiers -fWxN -rK -pP -tT -cC -sS -xX)",
+		       "lgp-float2|3|4, lgp-fast, rpn or lgp, then modifiers -fWxN -rK -pP -tT -cC -sS -xX -oO)",
 		       name);
 }
 
@@ -235,6 +237,7 @@ const char *gp_gpu_variant_name(const gp_gpu_config *c, char *buf, int size)
 	GPG_MOD_(carveout, 'c')
 	GPG_MOD_(stack, 's')
 	GPG_MOD_(xreg, 'x')
+	GPG_MOD_(tos, 'o')
 #undef GPG_MOD_
 	return buf;
 }
@@ -261,8 +264,6 @@ static void ops_used(const gp_cases *cases, const gp_fset *fs, unsigned char *us
 
 static int xreg_of(const gp_cases *cases, const gp_gpu_config *cfg)
 {
-	if (cfg->form != GP_FORM_LGP)
-		return 0;
 	if (cfg->xreg >= 0)
 		return cfg->xreg && cases->ninputs == 1;
 	return cases->ninputs == 1;
@@ -296,6 +297,7 @@ static rt_status render(const gp_cases *cases, const unsigned char *use, const g
 	gen_define_int(src, "GPG_STACK", stack);
 	gen_define_int(src, "GPG_THREADS", cfg->threads);
 	gen_define_int(src, "GPG_XREG", xreg_of(cases, cfg));
+	gen_define_int(src, "GPG_TOS", cfg->form == GP_FORM_RPN ? cfg->tos : 0);
 	gen_define_int(src, "GPG_MAXAR", maxar);
 	gen_define_int(src, "GPG_NCLASSES", cases->nclasses > 0 ? cases->nclasses : 1);
 	gen_line(src, "/* The problem's functions: X(opcode, arity, expression from gp_ops.h). */");
@@ -361,7 +363,8 @@ typedef struct gpg_slot {
 	size_t pcap, fcap;
 	double *hfit;         /* pinned, hcap bytes */
 	size_t hcap;
-	gpu_timer *timer;
+	gpu_timer *timer;     /* around the kernels */
+	gpu_timer *done;      /* its stop: after the fitness download */
 	int nprogs;
 	uint64_t nodes;
 	size_t bytes;
@@ -443,6 +446,7 @@ void gp_gpu_close(gp_gpu *g)
 	for (int i = 0; i < 2; i++) {
 		gpg_slot *s = &g->slot[i];
 		gpu_timer_destroy(s->timer);
+		gpu_timer_destroy(s->done);
 		gpu_host_free(g->ctx, s->host);
 		gpu_host_free(g->ctx, s->hfit);
 		gpu_free(g->ctx, s->dev);
@@ -541,7 +545,8 @@ rt_status gp_gpu_open(const gp_cases *cases, const gp_fset *fs, const gp_gpu_con
 	    (st = gpu_stream_create(g->ctx, &g->stream, err)) != RT_OK)
 		goto fail;
 	for (int i = 0; i < 2; i++)
-		if ((st = gpu_timer_create(g->ctx, &g->slot[i].timer, err)) != RT_OK)
+		if ((st = gpu_timer_create(g->ctx, &g->slot[i].timer, err)) != RT_OK ||
+		    (st = gpu_timer_create(g->ctx, &g->slot[i].done, err)) != RT_OK)
 			goto fail;
 	if ((st = compile(g, g->cfg.stack ? g->cfg.stack : 8, err)) != RT_OK ||
 	    (st = upload_cases(g, cases, err)) != RT_OK)
@@ -790,8 +795,11 @@ rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 		if ((st = gpu_timer_start(s->timer, g->stream, err)) != RT_OK ||
 		    (st = gpu_launch(g->mod, "gpg_eval", &l1, a1, err)) != RT_OK ||
 		    (st = gpu_launch(g->mod, "gpg_finish", &l2, a2, err)) != RT_OK ||
+		    (st = gpu_timer_end(s->timer, g->stream, err)) != RT_OK ||
+		    (st = gpu_timer_start(s->done, g->stream, err)) != RT_OK ||
 		    (st = gpu_download_async(g->ctx, s->hfit, fit, np * sizeof(double), g->stream,
-					     err)) != RT_OK)
+					     err)) != RT_OK ||
+		    (st = gpu_timer_end(s->done, g->stream, err)) != RT_OK)
 			return st;
 	}
 	g->inflight++;
@@ -809,8 +817,10 @@ rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *stats, rt
 	g->head = (g->head + 1) % 2;
 	g->inflight--;
 	if (s->nprogs > 0) {
-		if ((st = gpu_timer_stop(s->timer, g->stream, &ms, err)) != RT_OK ||
-		    (st = gpu_stream_sync(g->stream, err)) != RT_OK)
+		/* Waits for this slot's download only (the other slot may still run). */
+		double dl_ms;
+		if ((st = gpu_timer_elapsed(s->done, &dl_ms, err)) != RT_OK ||
+		    (st = gpu_timer_elapsed(s->timer, &ms, err)) != RT_OK)
 			return st;
 		memcpy(fitness, s->hfit, (size_t)s->nprogs * sizeof(double));
 	}

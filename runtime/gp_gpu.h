@@ -16,7 +16,8 @@
  * and ours: lgp-fast (the default, see GP_GPU_DEFAULT_VARIANT). Modifiers
  * may follow any of them: -rK (register levels 0..4), -pP (passes per
  * block, 0 = one block per program), -tT (threads per block), -fWxN (W
- * cases per vector load, N vectors per thread). gp_gpu_variant_name gives
+ * cases per vector load, N vectors per thread), -xX (one input held in a
+ * register: 0 off, 1 on), -oO (RPN: top of stack in a register, 0 off). gp_gpu_variant_name gives
  * the canonical name back.
  *
  * Fitness is the CPU evaluators' (gp_eval.h) for every variant: the outputs
@@ -52,6 +53,7 @@ typedef struct gp_gpu_config {
 	int carveout;   /* preferred shared-memory carve-out in percent; -1: the driver's */
 	int stack;      /* stack depth compiled for; 0: from each population (power of 2, >= 4) */
 	int xreg;       /* inputs held in registers: -1 auto (one-input problems), 0 off, 1 on */
+	int tos;        /* RPN: top of the stack in a register (1) or in local memory (0) */
 } gp_gpu_config;
 
 /* The default configuration (GP_GPU_DEFAULT_VARIANT). */
@@ -98,9 +100,9 @@ rt_status gp_gpu_eval(gp_gpu *g, const gp_packed *pop, double *fitness, gp_gpu_s
 		      rt_error *err);
 /* Double buffering: start an evaluation and return at once (pop is copied
  * and may be changed right away); at most two in flight. finish waits for
- * the oldest one and writes its fitness (in the order started). st->kernel_ms
- * of an asynchronous evaluation runs until the kernels ended or finish was
- * called, whichever is later. */
+ * the oldest one (only it: the other may still run) and writes its fitness
+ * (in the order started). st->kernel_ms is the GPU time of its kernels alone
+ * (events recorded around them at start). */
 rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err);
 rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *st, rt_error *err);
 

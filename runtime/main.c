@@ -248,6 +248,8 @@ static rt_status cmd_bench(int argc, char **argv, cli *c, rt_error *err)
 	kind = rt_kind_find(argv[optind]);
 	if (!kind)
 		return rt_fail(err, RT_ERR_INPUT, "bench: unknown kind '%s'", argv[optind]);
+	for (int i = optind + 1; i < argc && !c->help; i++)
+		c->help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
 	if (c->help) {
 		fputs(usage_bench, stdout);
 		if (kind->bench_help)

@@ -2,8 +2,9 @@
  * (runtime/de_gpu.c) with the DE_* #defines below; the defaults let this file
  * compile on its own. Two variants share templates/de_core.h:
  *
- * de_fused (after Farkov & Legalov 2014): one block per problem (a persistent
- * grid walks over problems), the population as structure-of-arrays
+ * de_fused (after Farkov & Legalov 2014): one block per problem (the host
+ * launches a block per problem, or a persistent grid whose blocks walk over
+ * the problems), the population as structure-of-arrays
  * (x_i component j at X[j * DE_NP + i]: a warp touches consecutive words) in
  * shared memory when it fits (DE_POP_SHARED) and else in global memory,
  * per-thread Philox draws, crossover and selection by selects, and a whole

@@ -33,7 +33,7 @@
  *
  * Generator #defines (runtime/gp_gpu.c writes them; defaults let the file be
  * compiled on its own): GPG_FORM GPG_BOOL GPG_FIT GPG_W GPG_NV GPG_REGS
- * GPG_STACK GPG_THREADS GPG_XREG GPG_MAXAR GPG_NCLASSES, GP_USE_<op>, and
+ * GPG_STACK GPG_THREADS GPG_XREG GPG_TOS GPG_MAXAR GPG_NCLASSES, GP_USE_<op>, and
  * GPG_DISPATCH(X): X(ENUM, arity, expression) for the problem's functions
  * only, taken from the table in gp_ops.h. */
 #include "common.h"
@@ -68,6 +68,9 @@
 #endif
 #ifndef GPG_MAXAR
 #define GPG_MAXAR 3
+#endif
+#ifndef GPG_TOS
+#define GPG_TOS 1
 #endif
 #ifndef GPG_NCLASSES
 #define GPG_NCLASSES 2
@@ -275,15 +278,58 @@ RT_DEV gpg_v gpg_run(const void *code_s, uint32_t ncode, const gpg_t *consts_s,
 	return top;
 #else
 	/* RPN: x = op | arity << 8; y = element offset (input) or the value's
-	 * bits (constant). */
+	 * bits (constant). GPG_XREG: the one input is loaded once per case.
+	 * GPG_TOS: the top of the stack stays in a register; a push stores the
+	 * old top at slot sp (slot 0 takes the initial junk), a function pops
+	 * its other operands from memory: one stack access per node instead of
+	 * up to four. The stack is still the seed's 1-D run-time stack. */
 	const uint2 *code = (const uint2 *)code_s;
 	uint32_t sp = 0;
 	(void)consts_s;
+#if GPG_XREG
+	const gpg_v xr = gpg_load(x);
+#define GPG_XLOAD_(off) ((void)(off), xr)
+#else
+#define GPG_XLOAD_(off) gpg_load(x + (off))
+#endif
+#if GPG_TOS
+	gpg_v top = gpg_splat((gpg_t)0);
+	for (uint32_t i = 0; i < ncode; i++) {
+		uint2 w = code[i];
+		uint32_t op = w.x & 0xffu;
+		if (op >= GP_OP_COUNT) {
+			stk.set(sp++, top);
+			if (op == GP_TERM_VAR)
+				top = GPG_XLOAD_(w.y);
+			else
+#if GPG_BOOL
+				top = gpg_splat(w.y);
+#else
+				top = gpg_splat(__uint_as_float(w.y));
+#endif
+		} else {
+			uint32_t ar = (w.x >> 8) & 3u;
+			gpg_v a, b, c;
+			if (GPG_MAXAR > 2 && ar > 2) {
+				c = top;
+				b = stk.get(--sp);
+				a = stk.get(--sp);
+			} else if (GPG_MAXAR > 1 && ar > 1) {
+				b = top;
+				a = stk.get(--sp);
+			} else {
+				a = top;
+			}
+			top = gpg_apply(op, a, b, c);
+		}
+	}
+	return top;
+#else
 	for (uint32_t i = 0; i < ncode; i++) {
 		uint2 w = code[i];
 		uint32_t op = w.x & 0xffu;
 		if (op == GP_TERM_VAR) {
-			stk.set(sp++, gpg_load(x + w.y));
+			stk.set(sp++, GPG_XLOAD_(w.y));
 		} else if (op == GP_TERM_CONST) {
 #if GPG_BOOL
 			stk.set(sp++, gpg_splat(w.y));
@@ -302,6 +348,8 @@ RT_DEV gpg_v gpg_run(const void *code_s, uint32_t ncode, const gpg_t *consts_s,
 		}
 	}
 	return stk.get(0);
+#endif
+#undef GPG_XLOAD_
 #endif
 }
 

@@ -3,7 +3,13 @@
  * variant against the CPU on a random population and benchmarks evaluation
  * alone on a population of the seed's shape (1000 ramped half-and-half
  * programs), printing markdown tables. Usage:
- *   gp_gpu_driver [--check N] [--bench] [--threads] problems/sextic.ini ... */
+ *   gp_gpu_driver [--check N] [--bench] [--threads] [--init-depth MIN-MAX]
+ *                 [--variants a,b,..] [--sweep 128,256,..] [--sizes-only] problems/sextic.ini ...
+ * --init-depth sets the ramped half-and-half depth range of the benchmark
+ * population (2-4 gives the issue's 19-node sextic population);
+ * --variants and --sweep choose what --bench measures (variants at each
+ * threads-per-block count); --sizes-only prints the population's mean size
+ * and needs no GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +20,19 @@
 #include "gp_problem.h"
 #include "log.h"
 #include "spec.h"
+
+static int init_min = -1, init_max = -1, sizes_only = 0;
+static const char *variants[64];
+static int sweep_threads[16];
+
+/* Splits a comma-separated list (the string is kept). */
+static void split_list(char *s, const char **out, int max)
+{
+	int n = 0;
+	for (char *t = strtok(s, ","); t && n < max - 1; t = strtok(NULL, ","))
+		out[n++] = t;
+	out[n] = NULL;
+}
 
 static int run(const char *path, int ncheck, int bench, int sweep, rt_error *err)
 {
@@ -30,10 +49,15 @@ static int run(const char *path, int ncheck, int bench, int sweep, rt_error *err
 	gp_packed_init(&lgp);
 	if ((st = rt_spec_load(&spec, path, err)) != RT_OK || (st = gp_problem_load(&spec, &prob, err)) != RT_OK)
 		return st;
+	if (init_min > 0) {
+		prob.breed.init_min_depth = init_min;
+		prob.breed.init_max_depth = init_max;
+	}
 	printf("\n## %s (%zu cases, %d inputs)\n\n", prob.name, prob.cases.ncases, prob.cases.ninputs);
 	if (ncheck > 0) {
 		printf("### check against the CPU (%d random programs)\n\n", ncheck);
-		st = gp_gpu_check(&prob.cases, &prob.fset, &prob.breed, ncheck, 1, NULL, stdout, err);
+		st = gp_gpu_check(&prob.cases, &prob.fset, &prob.breed, ncheck, 1, variants[0] ? variants : NULL,
+				  stdout, err);
 		if (st != RT_OK)
 			printf("CHECK FAILED: %s\n", err->msg);
 	}
@@ -44,10 +68,17 @@ static int run(const char *path, int ncheck, int bench, int sweep, rt_error *err
 		    (st = gp_pack_rpn(&rpn, trees, n, err)) != RT_OK || (st = gp_pack_lgp(&lgp, trees, n, err)) != RT_OK)
 			goto out;
 		uint64_t nodes = gp_packed_total_nodes(&lgp);
-		printf("\n### evaluation only: %d programs, mean %.1f nodes, %u LGP instructions\n\n", n,
+		printf("\n### evaluation only: %d programs (init depth %d-%d), mean %.2f nodes, %u LGP "
+		       "instructions\n\n", n, prob.breed.init_min_depth, prob.breed.init_max_depth,
 		       (double)nodes / n, lgp.offset[n]);
+		if (sizes_only)
+			goto out;
 		gp_gpu_bench_opts o;
 		memset(&o, 0, sizeof o);
+		if (variants[0])
+			o.variants = variants;
+		if (sweep_threads[0])
+			o.threads = sweep_threads;
 		st = gp_gpu_bench(&prob.cases, &prob.fset, &rpn, &lgp, &o, stdout, err);
 		if (st == RT_OK && sweep) {
 			static const int th[] = { 128, 256, 512, 1024, 0 };
@@ -89,6 +120,18 @@ int main(int argc, char **argv)
 			bench = 1;
 		else if (strcmp(argv[i], "--threads") == 0)
 			sweep = 1;
+		else if (strcmp(argv[i], "--sizes-only") == 0)
+			sizes_only = bench = 1;
+		else if (strcmp(argv[i], "--init-depth") == 0 && i + 1 < argc)
+			sscanf(argv[++i], "%d-%d", &init_min, &init_max);
+		else if (strcmp(argv[i], "--variants") == 0 && i + 1 < argc)
+			split_list(argv[++i], variants, 64);
+		else if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc) {
+			const char *tl[16];
+			split_list(argv[++i], tl, 16);
+			for (int k = 0; tl[k]; k++)
+				sweep_threads[k] = atoi(tl[k]);
+		}
 		else if (run(argv[i], ncheck, bench, sweep, &err) != RT_OK) {
 			printf("ERROR %s: %s\n", argv[i], err.msg);
 			rc = 1;

@@ -643,7 +643,9 @@ static void test_spec_errors(void **state)
 	snprintf(text, sizeof text, "%sdim = 10\npopulation = 3\n", head);
 	expect_spec_error(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nmax_evals = 50\n", head);
-	expect_spec_error(text, "max_evals");
+	expect_spec_error(text, "t.ini:6");
+	snprintf(text, sizeof text, "%sdim = 10\nmax_evals = 0\n", head);
+	expect_spec_error(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nblock = 100\n", head);
 	expect_spec_error(text, "t.ini:6");
 

@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "gen.h"
+#include "gp.h"
+#include "log.h"
+#include "spec.h"
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
@@ -356,6 +359,249 @@ static void test_no_driver(void **state)
 	gp_cases_free(&c);
 }
 
+/* ---- host side of full runs (no GPU needed) --------------------------------------- */
+
+/* Sequential reference packing (the pre-parallel gp_pack_lgp / gp_pack_rpn). */
+static void pack_sequential(gp_packed *out, const gp_tree *t, int n, int form)
+{
+	rt_error err;
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += (size_t)t[i].n;
+	out->nprogs = n;
+	out->form = form;
+	out->offset = calloc((size_t)n + 1, sizeof *out->offset);
+	out->const_offset = calloc((size_t)n + 1, sizeof *out->const_offset);
+	out->max_stack = calloc((size_t)n, sizeof *out->max_stack);
+	out->nnodes = calloc((size_t)n, sizeof *out->nnodes);
+	out->rpn = calloc(total, sizeof *out->rpn);
+	out->lgp = calloc(total, sizeof *out->lgp);
+	out->consts = calloc(total + 1, sizeof *out->consts);
+	uint32_t pos = 0, cpos = 0;
+	for (int i = 0; i < n; i++) {
+		gp_node *tmp = out->rpn + (form == GP_FORM_RPN ? pos : 0);
+		out->offset[i] = pos;
+		out->const_offset[i] = cpos;
+		int ms = gp_tree_to_rpn(t[i].nodes, t[i].n, form == GP_FORM_RPN ? tmp : out->rpn);
+		assert_true(ms > 0);
+		out->nnodes[i] = (uint32_t)t[i].n;
+		if (form == GP_FORM_RPN) {
+			out->max_stack[i] = (uint16_t)ms;
+			pos += (uint32_t)t[i].n;
+			continue;
+		}
+		int nc, nk;
+		assert_int_equal(gp_lgp_from_rpn(out->rpn, t[i].n, out->lgp + pos, &nc, out->consts + cpos,
+						 &nk, &ms, &err), RT_OK);
+		out->max_stack[i] = (uint16_t)ms;
+		pos += (uint32_t)nc;
+		cpos += (uint32_t)nk;
+	}
+	out->offset[n] = pos;
+	out->const_offset[n] = cpos;
+}
+
+static void same_packed(const gp_packed *a, const gp_packed *b)
+{
+	int n = a->nprogs;
+	assert_int_equal(a->nprogs, b->nprogs);
+	assert_int_equal(a->form, b->form);
+	assert_memory_equal(a->offset, b->offset, ((size_t)n + 1) * sizeof *a->offset);
+	assert_memory_equal(a->const_offset, b->const_offset, ((size_t)n + 1) * sizeof *a->offset);
+	assert_memory_equal(a->max_stack, b->max_stack, (size_t)n * sizeof *a->max_stack);
+	assert_memory_equal(a->nnodes, b->nnodes, (size_t)n * sizeof *a->nnodes);
+	if (a->form == GP_FORM_RPN) {
+		assert_memory_equal(a->rpn, b->rpn, a->offset[n] * sizeof *a->rpn);
+	} else {
+		assert_memory_equal(a->lgp, b->lgp, a->offset[n] * sizeof *a->lgp);
+		if (a->const_offset[n])
+			assert_memory_equal(a->consts, b->consts, a->const_offset[n] * sizeof *a->consts);
+	}
+}
+
+/* Parallel packing is the sequential packing byte for byte (populations
+ * large enough to be split over threads, with constants), at any offset
+ * into a population and after repacking into the same buffers; a bad tree
+ * is reported by its (lowest) index. */
+static void test_parallel_packing(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_cases c;
+	gp_fset fs;
+	gp_breed br = gp_breed_defaults();
+	enum { N = 700 };
+	gp_tree *t = calloc(N, sizeof *t);
+	gp_packed par, seq;
+	classes(&c, &fs, 64);
+	br.init_min_depth = 2;
+	br.init_max_depth = 7;
+	assert_int_equal(gp_init_population(t, N, &fs, &br, 5, &err), RT_OK);
+	gp_packed_init(&par);
+	for (int form = 0; form < 2; form++) {
+		for (int r = 0; r < 3; r++) {
+			int lo = r == 1 ? 13 : 0, n = r == 2 ? 40 : N - lo;
+			memset(&seq, 0, sizeof seq);
+			pack_sequential(&seq, t + lo, n, form);
+			assert_int_equal(form == GP_FORM_LGP ? gp_pack_lgp(&par, t + lo, n, &err)
+							    : gp_pack_rpn(&par, t + lo, n, &err), RT_OK);
+			same_packed(&par, &seq);
+			gp_packed_free(&seq);
+		}
+	}
+	/* Programs 300 and 500 malformed: the error names 300. */
+	t[500].n = 1;
+	t[300].nodes[0] = gp_var(0);
+	assert_int_equal(gp_pack_lgp(&par, t, N, &err), RT_ERR_INTERNAL);
+	assert_non_null(strstr(err.msg, "program 300"));
+	t[300].n = 2;
+	assert_int_equal(gp_pack_rpn(&par, t, N, &err), RT_ERR_INTERNAL);
+	assert_non_null(strstr(err.msg, "program 300"));
+	gp_packed_free(&par);
+	for (int i = 0; i < N; i++)
+		gp_tree_free(&t[i]);
+	free(t);
+	gp_cases_free(&c);
+}
+
+/* A fake asynchronous evaluator: gp_eval_cpu at start, results queued (at
+ * most two, as on the GPU) and handed back in order by finish. */
+typedef struct fake_async {
+	int method, inflight, head, max_inflight, starts;
+	double *q[2];
+	int nq[2];
+} fake_async;
+
+static rt_status fake_eval(void *ctx, const gp_packed *pop, const gp_cases *cases, double *fit,
+			   rt_error *err)
+{
+	fake_async *f = ctx;
+	return gp_eval_cpu(pop, cases, f->method, fit, err);
+}
+
+static rt_status fake_start(void *ctx, const gp_packed *pop, const gp_cases *cases, rt_error *err)
+{
+	fake_async *f = ctx;
+	if (f->inflight >= 2)
+		return rt_fail(err, RT_ERR_INTERNAL, "three in flight");
+	int k = (f->head + f->inflight) % 2;
+	f->q[k] = realloc(f->q[k], (size_t)(pop->nprogs + 1) * sizeof(double));
+	f->nq[k] = pop->nprogs;
+	rt_status st = gp_eval_cpu(pop, cases, f->method, f->q[k], err);
+	if (st == RT_OK) {
+		f->inflight++;
+		f->starts++;
+		if (f->inflight > f->max_inflight)
+			f->max_inflight = f->inflight;
+	}
+	return st;
+}
+
+static rt_status fake_finish(void *ctx, double *fit, double *device_s, rt_error *err)
+{
+	fake_async *f = ctx;
+	if (f->inflight == 0)
+		return rt_fail(err, RT_ERR_INTERNAL, "nothing in flight");
+	memcpy(fit, f->q[f->head], (size_t)f->nq[f->head] * sizeof(double));
+	f->head = (f->head + 1) % 2;
+	f->inflight--;
+	*device_s = 1e-3;
+	return RT_OK;
+}
+
+/* gp_evolve_with in batches (asynchronous evaluator) gives exactly the
+ * synchronous run: same history, same best program, for a Boolean problem
+ * and a regression problem, with several batch counts. */
+static void test_batched_evolution(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"[problem]\nkind = gp\n[gp]\npopulation = 300\ngenerations = 8\nstop_on_success = false\n"
+		"functions = and or nand nor\n[data]\nsource = multiplexer\naddress_bits = 3\n",
+		"[problem]\nkind = gp\n[gp]\npopulation = 250\ngenerations = 6\nconstants = -1 1\n"
+		"functions = + - * / sin\n[data]\nsource = sextic\ncases = 300\n",
+	};
+	static const int batches[] = { 1, 3, 8, 250 };
+	rt_log_set_quiet(1);
+	for (int t = 0; t < 2; t++) {
+		rt_error err = {0};
+		rt_spec spec;
+		gp_problem p;
+		gp_result ref, r;
+		memset(&spec, 0, sizeof spec);
+		assert_int_equal(rt_spec_load_text(&spec, "batched.ini", texts[t], &err), RT_OK);
+		assert_int_equal(gp_problem_load(&spec, &p, &err), RT_OK);
+		fake_async f = { GP_EVAL_LGP2D, 0, 0, 0, 0, { NULL, NULL }, { 0, 0 } };
+		gp_evaluator sync = { .eval = fake_eval, .ctx = &f, .form = GP_FORM_LGP };
+		assert_int_equal(gp_evolve_with(&p, 21, &sync, &ref, &err), RT_OK);
+		assert_int_equal(f.starts, 0);
+		for (int k = 0; k < 4; k++) {
+			gp_evaluator ev = { fake_eval, &f, GP_FORM_LGP, fake_start, fake_finish, batches[k] };
+			f.max_inflight = f.starts = 0;
+			assert_int_equal(gp_evolve_with(&p, 21, &ev, &r, &err), RT_OK);
+			assert_int_equal(f.inflight, 0);
+			assert_int_equal(f.starts, batches[k] * r.nhistory);
+			assert_int_equal(f.max_inflight, batches[k] > 1 ? 2 : 1);
+			assert_int_equal(r.nhistory, ref.nhistory);
+			for (int g = 0; g < r.nhistory; g++) {
+				assert_true(r.history[g].best == ref.history[g].best);
+				assert_true(r.history[g].mean == ref.history[g].mean);
+				assert_true(r.history[g].mean_size == ref.history[g].mean_size);
+				assert_int_equal(r.history[g].best_size, ref.history[g].best_size);
+				assert_true(r.history[g].device_s > 0.0);
+				assert_true(r.history[g].host_s > 0.0);
+			}
+			assert_true(r.best_fitness == ref.best_fitness);
+			assert_int_equal(r.best_generation, ref.best_generation);
+			assert_int_equal(r.best.n, ref.best.n);
+			assert_memory_equal(r.best.nodes, ref.best.nodes, (size_t)r.best.n * sizeof(gp_node));
+			gp_result_free(&r);
+		}
+		gp_result_free(&ref);
+		free(f.q[0]);
+		free(f.q[1]);
+		gp_problem_free(&p);
+		rt_spec_free(&spec);
+	}
+	rt_log_set_quiet(0);
+}
+
+/* gp_breed_range over consecutive ranges is gp_breed_generation. */
+static void test_breed_range(void **state)
+{
+	(void)state;
+	rt_error err;
+	gp_cases c;
+	gp_fset fs;
+	gp_breed br = gp_breed_defaults();
+	enum { N = 200 };
+	gp_tree cur[N], a[N], b[N];
+	double fit[N];
+	memset(cur, 0, sizeof cur);
+	memset(a, 0, sizeof a);
+	memset(b, 0, sizeof b);
+	sextic(&c, &fs, 64);
+	assert_int_equal(gp_init_population(cur, N, &fs, &br, 3, &err), RT_OK);
+	for (int i = 0; i < N; i++)
+		fit[i] = (double)((i * 37) % 101);
+	assert_int_equal(gp_breed_generation(a, cur, fit, N, &fs, &br, 9, 4, &err), RT_OK);
+	static const int cuts[] = { 0, 1, 17, 90, 91, 200 };
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(gp_breed_range(b, cur, fit, N, cuts[k], cuts[k + 1], &fs, &br, 9, 4, &err),
+				 RT_OK);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(a[i].n, b[i].n);
+		assert_memory_equal(a[i].nodes, b[i].nodes, (size_t)a[i].n * sizeof(gp_node));
+	}
+	assert_int_equal(gp_breed_range(b, cur, fit, N, 5, 201, &fs, &br, 9, 4, &err), RT_ERR_INTERNAL);
+	for (int i = 0; i < N; i++) {
+		gp_tree_free(&cur[i]);
+		gp_tree_free(&a[i]);
+		gp_tree_free(&b[i]);
+	}
+	gp_cases_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +611,9 @@ int main(void)
 		cmocka_unit_test(test_nvrtc_classes),
 		cmocka_unit_test(test_nvrtc_bool),
 		cmocka_unit_test(test_no_driver),
+		cmocka_unit_test(test_parallel_packing),
+		cmocka_unit_test(test_breed_range),
+		cmocka_unit_test(test_batched_evolution),
 		cmocka_unit_test(test_gpu_sextic),
 		cmocka_unit_test(test_gpu_classes),
 		cmocka_unit_test(test_gpu_mux),
