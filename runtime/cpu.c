@@ -6,6 +6,7 @@
  * Work is handed out in chunks of `grain` items from an atomic counter, so
  * uneven items (programs of different sizes) balance themselves. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -134,4 +135,24 @@ rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_er
 	pool.job = NULL;
 	pthread_mutex_unlock(&pool.lock);
 	return RT_OK;
+}
+
+void cpu_model_name(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	snprintf(buf, size, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "model name", 10) == 0) {
+			char *v = strchr(line, ':');
+			if (v) {
+				v += strspn(v + 1, " \t") + 1;
+				v[strcspn(v, "\n")] = '\0';
+				snprintf(buf, size, "%s", v);
+			}
+			break;
+		}
+	fclose(f);
 }

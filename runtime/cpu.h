@@ -3,6 +3,8 @@
 #ifndef RT_CPU_H
 #define RT_CPU_H
 
+#include <stddef.h>
+
 #include "error.h"
 
 /* Body of a parallel loop: runs items [begin, end) on worker `thread`. */
@@ -13,6 +15,9 @@ int cpu_thread_count(int requested);
 /* Sets the pool's size for later calls (0 = all cores). */
 void cpu_set_threads(int threads);
 int cpu_threads(void);
+/* The CPU's model name ("model name" in /proc/cpuinfo), or "unknown CPU". */
+void cpu_model_name(char *buf, size_t size);
+
 /* Splits [0, n) into chunks of `grain` items handed out dynamically to the
  * pool's threads; returns when all are done. */
 rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_error *err);

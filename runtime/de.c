@@ -83,26 +83,14 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 
 /* ---- run ---------------------------------------------------------------------- */
 
-static const char *si(double v, char *buf, size_t size)
-{
-	const char *units[] = { "", "k", "M", "G", "T", "P" };
-	int u = 0;
-	while (fabs(v) >= 1000.0 && u < 5) {
-		v /= 1000.0;
-		u++;
-	}
-	snprintf(buf, size, "%.3g%s", v, units[u]);
-	return buf;
-}
-
 static void progress_line(void *ctx, const de_job *job, long gen, float best_min, long ndone,
 			  long long evals, double seconds)
 {
 	char e[32], r[32];
 	(void)ctx;
 	rt_info("de: gen %ld/%ld  best %.6g  reached %ld/%ld  evals %s  %s evals/s", gen, job->gens,
-		(double)best_min, ndone, job->problems, si((double)evals, e, sizeof e),
-		si(seconds > 0 ? evals / seconds : 0, r, sizeof r));
+		(double)best_min, ndone, job->problems, rt_si((double)evals, e, sizeof e),
+		rt_si(seconds > 0 ? evals / seconds : 0, r, sizeof r));
 }
 
 static int cmp_float(const void *a, const void *b)
@@ -248,8 +236,8 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	}
 	rt_info("de: best %.9g; %ld/%ld problem(s) reached the target; %s evaluations in %.3f s "
 		"(%s evals/s) on %s [%s]", (double)bmin, reached, out.problems,
-		si((double)out.evals, e, sizeof e), out.seconds,
-		si(out.seconds > 0 ? out.evals / out.seconds : 0, r, sizeof r), out.device, out.detail);
+		rt_si((double)out.evals, e, sizeof e), out.seconds,
+		rt_si(out.seconds > 0 ? out.evals / out.seconds : 0, r, sizeof r), out.device, out.detail);
 	rt_info("de: wrote %s/result.json%s", dir, out.hist ? " and history.csv" : "");
 done:
 	de_outcome_free(&out);

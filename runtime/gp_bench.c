@@ -114,26 +114,6 @@ static gp_cases subset_cases(const gp_cases *c, size_t k)
 	return s;
 }
 
-static void cpu_model(char *buf, size_t size)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-	snprintf(buf, size, "unknown CPU");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f))
-		if (strncmp(line, "model name", 10) == 0) {
-			char *v = strchr(line, ':');
-			if (v) {
-				v += strspn(v + 1, " \t") + 1;
-				v[strcspn(v, "\n")] = '\0';
-				snprintf(buf, size, "%s", v);
-			}
-			break;
-		}
-	fclose(f);
-}
-
 static rt_status parse_methods(const char *list, bench_method *m, int *n, rt_error *err)
 {
 	char buf[256], *save = NULL, *tok;
@@ -384,7 +364,7 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		goto out;
 	nodes = gp_packed_total_nodes(&rpn);
 	sub = subset_cases(&prob.cases, (size_t)baseline);
-	cpu_model(model, sizeof model);
+	cpu_model_name(model, sizeof model);
 	{
 		uint64_t ninsn = lgp.offset[lgp.nprogs];
 		rt_info("bench gp %s: %d programs, %.2f nodes and %.2f LGP instructions on average, "

@@ -1,4 +1,5 @@
 /* log.c: progress and diagnostic messages. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -37,4 +38,16 @@ double rt_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+const char *rt_si(double v, char *buf, size_t size)
+{
+	static const char *const units[] = {"", "k", "M", "G", "T", "P"};
+	int u = 0;
+	while (fabs(v) >= 1000.0 && u < 5) {
+		v /= 1000.0;
+		u++;
+	}
+	snprintf(buf, size, "%.3g%s", v, units[u]);
+	return buf;
 }
