@@ -22,19 +22,6 @@
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
-/* 1.23G style. */
-static const char *si(double v, char *buf, size_t size)
-{
-	const char *units[] = {"", "k", "M", "G", "T", "P"};
-	int u = 0;
-	while (fabs(v) >= 1000.0 && u < 5) {
-		v /= 1000.0;
-		u++;
-	}
-	snprintf(buf, size, "%.3g%s", v, units[u]);
-	return buf;
-}
-
 void gp_result_free(gp_result *r)
 {
 	free(r->history);
@@ -236,8 +223,8 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		char e1[32], e2[32];
 		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
 			"  host %.3f ms  eval %.3f ms  gen %.3f ms",
-			g, h->best, h->mean, h->mean_size, si(h->gpops_eval, e1, sizeof e1),
-			si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
+			g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
+			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
 			h->gen_s * 1e3);
 		res->run_s = t2 - t_start;
 		if (g == ngen - 1 || (res->solved && p->stop_on_success))
@@ -260,30 +247,6 @@ out:
 }
 
 /* ---- results ----------------------------------------------------------------------- */
-
-/* "model name" of the first CPU, or "cpu". */
-static void cpu_name(char *out, size_t size)
-{
-	snprintf(out, size, "cpu");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
-		if (strncmp(line, "model name", 10) == 0) {
-			char *v = strchr(line, ':');
-			if (v) {
-				v++;
-				while (*v == ' ' || *v == '\t')
-					v++;
-				v[strcspn(v, "\n")] = 0;
-				snprintf(out, size, "%s", v);
-			}
-			break;
-		}
-	}
-	fclose(f);
-}
 
 static void json_params(rt_json *j, const gp_problem *p)
 {
@@ -459,7 +422,7 @@ static rt_status open_backend(const gp_problem *p, const rt_options *opt, gp_gpu
 	if (st)
 		return st;
 	if (chosen == RT_BACKEND_CPU) {
-		cpu_name(device, (size_t)size);
+		cpu_model_name(device, (size_t)size);
 		return RT_OK;
 	}
 	if ((st = gp_gpu_variant_parse(p->gpu_variant, &cfg, err)) ||
@@ -528,8 +491,8 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		r.nhistory ? r.breed_s * 1e3 / r.nhistory : 0.0,
 		r.nhistory ? r.eval_s * 1e3 / r.nhistory : 0.0,
 		r.nhistory ? r.run_s * 1e3 / r.nhistory : 0.0,
-		si(r.eval_s > 0 ? r.gpop / r.eval_s : 0, e1, sizeof e1),
-		si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
+		rt_si(r.eval_s > 0 ? r.gpop / r.eval_s : 0, e1, sizeof e1),
+		rt_si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
 	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
 	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",

@@ -242,8 +242,16 @@ void rt_json_int(rt_json *j, const char *key, long long value)
 void rt_json_double(rt_json *j, const char *key, double value)
 {
 	json_member(j, key);
-	if (isfinite(value))
-		rt_buf_printf(&j->buf, "%.17g", value);
+	if (isfinite(value)) {
+		/* The shortest of 15..17 digits that reads back as the same double. */
+		char text[40];
+		for (int digits = 15; digits <= 17; digits++) {
+			snprintf(text, sizeof text, "%.*g", digits, value);
+			if (strtod(text, NULL) == value)
+				break;
+		}
+		rt_buf_puts(&j->buf, text);
+	}
 	else
 		rt_buf_puts(&j->buf, "null");
 }
