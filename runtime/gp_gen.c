@@ -1,8 +1,8 @@
-/* gp_gen.c: the generator for kind gp: renders the 2-D stack LGP
- * interpreters (templates/gp_eval.cu for CUDA, templates/gp_eval_cpu.c for
- * the CPU) specialised to a problem: only its operations in the dispatch
- * (GP_USE_<OP> 0/1), its fitness kind, stack depth, cases per thread,
- * threads per block, and how much program fits in shared memory. */
+/* gp_gen.c: the generator for kind gp (`evoforge gen`): renders the 2-D
+ * stack LGP interpreter for the CPU (templates/gp_eval_cpu.c) specialised to
+ * a problem -- only its operations in the dispatch (GP_USE_<OP> 0/1), its
+ * fitness kind, stack depth and block size -- and writes it together with the
+ * GPU interpreters that gp_gpu.c generates (templates/gp_gpu.cu). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,37 +30,21 @@ static const char *const use_macro[GP_OP_COUNT] = {
 
 void gp_gen_config_default(gp_gen_config *cfg)
 {
-	cfg->threads_per_block = 256;
-	cfg->vec = 4;
 	cfg->max_stack = 32;
-	cfg->max_code = 1024;
-	cfg->max_consts = 1024;
 	cfg->cpu_block = GP_EVAL_BLOCK_DEFAULT;
 }
 
 static rt_status check_config(const gp_gen_config *cfg, rt_error *err)
 {
-	int t = cfg->threads_per_block;
-	if (t < 32 || t > 1024 || t % 32)
-		return rt_fail(err, RT_ERR_INPUT, "threads per block: expected a multiple of 32 in "
-			       "[32, 1024], got %d", t);
-	if (cfg->vec != 1 && cfg->vec != 2 && cfg->vec != 4)
-		return rt_fail(err, RT_ERR_INPUT, "cases per thread: expected 1, 2 or 4, got %d",
-			       cfg->vec);
 	if (cfg->max_stack < 1 || cfg->max_stack > 256)
 		return rt_fail(err, RT_ERR_INPUT, "stack depth: expected 1..256, got %d", cfg->max_stack);
-	/* 8 bytes per instruction and 4 per constant in 48 KB of static shared memory. */
-	if (cfg->max_code < 1 || cfg->max_consts < 1 ||
-	    8L * cfg->max_code + 4L * cfg->max_consts + 8L * 32 > 48L * 1024)
-		return rt_fail(err, RT_ERR_INPUT, "shared program buffer of %d instructions and %d "
-			       "constants does not fit in 48 KB", cfg->max_code, cfg->max_consts);
 	if (cfg->cpu_block < 64 || cfg->cpu_block % 64 || cfg->cpu_block > GP_EVAL_BLOCK_MAX)
 		return rt_fail(err, RT_ERR_INPUT, "CPU block: expected a multiple of 64 up to %d, got %d",
 			       GP_EVAL_BLOCK_MAX, cfg->cpu_block);
 	return RT_OK;
 }
 
-/* The specialisation block shared by both sources. */
+/* The specialisation block. */
 static void defines(gen_source *src, const char *name, const unsigned char *use_ops, int fitness,
 		    const gp_gen_config *cfg)
 {
@@ -79,7 +63,7 @@ static void defines(gen_source *src, const char *name, const unsigned char *use_
 }
 
 rt_status gp_gen_render(const char *name, const unsigned char *use_ops, int fitness,
-			const gp_gen_config *cfg, gen_source *cu, gen_source *c, rt_error *err)
+			const gp_gen_config *cfg, gen_source *c, rt_error *err)
 {
 	int nused = 0;
 	rt_status st;
@@ -97,18 +81,6 @@ rt_status gp_gen_render(const char *name, const unsigned char *use_ops, int fitn
 	}
 	if (nused == 0)
 		return rt_fail(err, RT_ERR_INPUT, "problem %s has no functions", name);
-	if (cu) {
-		defines(cu, name, use_ops, fitness, cfg);
-		gen_define_int(cu, "GP_VEC", cfg->vec);
-		gen_define_int(cu, "GP_THREADS", cfg->threads_per_block);
-		gen_define_int(cu, "GP_MAX_CODE", cfg->max_code);
-		gen_define_int(cu, "GP_MAX_CONSTS", cfg->max_consts);
-		gen_line(cu, "%s", "");
-		if ((st = gen_template(cu, "gp_eval.cu", err)))
-			return st;
-		if (cu->text.failed)
-			return rt_fail(err, RT_ERR_SYSTEM, "out of memory generating %s", cu->name);
-	}
 	if (c) {
 		defines(c, name, use_ops, fitness, cfg);
 		gen_define_int(c, "GP_CPU_BLOCK", cfg->cpu_block);
@@ -127,8 +99,8 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
 	gp_gen_config cfg;
 	unsigned char use[GP_OP_COUNT];
 	int fitness = GP_FIT_MSE;
-	char cuname[160], cname[160];
-	gen_source cu, c;
+	char cname[160];
+	gen_source c;
 	rt_status st;
 	(void)opt;
 	if ((st = gp_problem_read(spec, &p, err)))
@@ -143,17 +115,12 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
 	for (int i = 0; i < p.fset.nfuncs; i++)
 		use[p.fset.funcs[i]] = 1;
 	gp_gen_config_default(&cfg);
-	if (fitness == GP_FIT_BOOL)
-		cfg.vec = 4;
-	if ((st = rt_format(cuname, sizeof cuname, err, "gp_eval-%s.cu", p.name)) ||
-	    (st = rt_format(cname, sizeof cname, err, "gp_eval_cpu-%s.c", p.name)))
+	if ((st = rt_format(cname, sizeof cname, err, "gp_eval_cpu-%s.c", p.name)))
 		goto out_problem;
-	gen_begin(&cu, cuname, "CUDA 2-D stack LGP interpreter (kernel gp_eval_lgp)");
 	gen_begin(&c, cname, "CPU 2-D stack LGP interpreter (gp_eval_lgp_cpu)");
-	if ((st = gp_gen_render(p.name, use, fitness, &cfg, &cu, &c, err)) ||
-	    (st = gen_write(&cu, dir, err)) || (st = gen_write(&c, dir, err)))
+	if ((st = gp_gen_render(p.name, use, fitness, &cfg, &c, err)) ||
+	    (st = gen_write(&c, dir, err)))
 		goto out;
-	rt_info("%s/%s", dir, cu.name);
 	rt_info("%s/%s", dir, c.name);
 	/* The interpreters the GPU backend runs (gp_gpu.h), one per kept variant:
 	 * they need the fitness cases' shape, so the data is loaded. */
@@ -162,7 +129,6 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
 	    (st = gp_gpu_gen_sources(&p.cases, &p.fset, dir, err)))
 		goto out;
 out:
-	gen_free(&cu);
 	gen_free(&c);
 out_problem:
 	gp_problem_free(&p);

@@ -11,10 +11,12 @@
  * keeps no stack pointer (templates/gp_gpu.cu). Input operands are turned
  * into element offsets of the input's column on the device. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "gen.h"
 #include "gp_conv.h"
 #include "gp_eval.h"
@@ -386,6 +388,8 @@ struct gp_gpu {
 	uint32_t passes, nchunks;
 	gpu_ptr dx, dy;
 	gpg_slot slot[2];
+	uint32_t *cstart;         /* encoding scratch: each program's first code unit */
+	size_t cstart_cap;       /* bytes */
 	int head, inflight;      /* oldest in-flight slot, number in flight */
 };
 
@@ -453,6 +457,7 @@ void gp_gpu_close(gp_gpu *g)
 		gpu_free(g->ctx, s->partial);
 		gpu_free(g->ctx, s->fit);
 	}
+	free(g->cstart);
 	gpu_free(g->ctx, g->dx);
 	gpu_free(g->ctx, g->dy);
 	gpu_module_unload(g->mod);
@@ -592,117 +597,266 @@ typedef struct enc_size {
 	size_t total;
 } enc_size;
 
-/* Encodes pop into s->host (see the layout in gpg_slot); *smem: the most
- * shared memory a program needs; *need: the deepest stack slot count. */
-static void encode(gp_gpu *g, const gp_packed *pop, void *host, const enc_size *es,
-		   uint32_t *smem, int *need)
+/* The byte layout of pop's encoding (offsets already checked monotonic). */
+static enc_size enc_layout(const gp_packed *pop)
 {
-	uint32_t *progs = (uint32_t *)((char *)host + es->progs_b);
-	uint32_t *code = (uint32_t *)((char *)host + es->code_b);
-	uint32_t *consts = (uint32_t *)((char *)host + es->consts_b);
-	int is_bool = g->cases.fitness == GP_FIT_BOOL;
-	uint32_t ci = 0, ki = 0, big = 0;
-	int deep = 1;
-	for (int p = 0; p < pop->nprogs; p++) {
-		uint32_t b = pop->offset[p], e = pop->offset[p + 1], n = e - b, k0 = ki, nk = 0;
-		uint32_t bytes;
-		progs[4 * p + 0] = ci;
-		progs[4 * p + 1] = n;
-		if (pop->form == GP_FORM_LGP) {
-			uint32_t c0 = pop->const_offset[p];
-			int sp = 0;
-			nk = pop->const_offset[p + 1] - c0;
-			for (uint32_t k = 0; k < nk; k++) {
-				float v = pop->consts[c0 + k];
-				uint32_t u;
-				if (is_bool)
-					u = v != 0.0f ? 0xffffffffu : 0u;
-				else
-					memcpy(&u, &v, 4);
-				consts[ki++] = u;
-			}
-			for (uint32_t i = b; i < e; i++) {
-				gp_insn in = pop->lgp[i];
-				int ar = op_rows[in.op].arity, ns = 0, seen = 0;
-				uint32_t w = in.op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
-				for (int j = 0; j < ar; j++)
-					ns += GP_INSN_KIND(in, j) == GP_SRC_S;
-				for (int j = 0; j < ar; j++) {
-					unsigned kind = GP_INSN_KIND(in, j), dk;
-					if (kind == GP_SRC_S) {
-						int pos = sp - ns + seen++;
-						dk = pos == sp - 1 ? 3u : 0u;
-						args[j] = (uint32_t)pos;
-						if (pos > deep - 1 && dk == 0)
-							deep = pos + 1;
-					} else if (kind == GP_SRC_X) {
-						dk = 1u;
-						args[j] = (uint32_t)in.arg[j] * (uint32_t)g->dstride;
-					} else {
-						dk = 2u;
-						args[j] = in.arg[j];
-					}
-					w |= dk << (8 + 2 * j);
-				}
-				if (ns == 0 && sp >= 1) {
-					w |= 0x10000u | ((uint32_t)(sp - 1) << 20);
-					if (sp > deep)
-						deep = sp;
-				}
-				sp += 1 - ns;
-				code[4 * ci + 0] = w;
-				code[4 * ci + 1] = args[0];
-				code[4 * ci + 2] = args[1];
-				code[4 * ci + 3] = args[2];
-				ci++;
-			}
-			bytes = n * 16;
-		} else {
-			int sp = 0;
-			for (uint32_t i = b; i < e; i++) {
-				gp_node nd = pop->rpn[i];
-				uint32_t y;
-				if (nd.op == GP_TERM_VAR) {
-					y = (uint32_t)nd.var * (uint32_t)g->dstride;
-					sp++;
-				} else if (nd.op == GP_TERM_CONST) {
-					if (is_bool)
-						y = nd.value != 0.0f ? 0xffffffffu : 0u;
-					else
-						memcpy(&y, &nd.value, 4);
-					sp++;
-				} else {
-					y = 0;
-					sp -= op_rows[nd.op].arity - 1;
-				}
-				if (sp > deep)
-					deep = sp;
-				code[2 * ci + 0] = nd.op |
-					(nd.op < GP_OP_COUNT ? (uint32_t)op_rows[nd.op].arity << 8 : 0u);
-				code[2 * ci + 1] = y;
-				ci++;
-			}
-			if (ci & 1) {   /* keep every program 16-byte aligned */
-				code[2 * ci + 0] = code[2 * ci + 1] = 0;
-				ci++;
-			}
-			bytes = (n + 1) / 2 * 16;
+	enc_size es;
+	size_t np = (size_t)pop->nprogs;
+	size_t code_units = np ? pop->offset[np] : 0;
+	size_t nk = np && pop->form == GP_FORM_LGP ? pop->const_offset[np] : 0;
+	es.progs_b = 0;
+	es.code_b = (np * 16 + 255) / 256 * 256;
+	if (pop->form == GP_FORM_LGP)
+		es.consts_b = es.code_b + (code_units * 16 + 255) / 256 * 256;
+	else
+		es.consts_b = es.code_b + ((code_units + np) * 8 + 255) / 256 * 256;
+	es.total = es.consts_b + nk * 4 + 16;
+	return es;
+}
+
+/* Encodes program p (already validated) at code unit ci and constant ki;
+ * raises *big to the shared memory it needs and *deep to its stack slots. */
+static void encode_one(const gp_packed *pop, int p, int is_bool, uint32_t dstride, uint32_t *progs,
+		       uint32_t *code, uint32_t *consts, uint32_t ci, uint32_t ki, uint32_t *big,
+		       int *deep)
+{
+	uint32_t b = pop->offset[p], e = pop->offset[p + 1], n = e - b, k0 = ki, nk = 0;
+	uint32_t bytes;
+	progs[4 * p + 0] = ci;
+	progs[4 * p + 1] = n;
+	if (pop->form == GP_FORM_LGP) {
+		uint32_t c0 = pop->const_offset[p];
+		int sp = 0;
+		nk = pop->const_offset[p + 1] - c0;
+		for (uint32_t k = 0; k < nk; k++) {
+			float v = pop->consts[c0 + k];
+			uint32_t u;
+			if (is_bool)
+				u = v != 0.0f ? 0xffffffffu : 0u;
+			else
+				memcpy(&u, &v, 4);
+			consts[ki++] = u;
 		}
-		progs[4 * p + 2] = k0;
-		progs[4 * p + 3] = nk;
-		bytes += nk * 4;
-		if (bytes > big)
-			big = bytes;
+		for (uint32_t i = b; i < e; i++) {
+			gp_insn in = pop->lgp[i];
+			int ar = op_rows[in.op].arity, ns = 0, seen = 0;
+			uint32_t w = in.op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
+			for (int j = 0; j < ar; j++)
+				ns += GP_INSN_KIND(in, j) == GP_SRC_S;
+			for (int j = 0; j < ar; j++) {
+				unsigned kind = GP_INSN_KIND(in, j), dk;
+				if (kind == GP_SRC_S) {
+					int pos = sp - ns + seen++;
+					dk = pos == sp - 1 ? 3u : 0u;
+					args[j] = (uint32_t)pos;
+					if (pos > *deep - 1 && dk == 0)
+						*deep = pos + 1;
+				} else if (kind == GP_SRC_X) {
+					dk = 1u;
+					args[j] = (uint32_t)in.arg[j] * dstride;
+				} else {
+					dk = 2u;
+					args[j] = in.arg[j];
+				}
+				w |= dk << (8 + 2 * j);
+			}
+			if (ns == 0 && sp >= 1) {
+				w |= 0x10000u | ((uint32_t)(sp - 1) << 20);
+				if (sp > *deep)
+					*deep = sp;
+			}
+			sp += 1 - ns;
+			code[4 * ci + 0] = w;
+			code[4 * ci + 1] = args[0];
+			code[4 * ci + 2] = args[1];
+			code[4 * ci + 3] = args[2];
+			ci++;
+		}
+		bytes = n * 16;
+	} else {
+		int sp = 0;
+		for (uint32_t i = b; i < e; i++) {
+			gp_node nd = pop->rpn[i];
+			uint32_t y;
+			if (nd.op == GP_TERM_VAR) {
+				y = (uint32_t)nd.var * dstride;
+				sp++;
+			} else if (nd.op == GP_TERM_CONST) {
+				if (is_bool)
+					y = nd.value != 0.0f ? 0xffffffffu : 0u;
+				else
+					memcpy(&y, &nd.value, 4);
+				sp++;
+			} else {
+				y = 0;
+				sp -= op_rows[nd.op].arity - 1;
+			}
+			if (sp > *deep)
+				*deep = sp;
+			code[2 * ci + 0] = nd.op |
+				(nd.op < GP_OP_COUNT ? (uint32_t)op_rows[nd.op].arity << 8 : 0u);
+			code[2 * ci + 1] = y;
+			ci++;
+		}
+		if (ci & 1) {   /* keep every program 16-byte aligned */
+			code[2 * ci + 0] = code[2 * ci + 1] = 0;
+			ci++;
+		}
+		bytes = (n + 1) / 2 * 16;
 	}
-	*smem = big;
-	*need = deep;
+	progs[4 * p + 2] = k0;
+	progs[4 * p + 3] = nk;
+	bytes += nk * 4;
+	if (bytes > *big)
+		*big = bytes;
+}
+
+/* Checks that pop has the arrays it claims and that its code and constant
+ * offsets never decrease (so that every program's place in the encoding is
+ * inside the buffer whatever the other programs hold); fills cstart[p], the
+ * code unit where program p starts (RPN programs are padded to even length). */
+static int enc_shape_ok(const gp_packed *pop, uint32_t *cstart)
+{
+	int np = pop->nprogs;
+	if (np < 0 || (np > 0 && !pop->offset) || (pop->form != GP_FORM_RPN && pop->form != GP_FORM_LGP))
+		return 0;
+	if (np > 0 && pop->form == GP_FORM_LGP && !pop->const_offset)
+		return 0;
+	uint32_t pad = 0;
+	for (int p = 0; p < np; p++) {
+		uint32_t b = pop->offset[p], e = pop->offset[p + 1];
+		if (e < b)
+			return 0;
+		if (pop->form == GP_FORM_LGP && pop->const_offset[p + 1] < pop->const_offset[p])
+			return 0;
+		cstart[p] = b - pop->offset[0] + pad;
+		pad += pop->form == GP_FORM_RPN ? (e - b) & 1u : 0u;
+	}
+	return 1;
+}
+
+/* One parallel encoding: each chunk of programs is validated (by
+ * gp_eval_validate on a view of the chunk: the one definition of a valid
+ * program) and then encoded at its own place, so the bytes do not depend on
+ * the chunking or on the number of threads. */
+typedef struct enc_job {
+	const gp_packed *pop;
+	const gp_cases *cases;
+	const uint32_t *cstart;
+	uint32_t *progs, *code, *consts;
+	uint32_t dstride;
+	atomic_int bad;                     /* a chunk failed validation */
+	uint32_t big[RT_MAX_THREADS];       /* per thread: most shared memory */
+	int deep[RT_MAX_THREADS];           /* per thread: most stack slots */
+} enc_job;
+
+static void enc_range(void *ctx, long begin, long end, int thread)
+{
+	enc_job *job = ctx;
+	const gp_packed *pop = job->pop;
+	gp_packed view = *pop;
+	rt_error err;
+	view.nprogs = (int)(end - begin);
+	view.offset = pop->offset + begin;
+	view.const_offset = pop->const_offset ? pop->const_offset + begin : NULL;
+	if (gp_eval_validate(&view, job->cases, &err) != RT_OK) {
+		atomic_store(&job->bad, 1);
+		return;
+	}
+	int is_bool = job->cases->fitness == GP_FIT_BOOL;
+	uint32_t k00 = pop->form == GP_FORM_LGP ? pop->const_offset[0] : 0;
+	for (long p = begin; p < end; p++) {
+		uint32_t ki = pop->form == GP_FORM_LGP ? pop->const_offset[p] - k00 : 0;
+		encode_one(pop, (int)p, is_bool, job->dstride, job->progs, job->code, job->consts,
+			   job->cstart[p], ki, &job->big[thread], &job->deep[thread]);
+	}
+}
+
+/* Programs per chunk of the parallel encoding. */
+#define ENC_GRAIN 8
+
+/* Validates pop against cases and encodes it into host (es.total bytes, see
+ * the layout in gpg_slot); *smem: the most shared memory a program needs;
+ * *need: the deepest stack slot count. cstart: room for nprogs entries. */
+static rt_status encode(const gp_packed *pop, const gp_cases *cases, uint32_t dstride, void *host,
+			const enc_size *es, uint32_t *cstart, uint32_t *smem, int *need, rt_error *err)
+{
+	enc_job *job = rt_malloc(sizeof *job, err);
+	if (!job)
+		return err->status;
+	job->pop = pop;
+	job->cases = cases;
+	job->cstart = cstart;
+	job->progs = (uint32_t *)((char *)host + es->progs_b);
+	job->code = (uint32_t *)((char *)host + es->code_b);
+	job->consts = (uint32_t *)((char *)host + es->consts_b);
+	job->dstride = dstride;
+	atomic_init(&job->bad, 0);
+	int nt = cpu_threads();
+	for (int t = 0; t < nt; t++) {
+		job->big[t] = 0;
+		job->deep[t] = 1;
+	}
+	rt_status st = RT_OK;
+	if (pop->nprogs >= 2 * ENC_GRAIN)
+		st = cpu_parallel_for(pop->nprogs, ENC_GRAIN, enc_range, job, err);
+	else
+		enc_range(job, 0, pop->nprogs, 0);
+	if (st == RT_OK && atomic_load(&job->bad)) {
+		/* Again on the whole population, for the message with the right program. */
+		st = gp_eval_validate(pop, cases, err);
+		if (st == RT_OK)
+			st = rt_fail(err, RT_ERR_INTERNAL, "GPU GP encoding: a chunk failed validation");
+	}
+	*smem = 0;
+	*need = 1;
+	for (int t = 0; t < nt; t++) {
+		if (job->big[t] > *smem)
+			*smem = job->big[t];
+		if (job->deep[t] > *need)
+			*need = job->deep[t];
+	}
+	free(job);
+	return st;
+}
+
+size_t gp_gpu_encoded_bytes(const gp_packed *pop)
+{
+	if (!pop || !(pop->nprogs == 0 || (pop->offset && (pop->form != GP_FORM_LGP || pop->const_offset))))
+		return 0;
+	return enc_layout(pop).total;
+}
+
+rt_status gp_gpu_encode(const gp_packed *pop, const gp_cases *cases, size_t dstride, void *host,
+			size_t cap, uint32_t *smem, int *need, rt_error *err)
+{
+	if (!pop || !cases)
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP encoding: no population or cases");
+	uint32_t *cstart = rt_malloc((size_t)(pop->nprogs > 0 ? pop->nprogs : 1) * sizeof *cstart, err);
+	if (!cstart)
+		return err->status;
+	rt_status st;
+	if (!enc_shape_ok(pop, cstart)) {
+		st = gp_eval_validate(pop, cases, err);
+		if (st == RT_OK)
+			st = rt_fail(err, RT_ERR_INPUT, "GPU GP encoding: malformed packed population");
+	} else {
+		enc_size es = enc_layout(pop);
+		if (es.total > cap)
+			st = rt_fail(err, RT_ERR_INPUT, "GPU GP encoding: needs %zu bytes, buffer has %zu",
+				     es.total, cap);
+		else
+			st = encode(pop, cases, (uint32_t)dstride, host, &es, cstart, smem, need, err);
+	}
+	free(cstart);
+	return st;
 }
 
 rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 {
 	gpg_slot *s;
 	enc_size es;
-	size_t np, code_units, nk;
+	size_t np;
 	uint32_t smem = 0;
 	int need = 1, stack;
 	rt_status st;
@@ -715,19 +869,23 @@ rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 			       pop->form == GP_FORM_LGP ? "LGP" : "RPN");
 	if (g->inflight >= 2)
 		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: two evaluations already in flight");
-	if ((st = gp_eval_validate(pop, &g->cases, err)) != RT_OK)
+	np = pop->nprogs > 0 ? (size_t)pop->nprogs : 0;
+	if (np * sizeof(uint32_t) > g->cstart_cap) {
+		free(g->cstart);
+		g->cstart_cap = 0;
+		if (!(g->cstart = rt_malloc(np * sizeof(uint32_t), err)))
+			return err->status;
+		g->cstart_cap = np * sizeof(uint32_t);
+	}
+	if (!enc_shape_ok(pop, g->cstart)) {
+		if ((st = gp_eval_validate(pop, &g->cases, err)) != RT_OK)
+			return st;
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: malformed packed population");
+	}
+	if (np == 0 && (st = gp_eval_validate(pop, &g->cases, err)) != RT_OK)
 		return st;
 	s = &g->slot[(g->head + g->inflight) % 2];
-	np = (size_t)pop->nprogs;
-	code_units = np ? pop->offset[np] : 0;
-	nk = np && pop->form == GP_FORM_LGP ? pop->const_offset[np] : 0;
-	es.progs_b = 0;
-	es.code_b = (np * 16 + 255) / 256 * 256;
-	if (pop->form == GP_FORM_LGP)
-		es.consts_b = es.code_b + (code_units * 16 + 255) / 256 * 256;
-	else
-		es.consts_b = es.code_b + ((code_units + np) * 8 + 255) / 256 * 256;
-	es.total = es.consts_b + nk * 4 + 16;
+	es = enc_layout(pop);
 	if ((st = grow_host(g, &s->host, &s->cap, es.total, err)) != RT_OK ||
 	    (st = grow_dev(g, &s->dev, &s->dcap, es.total, err)) != RT_OK)
 		return st;
@@ -740,7 +898,9 @@ rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 		g->inflight++;
 		return RT_OK;
 	}
-	encode(g, pop, s->host, &es, &smem, &need);
+	if ((st = encode(pop, &g->cases, (uint32_t)g->dstride, s->host, &es, g->cstart, &smem, &need,
+			 err)) != RT_OK)
+		return st;
 	s->encode_ms = (rt_now() - t0) * 1e3;
 	/* Stack slots: LGP keeps the top in a register. */
 	stack = need;

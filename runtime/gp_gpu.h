@@ -106,6 +106,16 @@ rt_status gp_gpu_eval(gp_gpu *g, const gp_packed *pop, double *fitness, gp_gpu_s
 rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err);
 rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *st, rt_error *err);
 
+/* The device encoding gp_gpu_eval_start uploads, on the host alone (for
+ * tests; no GPU needed): its size in bytes (0: no population), and the
+ * encoding of pop, validated against cases, into host (cap bytes) with input
+ * columns dstride elements apart; *smem: the most shared memory a program
+ * needs, *need: the deepest stack slot count. Threaded over programs; the
+ * bytes do not depend on the number of threads. */
+size_t gp_gpu_encoded_bytes(const gp_packed *pop);
+rt_status gp_gpu_encode(const gp_packed *pop, const gp_cases *cases, size_t dstride, void *host,
+			size_t cap, uint32_t *smem, int *need, rt_error *err);
+
 /* Renders the interpreter source for these cases, function set and
  * configuration (stack depth: cfg->stack, or 8 when 0) into src. No GPU needed. */
 struct gen_source;

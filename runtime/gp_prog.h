@@ -1,5 +1,5 @@
 /* gp_prog.h: how GP programs and fitness cases are laid out, shared by the
- * tree engine (gp.c), the evaluators (CPU: gp_eval*.c; GPU: templates/gp_eval.cu)
+ * tree engine (gp.c), the evaluators (CPU: gp_eval*.c; GPU: gp_gpu.c and templates/gp_gpu.cu)
  * and the generator.
  *
  * A tree is stored in prefix order as gp_node. For evaluation a whole

@@ -27,7 +27,7 @@ typedef struct nvrtc_output {
 	int from_cache;     /* 1: loaded from the disk cache */
 } nvrtc_output;
 
-/* Compiles `source` named `name` (e.g. "gp_eval-sextic.cu") for `arch`
+/* Compiles `source` named `name` (e.g. "gp_gpu-lgp-fast-s8.cu") for `arch`
  * ("sm_90") with extra options (may be NULL/0), always with
  * --gpu-architecture=<arch> -std=c++17 -default-device first. Uses the cache
  * unless EVOFORGE_NO_CACHE is set; EVOFORGE_CACHE_STRICT makes a miss

@@ -27,7 +27,6 @@
 #include "gp_math.h"
 #include "gp_problem.h"
 #include "gp_tree.h"
-#include "nvrtc.h"
 #include "rng.h"
 
 #define MSE_TOL 1e-9
@@ -547,80 +546,62 @@ static void math_accuracy(void **state)
 
 /* ---- generated interpreters --------------------------------------------------- */
 
+/* The specialised CPU interpreter: only the problem's functions are enabled,
+ * and the generated file compiles as C11 on its own for every seed problem's
+ * function set. (The GPU interpreters are tested in test_gp_gpu.c.) */
 static void gen_compiles(void **state)
 {
+	static const struct {
+		int fitness;
+		const char *funcs;
+	} cfgs[] = {
+		{GP_FIT_MSE, "+ - * /"},                                        /* sextic */
+		{GP_FIT_CLASS, "* / + - > < == AND OR IF"},                     /* shuttle */
+		{GP_FIT_CLASS, "+ - * / > < == AND OR IF sin cos log exp"},     /* kdd */
+		{GP_FIT_BOOL, "and or not if"},                                 /* mux20 */
+	};
+	char dir[] = "/tmp/evoforge-gpgen-XXXXXX";
 	rt_error err;
 	unsigned char use[GP_OP_COUNT];
 	gp_gen_config cfg;
-	gen_source cu, c;
 	(void)state;
-	memset(use, 0, sizeof use);
-	use[GP_OP_ADD] = use[GP_OP_SUB] = use[GP_OP_MUL] = use[GP_OP_DIV] = 1;
-	use[GP_OP_SIN] = use[GP_OP_IF] = use[GP_OP_GT] = 1;
+	assert_non_null(mkdtemp(dir));
 	gp_gen_config_default(&cfg);
-	gen_begin(&cu, "gp_eval-test.cu", "test");
-	gen_begin(&c, "gp_eval_cpu-test.c", "test");
-	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, &cu, &c, &err), RT_OK);
-	assert_non_null(strstr(cu.text.data, "#define GP_USE_ADD 1"));
-	assert_non_null(strstr(cu.text.data, "#define GP_USE_COS 0"));
-	if (nvrtc_open(&err) != RT_OK) {
-		print_message("skipping the NVRTC compile: %s\n", err.msg);
-	} else {
-		/* The seed problems' function sets, and other shapes of the kernel. */
-		static const struct {
-			int fitness;
-			const char *funcs;
-			int vec, threads;
-		} cfgs[] = {
-			{GP_FIT_MSE, "+ - * /", 4, 256},                       /* sextic */
-			{GP_FIT_CLASS, "* / + - > < == AND OR IF", 4, 256},    /* shuttle */
-			{GP_FIT_CLASS, "+ - * / > < == AND OR IF sin cos log exp", 4, 256}, /* kdd */
-			{GP_FIT_BOOL, "and or not if", 4, 256},                /* mux20 */
-			{GP_FIT_MSE, "+ - * / sin cos log exp", 2, 128},
-			{GP_FIT_BOOL, "and or nand nor", 1, 512},
-		};
-		const char *opts[] = {"-Xptxas", "-v", "--fmad=false"};
-		for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
-			gen_source src;
-			nvrtc_output out;
-			nvrtc_usage us;
-			gp_fset fs;
-			gp_gen_config cfg2 = cfg;
-			assert_int_equal(gp_fset_parse(&fs, cfgs[k].funcs, 4, &err), RT_OK);
-			memset(use, 0, sizeof use);
-			for (int i = 0; i < fs.nfuncs; i++)
-				use[fs.funcs[i]] = 1;
-			cfg2.vec = cfgs[k].vec;
-			cfg2.threads_per_block = cfgs[k].threads;
-			gen_begin(&src, "gp_eval-test.cu", "test");
-			assert_int_equal(gp_gen_render("test", use, cfgs[k].fitness, &cfg2, &src, NULL, &err),
-					 RT_OK);
-			memset(&out, 0, sizeof out);
-			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, 3, &out, &err) != RT_OK) {
-				print_error("%s\n", err.msg);
-				fail();
-			}
-			assert_int_equal(nvrtc_parse_usage(out.log, "gp_eval_lgp", &us, &err), RT_OK);
-			print_message("gp_eval_lgp [%s] vec %d, %d threads: %d registers, %d/%d bytes "
-				      "spilled\n", cfgs[k].funcs, cfgs[k].vec, cfgs[k].threads, us.registers,
-				      us.spill_stores, us.spill_loads);
-			assert_int_equal(us.spill_stores, 0);
-			assert_int_equal(us.spill_loads, 0);
-			nvrtc_output_free(&out);
-			gen_free(&src);
+	for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+		gen_source c;
+		gp_fset fs;
+		char cmd[1024];
+		assert_int_equal(gp_fset_parse(&fs, cfgs[k].funcs, 4, &err), RT_OK);
+		memset(use, 0, sizeof use);
+		for (int i = 0; i < fs.nfuncs; i++)
+			use[fs.funcs[i]] = 1;
+		gen_begin(&c, "gp_eval_cpu-test.c", "test");
+		assert_int_equal(gp_gen_render("test", use, cfgs[k].fitness, &cfg, &c, &err), RT_OK);
+		if (k == 0) {
+			assert_non_null(strstr(c.text.data, "#define GP_USE_ADD 1"));
+			assert_non_null(strstr(c.text.data, "#define GP_USE_COS 0"));
 		}
+		assert_int_equal(gen_write(&c, dir, &err), RT_OK);
+		snprintf(cmd, sizeof cmd,
+			 "cc -std=c11 -O1 -Wall -Wextra -Werror -c %s/gp_eval_cpu-test.c -o %s/x.o", dir,
+			 dir);
+		if (system(cmd) != 0)
+			fail_msg("generated CPU interpreter for '%s' does not compile: %s", cfgs[k].funcs,
+				 cmd);
+		gen_free(&c);
 	}
 	/* Bad requests */
 	memset(use, 0, sizeof use);
 	use[GP_OP_BAND] = 1;
-	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, &err), RT_ERR_INPUT);
 	memset(use, 0, sizeof use);
-	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, &err), RT_ERR_INPUT);
 	use[GP_OP_ADD] = 1;
-	cfg.vec = 3;
-	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, NULL, &err), RT_ERR_INPUT);
-	gen_free(&cu);
-	gen_free(&c);
+	cfg.max_stack = 0;
+	assert_int_equal(gp_gen_render("test", use, GP_FIT_MSE, &cfg, NULL, &err), RT_ERR_INPUT);
+	char rm[128];
+	snprintf(rm, sizeof rm, "rm -rf %s", dir);
+	assert_int_equal(system(rm), 0);
 }
 
 int main(void)

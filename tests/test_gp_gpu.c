@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "cpu.h"
 #include "gen.h"
 #include "gp.h"
 #include "log.h"
@@ -464,6 +465,194 @@ static void test_parallel_packing(void **state)
 	gp_cases_free(&c);
 }
 
+/* Sequential reference encoding (the pre-parallel encode of gp_gpu.c). */
+static void encode_sequential(const gp_packed *pop, int is_bool, uint32_t dstride, void *host,
+			      uint32_t *smem, int *need)
+{
+	size_t np = (size_t)pop->nprogs, cu = pop->offset[np];
+	size_t code_b = (np * 16 + 255) / 256 * 256;
+	size_t consts_b = code_b + (pop->form == GP_FORM_LGP ? (cu * 16 + 255) / 256 * 256
+							     : ((cu + np) * 8 + 255) / 256 * 256);
+	uint32_t *progs = host, *code = (uint32_t *)((char *)host + code_b);
+	uint32_t *consts = (uint32_t *)((char *)host + consts_b);
+	uint32_t ci = 0, ki = 0, big = 0;
+	int deep = 1;
+	for (int p = 0; p < pop->nprogs; p++) {
+		uint32_t b = pop->offset[p], e = pop->offset[p + 1], n = e - b, k0 = ki, nk = 0, bytes;
+		progs[4 * p + 0] = ci;
+		progs[4 * p + 1] = n;
+		if (pop->form == GP_FORM_LGP) {
+			uint32_t c0 = pop->const_offset[p];
+			int sp = 0;
+			nk = pop->const_offset[p + 1] - c0;
+			for (uint32_t k = 0; k < nk; k++) {
+				float v = pop->consts[c0 + k];
+				uint32_t u;
+				if (is_bool)
+					u = v != 0.0f ? 0xffffffffu : 0u;
+				else
+					memcpy(&u, &v, 4);
+				consts[ki++] = u;
+			}
+			for (uint32_t i = b; i < e; i++) {
+				gp_insn in = pop->lgp[i];
+				int ar = gp_op_arity(in.op), ns = 0, seen = 0;
+				uint32_t w = in.op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
+				for (int j = 0; j < ar; j++)
+					ns += GP_INSN_KIND(in, j) == GP_SRC_S;
+				for (int j = 0; j < ar; j++) {
+					unsigned kind = GP_INSN_KIND(in, j), dk;
+					if (kind == GP_SRC_S) {
+						int pos = sp - ns + seen++;
+						dk = pos == sp - 1 ? 3u : 0u;
+						args[j] = (uint32_t)pos;
+						if (pos > deep - 1 && dk == 0)
+							deep = pos + 1;
+					} else if (kind == GP_SRC_X) {
+						dk = 1u;
+						args[j] = (uint32_t)in.arg[j] * dstride;
+					} else {
+						dk = 2u;
+						args[j] = in.arg[j];
+					}
+					w |= dk << (8 + 2 * j);
+				}
+				if (ns == 0 && sp >= 1) {
+					w |= 0x10000u | ((uint32_t)(sp - 1) << 20);
+					if (sp > deep)
+						deep = sp;
+				}
+				sp += 1 - ns;
+				code[4 * ci + 0] = w;
+				code[4 * ci + 1] = args[0];
+				code[4 * ci + 2] = args[1];
+				code[4 * ci + 3] = args[2];
+				ci++;
+			}
+			bytes = n * 16;
+		} else {
+			int sp = 0;
+			for (uint32_t i = b; i < e; i++) {
+				gp_node nd = pop->rpn[i];
+				uint32_t y = 0;
+				if (nd.op == GP_TERM_VAR) {
+					y = (uint32_t)nd.var * dstride;
+					sp++;
+				} else if (nd.op == GP_TERM_CONST) {
+					if (is_bool)
+						y = nd.value != 0.0f ? 0xffffffffu : 0u;
+					else
+						memcpy(&y, &nd.value, 4);
+					sp++;
+				} else {
+					sp -= gp_op_arity(nd.op) - 1;
+				}
+				if (sp > deep)
+					deep = sp;
+				code[2 * ci + 0] = nd.op |
+					(nd.op < GP_OP_COUNT ? (uint32_t)gp_op_arity(nd.op) << 8 : 0u);
+				code[2 * ci + 1] = y;
+				ci++;
+			}
+			if (ci & 1) {
+				code[2 * ci + 0] = code[2 * ci + 1] = 0;
+				ci++;
+			}
+			bytes = (n + 1) / 2 * 16;
+		}
+		progs[4 * p + 2] = k0;
+		progs[4 * p + 3] = nk;
+		bytes += nk * 4;
+		if (bytes > big)
+			big = bytes;
+	}
+	*smem = big;
+	*need = deep;
+}
+
+/* The threaded device encoding is the sequential one byte for byte (LGP and
+ * RPN, float with constants and Boolean, 1 and 2 threads, a slice of a
+ * population, odd-length RPN programs padded); a bad program is reported by
+ * its index; a too-small buffer is refused. */
+static void test_parallel_encoding(void **state)
+{
+	(void)state;
+	rt_error err;
+	enum { N = 500 };
+	for (int prob = 0; prob < 2; prob++) {
+		gp_cases c;
+		gp_fset fs;
+		gp_breed br = gp_breed_defaults();
+		gp_tree *t = calloc(N, sizeof *t);
+		gp_packed pk;
+		if (prob == 0)
+			classes(&c, &fs, 64);
+		else
+			mux(&c, &fs, 2);
+		br.init_min_depth = 2;
+		br.init_max_depth = 7;
+		assert_int_equal(gp_init_population(t, N, &fs, &br, 17, &err), RT_OK);
+		gp_packed_init(&pk);
+		for (int form = 0; form < 2; form++)
+			for (int r = 0; r < 2; r++) {
+				int lo = r ? 7 : 0, n = r ? 100 : N;
+				assert_int_equal(form == GP_FORM_LGP ? gp_pack_lgp(&pk, t + lo, n, &err)
+								    : gp_pack_rpn(&pk, t + lo, n, &err), RT_OK);
+				size_t bytes = gp_gpu_encoded_bytes(&pk);
+				assert_true(bytes > 0);
+				uint32_t *ref = calloc(bytes / 4 + 1, 4), *par = calloc(bytes / 4 + 1, 4);
+				uint32_t smem_ref, smem;
+				int need_ref, need;
+				memset(ref, 0xab, bytes);   /* alignment gaps stay unwritten in both */
+				encode_sequential(&pk, prob == 1, 4160, ref, &smem_ref, &need_ref);
+				for (int th = 1; th <= 2; th++) {
+					cpu_set_threads(th);
+					memset(par, 0xab, bytes);
+					assert_int_equal(gp_gpu_encode(&pk, &c, 4160, par, bytes, &smem, &need,
+								       &err), RT_OK);
+					assert_memory_equal(par, ref, bytes);
+					assert_int_equal(smem, smem_ref);
+					assert_int_equal(need, need_ref);
+				}
+				cpu_set_threads(0);
+				assert_int_equal(gp_gpu_encode(&pk, &c, 4160, par, bytes - 1, &smem, &need, &err),
+						 RT_ERR_INPUT);
+				free(ref);
+				free(par);
+			}
+		/* Program 321 reads an input the problem lacks: named by its index. */
+		assert_int_equal(gp_pack_lgp(&pk, t, N, &err), RT_OK);
+		size_t bytes = gp_gpu_encoded_bytes(&pk);
+		void *buf = calloc(bytes, 1);
+		uint32_t smem;
+		int need;
+		for (uint32_t i = pk.offset[321]; i < pk.offset[322]; i++)
+			if (GP_INSN_KIND(pk.lgp[i], 0) == GP_SRC_X) {
+				pk.lgp[i].arg[0] = 999;
+				break;
+			}
+		gp_insn save = pk.lgp[pk.offset[321]];
+		pk.lgp[pk.offset[321]].kinds = (uint8_t)((save.kinds & ~3u) | GP_SRC_X);
+		pk.lgp[pk.offset[321]].arg[0] = 999;
+		cpu_set_threads(2);
+		assert_int_equal(gp_gpu_encode(&pk, &c, 4160, buf, bytes, &smem, &need, &err), RT_ERR_INPUT);
+		assert_non_null(strstr(err.msg, "program 321"));
+		/* Offsets going backwards: refused before anything is written. */
+		pk.lgp[pk.offset[321]] = save;
+		uint32_t o = pk.offset[200];
+		pk.offset[200] = pk.offset[202] + 5;
+		assert_int_not_equal(gp_gpu_encode(&pk, &c, 4160, buf, bytes, &smem, &need, &err), RT_OK);
+		pk.offset[200] = o;
+		cpu_set_threads(0);
+		free(buf);
+		gp_packed_free(&pk);
+		for (int i = 0; i < N; i++)
+			gp_tree_free(&t[i]);
+		free(t);
+		gp_cases_free(&c);
+	}
+}
+
 /* A fake asynchronous evaluator: gp_eval_cpu at start, results queued (at
  * most two, as on the GPU) and handed back in order by finish. */
 typedef struct fake_async {
@@ -612,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_nvrtc_bool),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_parallel_packing),
+		cmocka_unit_test(test_parallel_encoding),
 		cmocka_unit_test(test_breed_range),
 		cmocka_unit_test(test_batched_evolution),
 		cmocka_unit_test(test_gpu_sextic),
