@@ -31,6 +31,28 @@ printf '[problem\nkind = gp\n' >"$cli_tmp/syntax.ini"
 expect_exit 2 "syntax error exits 2" "$evo" run "$cli_tmp/syntax.ini"
 expect_output "syntax error names line" "syntax.ini:1: syntax error"
 
+# A broken data file: file:line:col and exit 2, and no results written.
+printf 'a,b,label\n1,2,x\n3,oops,y\n' >"$cli_tmp/bad.csv"
+printf '[problem]\nkind = gp\nname = badcsv\n[gp]\ngenerations = 1\n[data]\nsource = csv\nfile = bad.csv\nlabel = label\n' >"$cli_tmp/badcsv.ini"
+expect_exit 2 "broken CSV exits 2" "$evo" run --backend cpu "$cli_tmp/badcsv.ini" -o "$cli_tmp/badcsv-out"
+expect_output "broken CSV names file:line:col" "bad.csv:3:3: expected a number in column 'b', got 'oops'"
+if [ -e "$cli_tmp/badcsv-out/result.json" ]; then cli_fail "no result after bad data" "result.json written"; else cli_ok "no result after bad data"; fi
+printf '[problem]\nkind = gp\nname = nodata\n[data]\nsource = csv\nfile = no-such.csv\n' >"$cli_tmp/nodata.ini"
+expect_exit 2 "missing data file exits 2" "$evo" run --backend cpu "$cli_tmp/nodata.ini"
+expect_output "missing data file says where it looked" "data file 'no-such.csv' not found"
+
+# A short run of the default problem writes its results atomically.
+expect_exit 0 "run default problem" "$evo" run --backend cpu --generations 2 -o "$cli_tmp/run"
+expect_output "run prints generations" "gen    2"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['kind']=='gp'" "$cli_tmp/run/result.json" 2>/dev/null; then
+	cli_ok "result.json is valid JSON"
+else
+	cli_fail "result.json is valid JSON" "$cli_tmp/run/result.json"
+fi
+if ls "$cli_tmp"/run/*.tmp.* >/dev/null 2>&1; then cli_fail "no temporary files left" "found"; else cli_ok "no temporary files left"; fi
+expect_exit 0 "run de sphere (cpu)" "$evo" run --backend cpu problems/de-sphere.ini --set de.max_evals=3000 -o "$cli_tmp/de"
+expect_output "de run reports" "result.json and history.csv"
+
 expect_exit 2 "missing spec file" "$evo" run "$cli_tmp/none.ini"
 expect_output "missing spec message" "none.ini: cannot open spec"
 
