@@ -4,11 +4,20 @@
  * run); starting threads each time would cost more than small loops take.
  * The calling thread works too, so a pool of T threads starts T-1 workers.
  * Work is handed out in chunks of `grain` items from an atomic counter, so
- * uneven items (programs of different sizes) balance themselves. */
+ * uneven items (programs of different sizes) balance themselves.
+ *
+ * Why workers spin before they sleep: a GP generation runs dozens of small
+ * loops back to back (breed, pack, encode each batch); waking sleeping
+ * threads through the kernel costs tens of microseconds a loop, more than
+ * such a loop's work on many cores. A worker that finished a job polls the
+ * job counter for CPU_POOL_SPIN_US before blocking, and the caller polls the
+ * count of workers still busy likewise; every worker still acknowledges
+ * every job, so no job's storage outlives its call. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu.h"
@@ -20,14 +29,20 @@ typedef struct cpu_job {
 	atomic_long next;
 } cpu_job;
 
+/* How long a thread polls before it blocks (microseconds). */
+#if !defined(CPU_POOL_SPIN_US)
+#define CPU_POOL_SPIN_US 300
+#endif
+
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake, done;
 	pthread_t threads[RT_MAX_THREADS];
+	unsigned long birth[RT_MAX_THREADS]; /* generation when each worker started */
 	int nworkers;             /* started workers (threads - 1) */
 	int wanted;               /* configured total threads (0 = all cores) */
-	unsigned long generation; /* bumped for every job */
-	int busy;                 /* workers still in the current job */
+	atomic_ulong generation;  /* bumped for every job (under lock) */
+	atomic_int busy;          /* workers still in the current job */
 	int active;               /* threads taking part in the current job (ids below) */
 	cpu_job *job;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
@@ -58,25 +73,78 @@ static void job_work(cpu_job *job, int thread)
 	}
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Polls until *gen differs from seen (1) or CPU_POOL_SPIN_US pass (0). */
+static int spin_gen(unsigned long seen)
+{
+	double t0 = 0;
+	for (unsigned i = 0;; i++) {
+		if (atomic_load_explicit(&pool.generation, memory_order_acquire) != seen)
+			return 1;
+		if ((i & 63) == 63) {
+			double t = now_us();
+			if (t0 == 0)
+				t0 = t;
+			else if (t - t0 > CPU_POOL_SPIN_US)
+				return 0;
+		}
+		cpu_relax();
+	}
+}
+
+/* Polls until no worker is busy (1) or CPU_POOL_SPIN_US pass (0). */
+static int spin_idle(void)
+{
+	double t0 = 0;
+	for (unsigned i = 0;; i++) {
+		if (atomic_load_explicit(&pool.busy, memory_order_acquire) == 0)
+			return 1;
+		if ((i & 63) == 63) {
+			double t = now_us();
+			if (t0 == 0)
+				t0 = t;
+			else if (t - t0 > CPU_POOL_SPIN_US)
+				return 0;
+		}
+		cpu_relax();
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	int id = (int)(long)arg;
-	unsigned long seen = 0;
+	unsigned long seen = pool.birth[id];   /* its first job is the next one */
 	for (;;) {
-		cpu_job *job;
-		pthread_mutex_lock(&pool.lock);
-		while (pool.generation == seen)
-			pthread_cond_wait(&pool.wake, &pool.lock);
-		seen = pool.generation;
-		job = pool.job;
-		int take_part = id < pool.active;
-		pthread_mutex_unlock(&pool.lock);
-		if (take_part)
+		if (!spin_gen(seen)) {
+			pthread_mutex_lock(&pool.lock);
+			while (atomic_load(&pool.generation) == seen)
+				pthread_cond_wait(&pool.wake, &pool.lock);
+			pthread_mutex_unlock(&pool.lock);
+		}
+		/* The job was published before the generation (release/acquire) and
+		 * stays until every worker has acknowledged it. */
+		seen = atomic_load_explicit(&pool.generation, memory_order_acquire);
+		cpu_job *job = pool.job;
+		if (id < pool.active)
 			job_work(job, id);
-		pthread_mutex_lock(&pool.lock);
-		if (--pool.busy == 0)
+		if (atomic_fetch_sub_explicit(&pool.busy, 1, memory_order_acq_rel) == 1) {
+			pthread_mutex_lock(&pool.lock);
 			pthread_cond_signal(&pool.done);
-		pthread_mutex_unlock(&pool.lock);
+			pthread_mutex_unlock(&pool.lock);
+		}
 	}
 	return NULL;
 }
@@ -86,6 +154,7 @@ static void *worker_main(void *arg)
 static rt_status pool_grow(int threads, rt_error *err)
 {
 	while (pool.nworkers < threads - 1) {
+		pool.birth[pool.nworkers + 1] = atomic_load(&pool.generation);
 		int rc = pthread_create(&pool.threads[pool.nworkers], NULL, worker_main,
 					(void *)(long)(pool.nworkers + 1));
 		if (rc != 0)
@@ -122,18 +191,20 @@ rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_er
 	/* Workers beyond `threads` (after the count was lowered) sit this one out. */
 	pool.job = &job;
 	pool.active = threads;
-	pool.busy = pool.nworkers;
-	pool.generation++;
+	atomic_store(&pool.busy, pool.nworkers);
+	atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
 	pthread_cond_broadcast(&pool.wake);
 	pthread_mutex_unlock(&pool.lock);
 
 	job_work(&job, 0);
 
-	pthread_mutex_lock(&pool.lock);
-	while (pool.busy > 0)
-		pthread_cond_wait(&pool.done, &pool.lock);
+	if (!spin_idle()) {
+		pthread_mutex_lock(&pool.lock);
+		while (atomic_load(&pool.busy) > 0)
+			pthread_cond_wait(&pool.done, &pool.lock);
+		pthread_mutex_unlock(&pool.lock);
+	}
 	pool.job = NULL;
-	pthread_mutex_unlock(&pool.lock);
 	return RT_OK;
 }
 

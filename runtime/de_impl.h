@@ -19,6 +19,15 @@
 #endif
 
 typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1 } de_variant;
+
+/* `variant = auto` (the default) picks the naive kernels from this dimension
+ * on. Measured on an H100 (bench/results/de-gpu-2026-11-22.md): at D = 1000,
+ * NP = 10 D the population lives in global memory and the fused kernel's one
+ * block per problem is 13x slower than the naive kernels for one problem and
+ * 1.4x for 100; at D = 100 the fused kernel is still 1.1-1.6x faster. */
+#if !defined(DE_AUTO_NAIVE_DIM)
+#define DE_AUTO_NAIVE_DIM 1000
+#endif
 typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
 
 /* A user objective: a C function body over (const float *x, int n). */
