@@ -19,7 +19,8 @@ int cpu_threads(void);
 void cpu_model_name(char *buf, size_t size);
 
 /* Splits [0, n) into chunks of `grain` items handed out dynamically to the
- * pool's threads; returns when all are done. */
+ * pool's threads; returns when all are done. One loop at a time: call it
+ * from one thread, never from inside a loop body. */
 rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_error *err);
 
 #endif
