@@ -8,8 +8,7 @@
 static int embed_one(FILE *out, const char *path, int index)
 {
 	FILE *in = fopen(path, "rb");
-	int c, col = 0;
-	long size = 0;
+	int c, col = 0, bad;
 	if (!in) {
 		fprintf(stderr, "embed: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -17,15 +16,17 @@ static int embed_one(FILE *out, const char *path, int index)
 	fprintf(out, "static const char file_%d[] = {\n", index);
 	while ((c = fgetc(in)) != EOF) {
 		fprintf(out, "%d,", c);
-		size++;
 		if (++col == 24) {
 			fputc('\n', out);
 			col = 0;
 		}
 	}
 	fprintf(out, "0};\n");
+	bad = ferror(in);   /* fgetc gives EOF on a read error too: not a short file */
 	fclose(in);
-	return 0;
+	if (bad)
+		fprintf(stderr, "embed: %s: read error\n", path);
+	return bad ? -1 : 0;
 }
 
 int main(int argc, char **argv)

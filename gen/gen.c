@@ -46,12 +46,10 @@ void gen_define_str(gen_source *src, const char *macro, const char *value)
 
 void gen_line(gen_source *src, const char *fmt, ...)
 {
-	char line[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
+	rt_buf_vprintf(&src->text, fmt, ap);   /* any length: user code passes through here */
 	va_end(ap);
-	rt_buf_puts(&src->text, line);
 	rt_buf_puts(&src->text, "\n");
 }
 
@@ -93,7 +91,7 @@ static rt_status gen_append_template(gen_source *src, const char *tname, int dep
 	f = gen_embedded(path);
 	if (!f)
 		return rt_fail(err, RT_ERR_INTERNAL,
-			       "template %s is not embedded (add it to templates_all in build.ninja)",
+			       "template %s is not embedded (add it to build/embedded.c's inputs in build.ninja)",
 			       path);
 	for (int i = 0; i < src->nincluded; i++)
 		if (!strcmp(src->included[i], tname))

@@ -10,7 +10,7 @@
  * loops back to back (breed, pack, encode each batch); waking sleeping
  * threads through the kernel costs tens of microseconds a loop, more than
  * such a loop's work on many cores. A worker that finished a job polls the
- * job counter for CPU_POOL_SPIN_US before blocking, and the caller polls the
+ * job generation for CPU_POOL_SPIN_US before blocking, and the caller polls the
  * count of workers still busy likewise; every worker still acknowledges
  * every job, so no job's storage outlives its call. */
 #include <pthread.h>
@@ -87,38 +87,43 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Polls until *gen differs from seen (1) or CPU_POOL_SPIN_US pass (0). */
+/* Called once per poll: says (after every 64th poll) whether the thread has
+ * polled for more than CPU_POOL_SPIN_US since its first time check (*t0). */
+static int spin_expired(unsigned i, double *t0)
+{
+	double t;
+	if ((i & 63) != 63)
+		return 0;
+	t = now_us();
+	if (*t0 == 0)
+		*t0 = t;
+	else if (t - *t0 > CPU_POOL_SPIN_US)
+		return 1;
+	return 0;
+}
+
+/* Polls until the generation differs from seen (1) or the spin time passes (0). */
 static int spin_gen(unsigned long seen)
 {
 	double t0 = 0;
 	for (unsigned i = 0;; i++) {
 		if (atomic_load_explicit(&pool.generation, memory_order_acquire) != seen)
 			return 1;
-		if ((i & 63) == 63) {
-			double t = now_us();
-			if (t0 == 0)
-				t0 = t;
-			else if (t - t0 > CPU_POOL_SPIN_US)
-				return 0;
-		}
+		if (spin_expired(i, &t0))
+			return 0;
 		cpu_relax();
 	}
 }
 
-/* Polls until no worker is busy (1) or CPU_POOL_SPIN_US pass (0). */
+/* Polls until no worker is busy (1) or the spin time passes (0). */
 static int spin_idle(void)
 {
 	double t0 = 0;
 	for (unsigned i = 0;; i++) {
 		if (atomic_load_explicit(&pool.busy, memory_order_acquire) == 0)
 			return 1;
-		if ((i & 63) == 63) {
-			double t = now_us();
-			if (t0 == 0)
-				t0 = t;
-			else if (t - t0 > CPU_POOL_SPIN_US)
-				return 0;
-		}
+		if (spin_expired(i, &t0))
+			return 0;
 		cpu_relax();
 	}
 }
@@ -129,6 +134,8 @@ static void *worker_main(void *arg)
 	unsigned long seen = pool.birth[id];   /* its first job is the next one */
 	for (;;) {
 		if (!spin_gen(seen)) {
+			/* No lost wake-up: the generation is bumped and the broadcast made
+			 * under the lock, and it is checked here under the lock. */
 			pthread_mutex_lock(&pool.lock);
 			while (atomic_load(&pool.generation) == seen)
 				pthread_cond_wait(&pool.wake, &pool.lock);

@@ -23,7 +23,7 @@ rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err)
 	memset(out, 0, sizeof *out);
 	out->problems = job->problems;
 	out->dim = job->dim;
-	out->hist_len = job->history_every > 0 ? (int)(job->gens / job->history_every) + 1 : 0;
+	out->hist_len = de_job_hist_len(job);
 	out->best = rt_calloc(P, sizeof *out->best, err);
 	out->bestx = rt_calloc(P * job->dim, sizeof *out->bestx, err);
 	out->gens = rt_calloc(P, sizeof *out->gens, err);
@@ -58,6 +58,21 @@ void de_outcome_fill_history(de_outcome *out, const de_job *job)
 				out->hist[(size_t)p * out->hist_len + h] = out->best[p];
 }
 
+void de_state_summary(const de_job *job, const de_state *st, long *ndone, long *alive,
+		      long long *evals, float *bmin)
+{
+	*ndone = *alive = 0;
+	*evals = 0;
+	*bmin = DE_INF;
+	for (long p = 0; p < job->problems; p++) {
+		*ndone += st[p].done;
+		*alive += !st[p].done;
+		*evals += (long long)job->np * (st[p].gens + 1);
+		if (st[p].best < *bmin)
+			*bmin = st[p].best;
+	}
+}
+
 /* ---- sources ------------------------------------------------------------------ */
 
 rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
@@ -70,10 +85,8 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 		 job->dim, job->np, (double)job->params.F, job->CR, job->params.cr16,
 		 (double)job->params.lower, (double)job->params.upper);
 	gen_line(src, " *   objective %s, strategy %s, bounds handling %s, zoff %.9g */",
-		 job->function == DE_FN_USER ? "user" : de_function_name(job->function),
-		 job->strategy == DE_BEST_1_BIN ? "best/1/bin" : "rand/1/bin",
-		 job->bounds == DE_BOUNDS_CLIP ? "clip" :
-		 job->bounds == DE_BOUNDS_RESAMPLE ? "resample" : "reflect", (double)job->zoff);
+		 de_function_name(job->function), de_job_strategy_name(job), de_job_bounds_name(job),
+		 (double)job->zoff);
 	if (job->function == DE_FN_USER) {
 		gen_line(src, "#include <math.h>");
 		de_user_emit(&job->user, src, 0);
@@ -125,15 +138,13 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_string(&j, "backend", out->backend);
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
-	rt_json_string(&j, "function", job->function == DE_FN_USER ? "user" :
-		       de_function_name(job->function));
+	rt_json_string(&j, "function", de_function_name(job->function));
 	rt_json_int(&j, "dim", job->dim);
 	rt_json_int(&j, "population", job->np);
 	rt_json_double(&j, "F", job->F);
 	rt_json_double(&j, "CR", job->CR);
-	rt_json_string(&j, "strategy", job->strategy == DE_BEST_1_BIN ? "best/1/bin" : "rand/1/bin");
-	rt_json_string(&j, "bounds", job->bounds == DE_BOUNDS_CLIP ? "clip" :
-		       job->bounds == DE_BOUNDS_RESAMPLE ? "resample" : "reflect");
+	rt_json_string(&j, "strategy", de_job_strategy_name(job));
+	rt_json_string(&j, "bounds", de_job_bounds_name(job));
 	rt_json_double(&j, "lower", job->lower);
 	rt_json_double(&j, "upper", job->upper);
 	rt_json_bool(&j, "shift", job->shift);

@@ -667,9 +667,9 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 					{ c.gpu && c.fused, 1, DE_VARIANT_FUSED, 1, 0, "fused" },
 					{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, 0, "streams" },
 					{ c.gpu && c.blocks_variant, 1, DE_VARIANT_FUSED, 1, 1, "persist" },
-					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, 1, "naive" },
-					{ c.cpu, 0, 0, 1, 1, "-" },
-					{ c.torch, 0, 0, 1, 1, "-" },
+					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, 0, "naive" },
+					{ c.cpu, 0, 0, 1, 0, "-" },
+					{ c.torch, 0, 0, 1, 0, "-" },
 				};
 				const size_t nk = sizeof kinds / sizeof kinds[0];
 				double fused_rate = 0;

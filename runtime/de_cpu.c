@@ -52,7 +52,7 @@ rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
 	c->D = job->dim;
 	c->NP = job->np;
 	c->P = job->problems;
-	c->hist_len = job->history_every > 0 ? (int)(job->gens / job->history_every) + 1 : 0;
+	c->hist_len = de_job_hist_len(job);
 	c->pop = rt_malloc((size_t)c->P * 2 * c->NP * c->D * sizeof *c->pop, err);
 	c->fit = c->pop ? rt_malloc((size_t)c->P * 2 * c->NP * sizeof *c->fit, err) : NULL;
 	c->cur = c->fit ? rt_calloc((size_t)c->P, sizeof *c->cur, err) : NULL;
@@ -186,11 +186,17 @@ static void block_items(void *ctx, long begin, long end, int thread)
 	}
 }
 
+/* The schedule: whole problems per thread (else generations split into blocks). */
+static int whole_problems(const de_cpu *c)
+{
+	return c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK;
+}
+
 rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 {
 	rt_status st;
 	c->gen_end = gen_end;
-	if (c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK)
+	if (whole_problems(c))
 		return cpu_parallel_for(c->P, 1, problem_items, c, err);
 	long nb = (c->NP + DE_CPU_BLOCK - 1) / DE_CPU_BLOCK;
 	for (;;) {
@@ -224,22 +230,16 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		return st;
 	snprintf(out->backend, sizeof out->backend, "cpu");
 	snprintf(out->device, sizeof out->device, "CPU, %d threads", cpu_threads());
-	snprintf(out->detail, sizeof out->detail, "rows, %s", c->P >= cpu_threads() ?
+	snprintf(out->detail, sizeof out->detail, "rows, %s", whole_problems(c) ?
 		 "problems in parallel" : "individuals in parallel");
 	double t0 = rt_now();
 	long g = 0;
 	st = de_cpu_advance(c, 0, err);
 	while (st == RT_OK) {
-		long ndone = 0, alive = 0;
-		long long evals = 0;
-		float bmin = DE_INF;
-		for (long p = 0; p < c->P; p++) {
-			ndone += c->st[p].done;
-			alive += !c->st[p].done;
-			evals += (long long)job->np * (c->st[p].gens + 1);
-			if (c->st[p].best < bmin)
-				bmin = c->st[p].best;
-		}
+		long ndone, alive;
+		long long evals;
+		float bmin;
+		de_state_summary(job, c->st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
 		if (progress && (g % job->report_every == 0 || g == job->gens || !alive))
 			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);

@@ -1,7 +1,7 @@
 /* de_gpu.c: kind `de` on the GPU: generates templates/de.cu for a job,
  * compiles it with NVRTC, sizes block and grid from the device, and drives
  * either the fused kernel (a stretch of generations per launch) or the naive
- * multi-kernel baseline (six launches per generation). Only the per-problem
+ * multi-kernel baseline (five launches per generation). Only the per-problem
  * state, best vectors and history come back to the host.
  *
  * Block size: the population rounded up to a warp, at most 512 threads
@@ -84,11 +84,9 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 		min_blocks = 1;
 	snprintf(name, sizeof name, "de-%s.cu", job->name);
 	gen_begin(src, name, "differential evolution kernels (fused and naive)");
-	gen_line(src, "/* %s, dim %d, population %d, %s, %s, F %g, CR %g */",
+	gen_line(src, "/* %s, dim %d, population %d, DE/%s, %s, F %g, CR %g */",
 		 job->function == DE_FN_USER ? "user objective" : de_function_name(job->function),
-		 job->dim, job->np, job->strategy == DE_BEST_1_BIN ? "DE/best/1/bin" : "DE/rand/1/bin",
-		 job->bounds == DE_BOUNDS_CLIP ? "clip" : job->bounds == DE_BOUNDS_RESAMPLE ?
-		 "resample" : "reflect", job->F, job->CR);
+		 job->dim, job->np, de_job_strategy_name(job), de_job_bounds_name(job), job->F, job->CR);
 	gen_define_int(src, "DE_DIM", job->dim);
 	gen_define_int(src, "DE_NP", job->np);
 	gen_define_int(src, "DE_FUNCTION", job->function == DE_FN_USER ? 0 : job->function);
@@ -212,26 +210,6 @@ static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a
 	return gpu_launch(g->mod, "de_naive_best", &bcfg, ba, err);
 }
 
-static void summarise(const de_job *job, const de_state *st, long *ndone, long *alive,
-		      long long *evals, float *bmin, long *gmin)
-{
-	*ndone = *alive = 0;
-	*evals = 0;
-	*bmin = DE_INF;
-	*gmin = job->gens;
-	for (long p = 0; p < job->problems; p++) {
-		*ndone += st[p].done;
-		if (!st[p].done) {
-			++*alive;
-			if (st[p].gens < *gmin)
-				*gmin = st[p].gens;
-		}
-		*evals += (long long)job->np * (st[p].gens + 1);
-		if (st[p].best < *bmin)
-			*bmin = st[p].best;
-	}
-}
-
 rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_outcome *out,
 		     rt_error *err)
 {
@@ -292,8 +270,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	snprintf(out->device, sizeof out->device, "%s (%s, driver %d)", info.name, arch,
 		 info.driver_version);
 	if (naive)
-		snprintf(out->detail, sizeof out->detail, "naive, %d launches per generation, block %d",
-			 5, DE_NAIVE_THREADS);
+		snprintf(out->detail, sizeof out->detail, "naive, 5 launches per generation, block %d",
+			 DE_NAIVE_THREADS);
 	else
 		snprintf(out->detail, sizeof out->detail,
 			 "fused, population in %s memory, block %d, %d blocks/SM, grid %d%s, %d stream(s)",
@@ -369,10 +347,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		if ((s = gpu_download(g.ctx, st, g.state, P * sizeof *st, err)))
 			goto done;
 		gen = gen_end;
-		long ndone, alive, gmin;
+		long ndone, alive;
 		long long evals;
 		float bmin;
-		summarise(job, st, &ndone, &alive, &evals, &bmin, &gmin);
+		de_state_summary(job, st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
 		if (progress)
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);

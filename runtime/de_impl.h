@@ -18,7 +18,8 @@
 #define DE_USER_MAX_LINES 4096
 #endif
 
-typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1 } de_variant;
+/* GPU kernels; AUTO is resolved to FUSED or NAIVE by de_job_finish. */
+typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2 } de_variant;
 
 /* `variant = auto` (the default) picks the naive kernels from this dimension
  * on. Measured on an H100 (bench/results/de-gpu-2026-11-22.md): at D = 1000,
@@ -59,7 +60,7 @@ typedef struct de_job {
 	int history_every;     /* 0: no history */
 	int report_every;      /* generations between progress lines */
 	uint64_t seed;
-	int variant, popmem, block, streams;   /* GPU tuning */
+	int variant, popmem, block, streams;   /* GPU tuning (variant: never AUTO after de_job_finish) */
 	int persistent;        /* GPU: grid of resident blocks walking over problems (else a block per problem) */
 	int grid_max;          /* GPU, persistent: at most this many blocks per launch (0: no cap; checks) */
 	de_params params;      /* what the shared core sees */
@@ -97,7 +98,7 @@ typedef void (*de_progress_fn)(void *ctx, const de_job *job, long gen, float bes
 void de_job_default(de_job *job, int fn, int dim);
 /* Reads [problem] and [de] (and [objective]) of a spec; reports unused keys. */
 rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt_error *err);
-/* Derives params and the generation limit; checks ranges. */
+/* Derives params, the generation limit and the variant (auto); checks ranges. */
 rt_status de_job_finish(de_job *job, rt_error *err);
 /* Builds shift vectors and the rotation; compiles the CPU user objective
  * when cpu is set. */
@@ -107,6 +108,12 @@ void de_job_free(de_job *job);
 int de_job_reached(const de_job *job, float best);
 /* Evaluates x (contiguous) for problem p on the CPU. */
 float de_job_eval(const de_job *job, long p, const float *x);
+/* The spec's names of the job's strategy ("rand/1/bin") and bounds handling. */
+const char *de_job_strategy_name(const de_job *job);
+const char *de_job_bounds_name(const de_job *job);
+/* Entries in the history of a run: one every history_every generations
+ * from 0 to gens (0 without history). */
+int de_job_hist_len(const de_job *job);
 
 /* ---- de_user.c ---- */
 /* Appends the user's function as C (cuda 0) or CUDA (cuda 1) to src, with
@@ -156,6 +163,10 @@ rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);
 void de_outcome_free(de_outcome *out);
 /* Fills history entries after a problem stopped with its final best value. */
 void de_outcome_fill_history(de_outcome *out, const de_job *job);
+/* Over the problems' states: how many reached the target, how many still
+ * run, the evaluations done and the lowest best value (for progress). */
+void de_state_summary(const de_job *job, const de_state *st, long *ndone, long *alive,
+		      long long *evals, float *bmin);
 /* The generated C source (CPU semantics with the job's constants). */
 rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err);
 

@@ -50,6 +50,7 @@ static const char *const function_names[] = {
 #undef DE_NAME_
 	"user", NULL
 };
+/* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
 static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", NULL };
 static const char *const bounds_names[] = { "reflect", "clip", "resample", NULL };
 static const char *const shift_names[] = { "none", "random", NULL };
@@ -192,9 +193,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	job->history_every = (int)v;
 	TRY(rt_spec_int(spec, "de", "report_every", 100, 1, INT_MAX, &v, err));
 	job->report_every = (int)v;
-	TRY(rt_spec_enum(spec, "de", "variant", variant_names, 2, &job->variant, err));
-	if (job->variant == 2)   /* auto: the faster as measured on an H100 (de_impl.h) */
-		job->variant = job->dim >= DE_AUTO_NAIVE_DIM ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+	TRY(rt_spec_enum(spec, "de", "variant", variant_names, DE_VARIANT_AUTO, &job->variant, err));
 	TRY(rt_spec_enum(spec, "de", "pop_memory", popmem_names, DE_POPMEM_AUTO, &job->popmem, err));
 	TRY(rt_spec_int(spec, "de", "block", 0, 0, 1024, &v, err));
 	if (v % 32 != 0)
@@ -253,6 +252,8 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "bounds %g, %g are equal in float", job->lower, job->upper);
 	de_function_box(job->function, &lo, &hi, &zs);
 	job->zoff = (job->shift || job->rotate) ? (float)zs : 0.0f;
+	if (job->variant == DE_VARIANT_AUTO)   /* the faster as measured on an H100 (de_impl.h) */
+		job->variant = job->dim >= DE_AUTO_NAIVE_DIM ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
 	return RT_OK;
 }
 
@@ -332,6 +333,22 @@ int de_job_reached(const de_job *job, float best)
 {
 	float target = (float)job->target, fstar = (float)job->optimum;
 	return target > 0.0f && fabsf(best - fstar) <= target;
+}
+
+const char *de_job_strategy_name(const de_job *job)
+{
+	return strategy_names[job->strategy == DE_BEST_1_BIN];
+}
+
+const char *de_job_bounds_name(const de_job *job)
+{
+	int b = job->bounds;
+	return bounds_names[b == DE_BOUNDS_CLIP || b == DE_BOUNDS_RESAMPLE ? b : DE_BOUNDS_REFLECT];
+}
+
+int de_job_hist_len(const de_job *job)
+{
+	return job->history_every > 0 ? (int)(job->gens / job->history_every) + 1 : 0;
 }
 
 float de_job_eval(const de_job *job, long p, const float *x)

@@ -67,6 +67,8 @@ static void map_lines(de_user *u, const char *path, int first)
 		}
 	}
 	char *body = strdup(u->body ? u->body : ""), *s = body;
+	for (int k = 0; k < u->nlines; k++)   /* the numbering if nothing better is found */
+		u->lines[k] = first + k;
 	for (int k = 0; k < u->nlines && s; k++) {
 		char *nl = strchr(s, '\n');
 		if (nl)
@@ -182,12 +184,12 @@ void de_user_emit(const de_user *u, gen_source *src, int cuda)
 	gen_line(src, "#line %d \"%s\"", count_lines(src) + 2, src->name);
 }
 
-/* s in single quotes for /bin/sh. */
-static void shell_quote(const char *s, char *out, size_t size)
+/* s in single quotes for /bin/sh; 0 when it does not fit in size. */
+static int shell_quote(const char *s, char *out, size_t size)
 {
 	size_t k = 0;
 	if (size < 3)
-		return;
+		return 0;
 	out[k++] = '\'';
 	for (; *s && k + 6 < size; s++) {
 		if (*s == '\'') {
@@ -199,6 +201,7 @@ static void shell_quote(const char *s, char *out, size_t size)
 	}
 	out[k++] = '\'';
 	out[k] = '\0';
+	return *s == '\0';
 }
 
 rt_status de_user_load(de_user *u, const char *name, rt_error *err)
@@ -237,9 +240,13 @@ rt_status de_user_load(de_user *u, const char *name, rt_error *err)
 			return st;
 		}
 		snprintf(tmp, sizeof tmp, "%s.tmp.%ld", so, (long)getpid());
-		shell_quote(cpath, qc, sizeof qc);
-		shell_quote(tmp, qt, sizeof qt);
-		snprintf(cmd, sizeof cmd, "%s " USER_CFLAGS " -o %s %s -lm 2>&1", cc, qt, qc);
+		if (!shell_quote(cpath, qc, sizeof qc) || !shell_quote(tmp, qt, sizeof qt) ||
+		    snprintf(cmd, sizeof cmd, "%s " USER_CFLAGS " -o %s %s -lm 2>&1", cc, qt,
+			     qc) >= (int)sizeof cmd) {
+			gen_free(&src);
+			return rt_fail(err, RT_ERR_INPUT, "the command to compile %s is too long (CC = %s)",
+				       cpath, cc);
+		}
 		FILE *f = popen(cmd, "r");
 		if (!f) {
 			gen_free(&src);

@@ -110,11 +110,13 @@ static rt_status pass_batch(gen_pass *gp, gp_packed *packed, const gp_tree *pop,
 	return RT_OK;
 }
 
+/* Waits for every batch in flight; err keeps the first failure's message. */
 static rt_status pass_drain(gen_pass *gp, double *fit, rt_error *err)
 {
 	rt_status st = RT_OK;
+	rt_error later;
 	while (gp->inflight > 0) {
-		rt_status s = pass_finish_one(gp, fit, err);
+		rt_status s = pass_finish_one(gp, fit, st ? &later : err);
 		if (s && !st)
 			st = s;
 	}
@@ -170,7 +172,8 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			if (!st)
 				st = pass_batch(&gp, &packed, pop, lo, hi, &p->cases, pfit, err);
 		}
-		rt_status sd = pass_drain(&gp, pfit, err);
+		rt_error drain_err;
+		rt_status sd = pass_drain(&gp, pfit, st ? &drain_err : err);
 		if (!st)
 			st = sd;
 		if (st)
@@ -284,8 +287,7 @@ static void json_params(rt_json *j, const gp_problem *p)
 	rt_json_end_object(j);
 
 	rt_json_begin_object(j, "data");
-	static const char *const src[] = {"sextic", "quintic", "quartic", "csv", "multiplexer"};
-	rt_json_string(j, "source", src[p->source]);
+	rt_json_string(j, "source", gp_data_source_name(p->source));
 	if (p->data_path[0])
 		rt_json_string(j, "file", p->data_path);
 	rt_json_int(j, "cases", (long long)p->cases.ncases);

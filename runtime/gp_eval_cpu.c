@@ -33,14 +33,6 @@
 
 /* ---- the operation table ------------------------------------------------- */
 
-/* Number of float operations: opcodes below it are float, the rest Boolean. */
-enum {
-#define GP_COUNT_(E, name, ar, expr) GP_NF_##E,
-	GP_FLOAT_OPS(GP_COUNT_)
-#undef GP_COUNT_
-	GP_NFLOAT_OPS
-};
-
 static int op_is_float(unsigned op) { return op < GP_NFLOAT_OPS; }
 static int op_is_bool(unsigned op) { return op >= GP_NFLOAT_OPS && op < GP_OP_COUNT; }
 

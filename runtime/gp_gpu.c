@@ -130,7 +130,7 @@ rt_status gp_gpu_variant_parse(const char *name, gp_gpu_config *cfg, rt_error *e
 			{ "rpn2d-", GP_FORM_RPN, 0 }, { "lgp2d-", GP_FORM_LGP, 1 },
 			{ "rpn1d", GP_FORM_RPN, 0 }, { "rpn", GP_FORM_RPN, 0 }, { "lgp", GP_FORM_LGP, 1 },
 		};
-		for (int i = 0; i < 5 && !s; i++) {
+		for (size_t i = 0; i < sizeof pat / sizeof pat[0] && !s; i++) {
 			size_t n = strlen(pat[i].base);
 			if (strncmp(name, pat[i].base, n) != 0)
 				continue;
@@ -153,6 +153,8 @@ rt_status gp_gpu_variant_parse(const char *name, gp_gpu_config *cfg, rt_error *e
 	while (*s == '-') {
 		char k = *++s;
 		long v;
+		if (k == '\0')   /* a trailing '-': stop before reading past the end */
+			goto bad;
 		s++;
 		if (k == 'f') {
 			if ((v = read_num(&s)) < 0)
@@ -966,6 +968,14 @@ rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 	return RT_OK;
 }
 
+/* Fitness cases one program's evaluation covers (the GPop/s factor). */
+static double cases_per_eval(const gp_cases *c)
+{
+	if (c->fitness == GP_FIT_BOOL)
+		return (double)(c->ncases ? c->ncases : c->nwords * 32);
+	return (double)c->ncases;
+}
+
 rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *stats, rt_error *err)
 {
 	gpg_slot *s;
@@ -993,9 +1003,8 @@ rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *stats, rt
 		stats->bytes = s->bytes;
 		stats->registers = g->registers;
 		stats->stack = g->stack;
-		stats->gpops = ms > 0.0 ? (double)s->nodes *
-			(double)(g->cases.fitness == GP_FIT_BOOL ? (g->cases.ncases ? g->cases.ncases
-						  : g->cases.nwords * 32) : g->cases.ncases) / (ms * 1e-3) : 0.0;
+		stats->gpops = ms > 0.0 ? (double)s->nodes * cases_per_eval(&g->cases) / (ms * 1e-3)
+					: 0.0;
 	}
 	return st;
 }
@@ -1012,13 +1021,6 @@ rt_status gp_gpu_eval(gp_gpu *g, const gp_packed *pop, double *fitness, gp_gpu_s
 }
 
 /* ---- check and benchmark ------------------------------------------------------ */
-
-static double cases_per_eval(const gp_cases *c)
-{
-	if (c->fitness == GP_FIT_BOOL)
-		return (double)(c->ncases ? c->ncases : c->nwords * 32);
-	return (double)c->ncases;
-}
 
 /* Relative difference of two fitness values (both infinite: 0). */
 static double rel_diff(double a, double b)

@@ -21,6 +21,8 @@
 
 static const char *const source_names[] = {"sextic", "quintic", "quartic", "csv", "multiplexer",
 					   NULL};
+_Static_assert(sizeof source_names / sizeof source_names[0] == GP_DATA_MUX + 2,
+	       "source_names follows enum gp_data_source");
 /* In the order of enum gp_eval_method. */
 static const char *const eval_names[] = {"rpn1d", "lgp2d", "rpn2d", NULL};
 _Static_assert(GP_EVAL_RPN1D == 0 && GP_EVAL_LGP2D == 1 && GP_EVAL_RPN2D == 2 &&
@@ -49,6 +51,11 @@ static rt_status get_int(rt_spec *spec, const char *sec, const char *key, long d
 		return err->status;
 	*out = (int)v;
 	return RT_OK;
+}
+
+const char *gp_data_source_name(int source)
+{
+	return source >= GP_DATA_SEXTIC && source <= GP_DATA_MUX ? source_names[source] : "?";
 }
 
 double gp_polynomial(int source, double x)
@@ -355,7 +362,7 @@ static rt_status map_classes(rt_spec *spec, gp_problem *p, const rt_table *t,
 		goto out;
 	}
 	for (int i = 0; i < ncls; i++)
-		map[i] = i;
+		map[i] = list ? -1 : i;
 	if (list) {
 		int n = 0;
 		for (char *w = strtok(list, " ,\t"); w; w = strtok(NULL, " ,\t"), n++)
@@ -366,7 +373,7 @@ static rt_status map_classes(rt_spec *spec, gp_problem *p, const rt_table *t,
 		int ok = n == ncls;
 		for (int i = 0; i < ncls && ok; i++)
 			for (int j = 0; j < ncls && ok; j++)
-				ok = i == j || map[i] != map[j];
+				ok = map[i] >= 0 && (i == j || map[i] != map[j]);
 		if (!ok) {
 			char found[512] = "";
 			for (int i = 0; i < ncls; i++) {
@@ -395,11 +402,11 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 {
 	const char *file, *label, *classes;
 	int header, fit;
-	rt_spec_string(spec, "data", "file", NULL, &file, err);
-	rt_spec_bool(spec, "data", "header", 1, &header, err);
-	rt_spec_string(spec, "data", "label", "", &label, err);
-	rt_spec_string(spec, "data", "classes", "", &classes, err);
-	if (rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
+	if (rt_spec_string(spec, "data", "file", NULL, &file, err) ||
+	    rt_spec_bool(spec, "data", "header", 1, &header, err) ||
+	    rt_spec_string(spec, "data", "label", "", &label, err) ||
+	    rt_spec_string(spec, "data", "classes", "", &classes, err) ||
+	    rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
 		return err->status;
 	if (rt_spec_data_path(spec, file, p->data_path, sizeof p->data_path, err))
 		return err->status;

@@ -48,6 +48,9 @@ typedef struct gp_problem {
 	int address_bits;       /* multiplexer */
 } gp_problem;
 
+/* The spec's name of a data source ("sextic", "csv", ...), or "?". */
+const char *gp_data_source_name(int source);
+
 /* Reads every [problem], [gp] and [data] key, checks there are no unknown
  * ones (rt_spec_check_unused), then builds the fitness cases (loading data
  * files). Errors name file:line, the key and what was expected. Callers with

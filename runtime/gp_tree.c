@@ -30,12 +30,6 @@ static const uint8_t op_arities[GP_OP_COUNT] = {
 #undef GP_ARITY_
 };
 
-enum {
-#define GP_COUNT_(E, name, arity, expr) +1
-	GP_NFLOAT_OPS = 0 GP_FLOAT_OPS(GP_COUNT_)
-#undef GP_COUNT_
-};
-
 const char *gp_op_name(int op)
 {
 	return op >= 0 && op < GP_OP_COUNT ? op_names[op] : "?";

@@ -121,7 +121,7 @@ rt_status gp_init_population(gp_tree *pop, int n, const gp_fset *fs, const gp_br
 int gp_tournament(const double *fitness, int n, int size, rt_rng *rng);
 
 /* Subtree crossover: child = a with a random subtree replaced by a random
- * subtree of b. Returns 0 if child is over the limits (child then equals a). */
+ * subtree of b. Over the limits: child is a copy of a and *accepted = 0. */
 rt_status gp_crossover(gp_tree *child, const gp_tree *a, const gp_tree *b, const gp_fset *fs,
 		       const gp_breed *br, rt_rng *rng, int *accepted, rt_error *err);
 /* Subtree mutation: a random subtree of t replaced by a grown tree. Over the

@@ -710,18 +710,9 @@ rt_status gpu_timer_start(gpu_timer *t, gpu_stream *s, rt_error *err)
 
 rt_status gpu_timer_stop(gpu_timer *t, gpu_stream *s, double *ms, rt_error *err)
 {
-	float f = 0.0f;
-	rt_status st = gpu_bind(t->ctx, err);
+	rt_status st = gpu_timer_end(t, s, err);
 	*ms = 0.0;
-	if (st == RT_OK)
-		st = GPU_CHECK(p_cuEventRecord(t->stop, gpu_cu_stream(s)));
-	if (st == RT_OK)
-		st = GPU_CHECK(p_cuEventSynchronize(t->stop));
-	if (st == RT_OK)
-		st = GPU_CHECK(p_cuEventElapsedTime(&f, t->start, t->stop));
-	if (st == RT_OK)
-		*ms = f;
-	return st;
+	return st != RT_OK ? st : gpu_timer_elapsed(t, ms, err);
 }
 
 rt_status gpu_timer_end(gpu_timer *t, gpu_stream *s, rt_error *err)

@@ -28,7 +28,8 @@ static const char usage_main[] =
 	"                       embedded sextic regression problem)\n"
 	"  gen SPEC -o DIR      write the generated C and CUDA sources for SPEC\n"
 	"  bench KIND [...]     benchmark a kind's evaluators/kernels side by side\n"
-	"  info                 backends, GPU, NVRTC version, kernel cache\n"
+	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
+	"                       run the GPU smoke test against the CPU)\n"
 	"  help [COMMAND]       help for a command\n"
 	"\n"
 	"common options:\n"
@@ -68,7 +69,9 @@ static const char usage_info[] =
 	"usage: evoforge info [--check]\n"
 	"\n"
 	"Prints the backends, the GPU (name, SMs, memory, compute capability,\n"
-	"shared memory, L2), the NVRTC version and the kernel cache folder.\n";
+	"shared memory, L2), the NVRTC version and the kernel cache folder.\n"
+	"--check also runs the smoke kernel on the GPU and compares it with the\n"
+	"CPU (exit 1 when they differ or there is no GPU).\n";
 
 typedef struct cli {
 	rt_options opt;
@@ -123,13 +126,15 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 					       "--seed: expected a non-negative integer, got '%s'", optarg);
 			c->opt.seed_given = 1;
 			break;
-		case O_THREADS:
-			c->opt.threads = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || c->opt.threads < 1 || c->opt.threads > RT_MAX_THREADS)
+		case O_THREADS: {
+			long threads = strtol(optarg, &end, 10);  /* checked before narrowing */
+			if (*end || end == optarg || threads < 1 || threads > RT_MAX_THREADS)
 				return rt_fail(err, RT_ERR_INPUT,
 					       "--threads: expected an integer in [1, %d], got '%s'",
 					       RT_MAX_THREADS, optarg);
+			c->opt.threads = (int)threads;
 			break;
+		}
 		case 'o':
 			c->opt.outdir = optarg;
 			break;
@@ -157,6 +162,11 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 			c->help = 1;
 			break;
 		default:
+			/* A long option missing its value reports its enum value in optopt. */
+			for (const struct option *o = longopts; optopt >= 256 && o->name; o++)
+				if (o->val == optopt)
+					return rt_fail(err, RT_ERR_INPUT, "option --%s: missing its value",
+						       o->name);
 			if (optopt)
 				return rt_fail(err, RT_ERR_INPUT, "option -%c: unknown or missing its value",
 					       optopt);

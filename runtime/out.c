@@ -46,7 +46,9 @@ rt_status rt_mkdirs(const char *path, rt_error *err)
 	char buf[RT_PATH_MAX];
 	if (rt_format(buf, sizeof buf, err, "%s", path))
 		return RT_ERR_INPUT;
-	for (char *p = buf + 1; ; p++) {
+	/* From the second character (a leading '/' is no folder to make), or the
+	 * first when the path is empty, so the loop never reads past the end. */
+	for (char *p = buf + (buf[0] != 0); ; p++) {
 		char c = *p;
 		if (c == '/' || c == 0) {
 			*p = 0;
@@ -123,32 +125,39 @@ void rt_buf_append(rt_buf *b, const char *s, size_t n)
 
 void rt_buf_puts(rt_buf *b, const char *s) { rt_buf_append(b, s, strlen(s)); }
 
-void rt_buf_printf(rt_buf *b, const char *fmt, ...)
+void rt_buf_vprintf(rt_buf *b, const char *fmt, va_list ap)
 {
 	char small[512];
-	va_list ap;
+	va_list again;
 	int n;
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = 1;
-		return;
-	}
-	if ((size_t)n < sizeof small) {
-		rt_buf_append(b, small, (size_t)n);
+	if (n < 0 || (size_t)n < sizeof small) {
+		va_end(again);
+		if (n < 0)
+			b->failed = 1;
+		else
+			rt_buf_append(b, small, (size_t)n);
 		return;
 	}
 	char *big = malloc((size_t)n + 1);
 	if (!big) {
+		va_end(again);
 		b->failed = 1;
 		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	vsnprintf(big, (size_t)n + 1, fmt, again);
+	va_end(again);
 	rt_buf_append(b, big, (size_t)n);
 	free(big);
+}
+
+void rt_buf_printf(rt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rt_buf_vprintf(b, fmt, ap);
+	va_end(ap);
 }
 
 void rt_buf_free(rt_buf *b)

@@ -3,6 +3,7 @@
 #ifndef RT_OUT_H
 #define RT_OUT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ typedef struct rt_buf {
 	int failed;   /* an allocation failed; the text is incomplete */
 } rt_buf;
 void rt_buf_printf(rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_buf_vprintf(rt_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void rt_buf_append(rt_buf *b, const char *s, size_t n);
 void rt_buf_puts(rt_buf *b, const char *s);
 void rt_buf_free(rt_buf *b);

@@ -73,4 +73,12 @@ enum gp_opcode {
 	GP_TERM_CONST                /* an ephemeral random constant */
 };
 
+/* Number of float operations: opcodes below it are float, those from it to
+ * GP_OP_COUNT Boolean. */
+enum {
+#define GP_COUNT_(E, name, arity, expr) +1
+	GP_NFLOAT_OPS = 0 GP_FLOAT_OPS(GP_COUNT_)
+#undef GP_COUNT_
+};
+
 #endif

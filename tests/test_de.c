@@ -775,6 +775,54 @@ static void test_user_syntax_error_lines(void **state)
 	de_job_free(&job);
 }
 
+/* Spaces, quotes and $(...) in the spec's folder and in the cache folder reach
+ * the C compiler's command line quoted: the objective compiles, errors name
+ * the file, and nothing in the names is run. */
+static void test_user_objective_odd_paths(void **state)
+{
+	(void)state;
+	de_job job;
+	rt_error err;
+	rt_spec spec;
+	rt_options opt;
+	char dir[512], path[600], cache[600], where[700], prev[512] = "";
+	const char *env = getenv("EVOFORGE_CACHE");
+	if (!have_cc())
+		skip();
+	memset(&opt, 0, sizeof opt);
+	snprintf(dir, sizeof dir, "%s/a b'c \"d\" $(touch de-pwned)", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(cache, sizeof cache, "%s/cache '$(touch de-pwned)", dir);
+	if (env)
+		snprintf(prev, sizeof prev, "%s", env);
+	setenv("EVOFORGE_CACHE", cache, 1);
+	for (int bad = 0; bad < 2; bad++) {
+		snprintf(path, sizeof path, "%s/%s.ini", dir, bad ? "bad" : "good");
+		write_text(path, bad ? bad_user_spec : user_spec);
+		assert_int_equal(rt_spec_load(&spec, path, &err), RT_OK);
+		assert_int_equal(de_job_from_spec(&job, &spec, &opt, &err), RT_OK);
+		rt_spec_free(&spec);
+		rt_status st = de_job_prepare(&job, 1, &err);
+		if (bad) {
+			assert_int_equal(st, RT_ERR_INPUT);
+			snprintf(where, sizeof where, "%s:10:", path);
+			if (!strstr(err.msg, where))
+				fail_msg("expected '%s' in: %s", where, err.msg);
+		} else {
+			if (st != RT_OK)
+				fail_msg("%s", err.msg);
+			float x[5] = { 1, 1, 1, 1, 2 };
+			assert_true(de_job_eval(&job, 0, x) == 5.0f);
+		}
+		de_job_free(&job);
+	}
+	if (prev[0])
+		setenv("EVOFORGE_CACHE", prev, 1);
+	else
+		unsetenv("EVOFORGE_CACHE");
+	assert_int_not_equal(access("de-pwned", F_OK), 0);
+}
+
 static void test_run_writes_results(void **state)
 {
 	(void)state;
@@ -911,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_spec_errors),
 		cmocka_unit_test(test_user_objective_cpu),
 		cmocka_unit_test(test_user_syntax_error_lines),
+		cmocka_unit_test(test_user_objective_odd_paths),
 		cmocka_unit_test(test_run_writes_results),
 		cmocka_unit_test(test_nvrtc_kernels),
 	};

@@ -96,6 +96,25 @@ static void unknown_template_is_an_error(void **state)
 	gen_free(&src);
 }
 
+/* A line longer than any fixed buffer (user objective code passes through
+ * gen_line) comes out whole. */
+static void long_line_is_kept_whole(void **state)
+{
+	static char code[10001];
+	gen_source src;
+	size_t n = sizeof code - 1;
+	(void)state;
+	memset(code, 'x', n);
+	code[n] = '\0';
+	gen_begin(&src, "long.c", "long line");
+	gen_line(&src, "/* %s */", code);
+	assert_false(src.text.failed);
+	assert_non_null(strstr(src.text.data, code));
+	assert_int_equal(src.text.data[src.text.len - 1], '\n');
+	assert_memory_equal(src.text.data + src.text.len - n - 4, code, n);
+	gen_free(&src);
+}
+
 static void embedded_default_problem(void **state)
 {
 	const gen_file *f = gen_embedded("problems/sextic.ini");
@@ -112,6 +131,7 @@ int main(void)
 		cmocka_unit_test(pure_function),
 		cmocka_unit_test(output_compiles_as_c),
 		cmocka_unit_test(unknown_template_is_an_error),
+		cmocka_unit_test(long_line_is_kept_whole),
 		cmocka_unit_test(embedded_default_problem),
 	};
 	return cmocka_run_group_tests_name("gen", tests, NULL, NULL);

@@ -96,6 +96,11 @@ static void test_variant_names(void **state)
 	assert_int_equal(gp_gpu_variant_parse("blockgp-q3", &c, &err), RT_ERR_INPUT);
 	assert_int_equal(gp_gpu_variant_parse("", &c, &err), RT_ERR_INPUT);
 	assert_int_equal(gp_gpu_variant_parse("lgp-f4x5", &c, &err), RT_ERR_INPUT);
+	/* A trailing '-' (heap copy: a read past its end would show under ASan). */
+	char *dash = strdup("blockgp-");
+	assert_non_null(dash);
+	assert_int_equal(gp_gpu_variant_parse(dash, &c, &err), RT_ERR_INPUT);
+	free(dash);
 }
 
 /* The GPG_DISPATCH block of a generated source. */

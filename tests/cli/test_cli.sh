@@ -14,6 +14,10 @@ expect_exit 2 "bad --backend" "$evo" run --backend tpu
 expect_output "bad --backend message" "expected auto, cpu or gpu, got 'tpu'"
 expect_exit 2 "bad --seed" "$evo" run --seed -3
 expect_exit 2 "unknown option" "$evo" run --frobnicate
+expect_exit 2 "long option without its value" "$evo" run --seed
+expect_output "missing value names the option" "option --seed: missing its value"
+expect_exit 2 "--threads beyond int" "$evo" run --threads 4294967298
+expect_output "--threads range message" "--threads: expected an integer in [1,"
 
 printf '[problem]\nkind = gp\nname = x\n[gp]\npopulaton = 10\n' >"$cli_tmp/typo.ini"
 expect_exit 2 "unknown key exits 2" "$evo" run "$cli_tmp/typo.ini"
