@@ -78,40 +78,72 @@ static int local_include(const char *line, const char *end, char *name, int size
 	return 1;
 }
 
-static rt_status gen_append_template(gen_source *src, const char *tname, int depth, rt_error *err)
+/* Resolves `tname`, named by a template in folder `from` ("" or "gp/"): the
+ * including template's own folder first, then templates/. Returns the
+ * embedded file and its name below templates/ in `resolved`. */
+static const gen_file *resolve_template(const char *from, const char *tname, char *resolved,
+					 size_t size)
 {
-	char path[160];
+	char path[192];
 	const gen_file *f;
-	const char *p, *end;
-	int line = 1;
-	if (depth > 16)
-		return rt_fail(err, RT_ERR_INTERNAL, "templates/%s: includes nested too deeply", tname);
-	if (rt_format(path, sizeof path, err, "templates/%s", tname))
-		return RT_ERR_INTERNAL;
-	f = gen_embedded(path);
-	if (!f)
-		return rt_fail(err, RT_ERR_INTERNAL,
-			       "template %s is not embedded (add it to build/embedded.c's inputs in build.ninja)",
-			       path);
+	if (from[0]) {
+		snprintf(path, sizeof path, "templates/%s%s", from, tname);
+		if ((f = gen_embedded(path)) != NULL) {
+			snprintf(resolved, size, "%s%s", from, tname);
+			return f;
+		}
+	}
+	snprintf(path, sizeof path, "templates/%s", tname);
+	snprintf(resolved, size, "%s", tname);
+	return gen_embedded(path);
+}
+
+/* Marks `tname` as included; 0 if it already was, -1 if the list is full. */
+static int mark_included(gen_source *src, const char *tname)
+{
 	for (int i = 0; i < src->nincluded; i++)
 		if (!strcmp(src->included[i], tname))
-			return RT_OK;
+			return 0;
 	if (src->nincluded == (int)(sizeof src->included / sizeof src->included[0]))
-		return rt_fail(err, RT_ERR_INTERNAL, "%s: too many templates included", src->name);
+		return -1;
 	snprintf(src->included[src->nincluded++], sizeof src->included[0], "%s", tname);
+	return 1;
+}
 
-	rt_buf_printf(&src->text, "#line 1 \"%s\"\n", path);
+static rt_status gen_append_template(gen_source *src, const char *from, const char *name,
+				     int depth, rt_error *err)
+{
+	char tname[96], folder[96];
+	const gen_file *f;
+	const char *p, *end, *slash;
+	int line = 1, fresh;
+	if (depth > 16)
+		return rt_fail(err, RT_ERR_INTERNAL, "templates/%s: includes nested too deeply", name);
+	f = resolve_template(from, name, tname, sizeof tname);
+	if (!f)
+		return rt_fail(err, RT_ERR_INTERNAL,
+			       "template templates/%s is not embedded (add it to build/embedded.c's inputs in build.ninja)",
+			       tname);
+	if ((fresh = mark_included(src, tname)) <= 0) {
+		if (fresh < 0)
+			return rt_fail(err, RT_ERR_INTERNAL, "%s: too many templates included", src->name);
+		return RT_OK;
+	}
+	slash = strrchr(tname, '/');
+	snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - tname + 1) : 0, tname);
+
+	rt_buf_printf(&src->text, "#line 1 \"templates/%s\"\n", tname);
 	for (p = f->text, end = f->text + f->size; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
 		char inc[64];
 		if (local_include(p, eol, inc, sizeof inc)) {
-			rt_status st = gen_append_template(src, inc, depth + 1, err);
+			rt_status st = gen_append_template(src, folder, inc, depth + 1, err);
 			if (st != RT_OK) {
-				rt_error_prefix(err, "%s:%d", path, line);
+				rt_error_prefix(err, "templates/%s:%d", tname, line);
 				return st;
 			}
-			rt_buf_printf(&src->text, "#line %d \"%s\"\n", line + 1, path);
+			rt_buf_printf(&src->text, "#line %d \"templates/%s\"\n", line + 1, tname);
 		} else {
 			rt_buf_append(&src->text, p, (size_t)(eol - p));
 			rt_buf_puts(&src->text, "\n");
@@ -123,7 +155,7 @@ static rt_status gen_append_template(gen_source *src, const char *tname, int dep
 
 rt_status gen_template(gen_source *src, const char *tname, rt_error *err)
 {
-	rt_status st = gen_append_template(src, tname, 0, err);
+	rt_status st = gen_append_template(src, "", tname, 0, err);
 	if (st == RT_OK && src->text.failed)
 		return rt_fail(err, RT_ERR_SYSTEM, "%s: out of memory while generating", src->name);
 	return st;

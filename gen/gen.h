@@ -28,7 +28,7 @@ const gen_file *gen_embedded_all(void);
 typedef struct gen_source {
 	rt_buf text;
 	char name[128];    /* file name, e.g. "gp_gpu-lgp-fast-s8.cu" */
-	char included[32][64];
+	char included[32][96];
 	int nincluded;
 } gen_source;
 
@@ -39,7 +39,7 @@ void gen_define_int(gen_source *src, const char *macro, long long value);
 void gen_define_float(gen_source *src, const char *macro, double value);
 void gen_define_str(gen_source *src, const char *macro, const char *value);
 void gen_line(gen_source *src, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends template `tname` ("gp_gpu.cu"), inlining its local includes. */
+/* Appends template `tname` ("gp/gp_gpu.cu", below templates/), inlining its local includes. */
 rt_status gen_template(gen_source *src, const char *tname, rt_error *err);
 /* Writes the source to dir/name atomically. */
 rt_status gen_write(const gen_source *src, const char *dir, rt_error *err);

@@ -2,8 +2,8 @@
  * shares (seed, results folder). */
 #include <string.h>
 
-#include "de.h"
-#include "gp.h"
+#include "de/de.h"
+#include "gp/gp.h"
 #include "kinds.h"
 #include "out.h"
 

@@ -24,7 +24,7 @@
 #define GP_MAX_SIZE_LIMIT 65535
 #endif
 
-/* ---- operation table (from templates/gp_ops.h) ---------------------------- */
+/* ---- operation table (from templates/gp/gp_ops.h) ---------------------------- */
 
 /* Name of an opcode ("+", "sin", "and"), or "?" when out of range. */
 const char *gp_op_name(int op);

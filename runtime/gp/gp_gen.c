@@ -1,8 +1,8 @@
 /* gp_gen.c: the generator for kind gp (`evoforge gen`): renders the 2-D
- * stack LGP interpreter for the CPU (templates/gp_eval_cpu.c) specialised to
+ * stack LGP interpreter for the CPU (templates/gp/gp_eval_cpu.c) specialised to
  * a problem -- only its operations in the dispatch (GP_USE_<OP> 0/1), its
  * fitness kind, stack depth and block size -- and writes it together with the
- * GPU interpreters that gp_gpu.c generates (templates/gp_gpu.cu). */
+ * GPU interpreters that gp_gpu.c generates (templates/gp/gp_gpu.cu). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,10 +14,10 @@
 #include "gp_tree.h"
 #include "log.h"
 
-/* templates/gp_layout.h restates gp_insn for generated sources: keep it so. */
-_Static_assert(sizeof(gp_insn) == 8, "gp_insn is 8 bytes (templates/gp_layout.h)");
+/* templates/gp/gp_layout.h restates gp_insn for generated sources: keep it so. */
+_Static_assert(sizeof(gp_insn) == 8, "gp_insn is 8 bytes (templates/gp/gp_layout.h)");
 _Static_assert(offsetof(gp_insn, kinds) == 1 && offsetof(gp_insn, arg) == 2,
-	       "gp_insn layout (templates/gp_layout.h)");
+	       "gp_insn layout (templates/gp/gp_layout.h)");
 _Static_assert(GP_SRC_S == 0 && GP_SRC_X == 1 && GP_SRC_C == 2, "gp_src values");
 _Static_assert(GP_FIT_MSE == 0 && GP_FIT_CLASS == 1 && GP_FIT_BOOL == 2, "gp_fitness_kind values");
 
@@ -85,7 +85,7 @@ rt_status gp_gen_render(const char *name, const unsigned char *use_ops, int fitn
 		defines(c, name, use_ops, fitness, cfg);
 		gen_define_int(c, "GP_CPU_BLOCK", cfg->cpu_block);
 		gen_line(c, "%s", "");
-		if ((st = gen_template(c, "gp_eval_cpu.c", err)))
+		if ((st = gen_template(c, "gp/gp_eval_cpu.c", err)))
 			return st;
 		if (c->text.failed)
 			return rt_fail(err, RT_ERR_SYSTEM, "out of memory generating %s", c->name);

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "de_core.h"
+#include "de/de_core.h"
 #include "error.h"
 #include "gen.h"
 #include "gpu.h"

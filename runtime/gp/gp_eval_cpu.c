@@ -7,7 +7,7 @@
  * Why blocks: an interpreter pays for decoding an instruction once per case
  * in the 1-D form; here it pays once per block (hundreds of cases), and the
  * work per case is a vector loop over a stack row that stays in L1. The
- * kernels and the block interpreter are templates/gp_eval_cpu.h (shared with
+ * kernels and the block interpreter are templates/gp/gp_eval_cpu.h (shared with
  * the generated, problem-specialised CPU source); this file adds the RPN
  * baselines, validation, threading and the fitness sums. LGP operands X and
  * C are read in place (input column, broadcast constant): terminals cost no
@@ -29,7 +29,7 @@
 
 #include "cpu.h"
 #include "gp_eval.h"
-#include "gp_eval_cpu.h"
+#include "gp/gp_eval_cpu.h"
 
 /* ---- the operation table ------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* de_core.h: one generation of DE/rand/1/bin and DE/best/1/bin, written once
- * and compiled both by the host (runtime/de_cpu.c, tests) and into the CUDA
- * kernels (templates/de.cu), so both backends make the same moves.
+ * and compiled both by the host (runtime/de/de_cpu.c, tests) and into the CUDA
+ * kernels (templates/de/de.cu), so both backends make the same moves.
  *
  * Random draws are addressable (Philox4x32-10, templates/philox.h): each is
  * philox_block(seed, stream, n) with

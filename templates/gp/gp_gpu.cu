@@ -1,5 +1,5 @@
 /* gp_gpu.cu: the generated CUDA interpreters of packed GP populations (host
- * side: runtime/gp_gpu.c), one template for every configuration:
+ * side: runtime/gp/gp_gpu.c), one template for every configuration:
  *
  *   GPG_FORM 0  RPN: postfix nodes, a stack with a run-time stack pointer
  *               (GPG_VEC 1 with GPG_REGS 0 is the seed's BlockGP 1-D baseline:
@@ -31,7 +31,7 @@
  * depend on scheduling, and GPU outputs are those of the CPU bit for bit
  * (gp_math.h, IEEE division, --fmad=false); only MSE summation order differs.
  *
- * Generator #defines (runtime/gp_gpu.c writes them; defaults let the file be
+ * Generator #defines (runtime/gp/gp_gpu.c writes them; defaults let the file be
  * compiled on its own): GPG_FORM GPG_BOOL GPG_FIT GPG_W GPG_NV GPG_REGS
  * GPG_STACK GPG_THREADS GPG_XREG GPG_TOS GPG_MAXAR GPG_NCLASSES, GP_USE_<op>, and
  * GPG_DISPATCH(X): X(ENUM, arity, expression) for the problem's functions

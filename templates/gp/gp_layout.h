@@ -1,6 +1,6 @@
 /* gp_layout.h: the packed LGP instruction, for generated sources that do not
- * see runtime/gp_prog.h (which defines the same layout and is the contract;
- * runtime/gp_gen.c checks at compile time that the two agree).
+ * see runtime/gp/gp_prog.h (which defines the same layout and is the contract;
+ * runtime/gp/gp_gen.c checks at compile time that the two agree).
  * 8 bytes: op, operand kinds 2 bits each (operand k at bits 2k..2k+1:
  * 0 stack top S, 1 input X, 2 constant C), three 16-bit operand arguments. */
 #ifndef EVO_GP_LAYOUT_H

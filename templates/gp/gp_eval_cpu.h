@@ -1,8 +1,8 @@
 /* gp_eval_cpu.h: the core of the CPU 2-D stack interpreter: one kernel per
  * operation and operand shape, expanded from the operation table
  * (gp_ops.h), a program of the LGP form run over one block of fitness cases,
- * and the fitness of a block. Included by runtime/gp_eval_cpu.c (every
- * operation) and by the generated, problem-specialised templates/gp_eval_cpu.c
+ * and the fitness of a block. Included by runtime/gp/gp_eval_cpu.c (every
+ * operation) and by the generated, problem-specialised templates/gp/gp_eval_cpu.c
  * (GP_SPECIALISED with GP_USE_<OP> 0/1: only the problem's operations).
  *
  * A block: slot[0 .. sp) is the stack (row pointers to `n` values each),

@@ -1,10 +1,10 @@
 /* gp_eval_cpu.c (template): the CPU 2-D stack LGP interpreter specialised by
- * runtime/gp_gen.c to one problem's function set and fitness kind (the same
- * core as the runtime's evaluator, templates/gp_eval_cpu.h, with only the
+ * runtime/gp/gp_gen.c to one problem's function set and fitness kind (the same
+ * core as the runtime's evaluator, templates/gp/gp_eval_cpu.h, with only the
  * problem's operations in the dispatch). A single-threaded entry point over a
  * range of programs; the caller threads over ranges. Compile with
  *   cc -std=c11 -O3 -march=native -fno-trapping-math -ffp-contract=off -c
- * Inputs are laid out as in runtime/gp_prog.h (gp_cases, gp_packed). */
+ * Inputs are laid out as in runtime/gp/gp_prog.h (gp_cases, gp_packed). */
 #include "gp_eval_cpu.h"
 
 #if !defined(GP_FITNESS)

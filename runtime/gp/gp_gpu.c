@@ -1,5 +1,5 @@
 /* gp_gpu.c: the host side of the GPU GP evaluators (see gp_gpu.h): variant
- * names, rendering templates/gp_gpu.cu for a problem, compiling it with
+ * names, rendering templates/gp/gp_gpu.cu for a problem, compiling it with
  * NVRTC, uploading the cases once, encoding each population into pinned
  * memory (two buffers, so one can be filled while the other is evaluated),
  * launching, and the check and benchmark tables.
@@ -8,7 +8,7 @@
  * is known before it runs, so each S operand is resolved here into "the top"
  * (a register on the device) or "stack slot k", and each instruction without
  * an S operand into a push of the old top into slot k. The interpreter then
- * keeps no stack pointer (templates/gp_gpu.cu). Input operands are turned
+ * keeps no stack pointer (templates/gp/gp_gpu.cu). Input operands are turned
  * into element offsets of the input's column on the device. */
 #include <math.h>
 #include <stdatomic.h>
@@ -21,7 +21,7 @@
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
-#include "gp_ops.h"
+#include "gp/gp_ops.h"
 #include "gpu.h"
 #include "log.h"
 #include "nvrtc.h"
@@ -312,7 +312,7 @@ static rt_status render(const gp_cases *cases, const unsigned char *use, const g
 				 op_rows[op].expr);
 	gen_line(src, "\t/* end of GPG_DISPATCH */");
 	gen_line(src, "%s", "");
-	if ((st = gen_template(src, "gp_gpu.cu", err)) != RT_OK)
+	if ((st = gen_template(src, "gp/gp_gpu.cu", err)) != RT_OK)
 		gen_free(src);
 	return st;
 }

@@ -1,4 +1,4 @@
-/* de_gpu.c: kind `de` on the GPU: generates templates/de.cu for a job,
+/* de_gpu.c: kind `de` on the GPU: generates templates/de/de.cu for a job,
  * compiles it with NVRTC, sizes block and grid from the device, and drives
  * either the fused kernel (a stretch of generations per launch) or the naive
  * multi-kernel baseline (five launches per generation). Only the per-problem
@@ -108,7 +108,7 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	if (job->function == DE_FN_USER)
 		de_user_emit(&job->user, src, 1);
 	gen_line(src, "%s", "");
-	return gen_template(src, "de.cu", err);
+	return gen_template(src, "de/de.cu", err);
 }
 
 /* ---- running ---------------------------------------------------------------- */

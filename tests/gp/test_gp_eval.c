@@ -22,11 +22,11 @@
 
 #include "cpu.h"
 #include "gen.h"
-#include "gp_conv.h"
-#include "gp_eval.h"
-#include "gp_math.h"
-#include "gp_problem.h"
-#include "gp_tree.h"
+#include "gp/gp_conv.h"
+#include "gp/gp_eval.h"
+#include "gp/gp_math.h"
+#include "gp/gp_problem.h"
+#include "gp/gp_tree.h"
 #include "rng.h"
 
 #define MSE_TOL 1e-9

@@ -1,4 +1,4 @@
-/* de_cpu.c: kind `de` on the CPU: the generation step of templates/de_core.h
+/* de_cpu.c: kind `de` on the CPU: the generation step of templates/de/de_core.h
  * over populations held row by row (individual i, component j at
  * X[i * dim + j]), problems run in parallel with the thread pool of cpu.h.
  *

@@ -79,7 +79,7 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 {
 	char name[192];
 	snprintf(name, sizeof name, "de-%s.c", job->name);
-	gen_begin(src, name, "the CPU semantics of the DE kernels (runtime/de_cpu.c runs this code)");
+	gen_begin(src, name, "the CPU semantics of the DE kernels (runtime/de/de_cpu.c runs this code)");
 	gen_line(src, "/* Constants of this job, as the CUDA source has them:");
 	gen_line(src, " *   dim %d, population %d, F %.9g, CR %g (cr16 %u), bounds [%.9g, %.9g]",
 		 job->dim, job->np, (double)job->params.F, job->CR, job->params.cr16,
@@ -91,7 +91,7 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 		gen_line(src, "#include <math.h>");
 		de_user_emit(&job->user, src, 0);
 	}
-	return gen_template(src, "de_core.h", err);
+	return gen_template(src, "de/de_core.h", err);
 }
 
 /* ---- run ---------------------------------------------------------------------- */

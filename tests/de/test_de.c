@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "cpu.h"
-#include "de.h"
-#include "de_impl.h"
+#include "de/de.h"
+#include "de/de_impl.h"
 #include "log.h"
 #include "nvrtc.h"
 #include "out.h"

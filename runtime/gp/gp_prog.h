@@ -1,5 +1,5 @@
 /* gp_prog.h: how GP programs and fitness cases are laid out, shared by the
- * tree engine (gp.c), the evaluators (CPU: gp_eval*.c; GPU: gp_gpu.c and templates/gp_gpu.cu)
+ * tree engine (gp.c), the evaluators (CPU: gp_eval*.c; GPU: gp_gpu.c and templates/gp/gp_gpu.cu)
  * and the generator.
  *
  * A tree is stored in prefix order as gp_node. For evaluation a whole
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "gp_ops.h"
+#include "gp/gp_ops.h"
 
 /* One tree node: a function (op < GP_OP_COUNT), an input or a constant. */
 typedef struct gp_node {

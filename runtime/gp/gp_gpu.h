@@ -1,5 +1,5 @@
 /* gp_gpu.h: evaluating packed GP populations on the GPU: generated CUDA
- * interpreters (templates/gp_gpu.cu) specialised per problem (only its
+ * interpreters (templates/gp/gp_gpu.cu) specialised per problem (only its
  * functions in the dispatch, its input count, its fitness kind) and per
  * configuration (RPN or LGP, cases per thread, register stack levels,
  * threads per block, passes per block, stack depth), compiled with NVRTC for

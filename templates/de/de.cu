@@ -1,6 +1,6 @@
 /* de.cu: differential evolution on the GPU, specialised by the generator
- * (runtime/de_gpu.c) with the DE_* #defines below; the defaults let this file
- * compile on its own. Two variants share templates/de_core.h:
+ * (runtime/de/de_gpu.c) with the DE_* #defines below; the defaults let this file
+ * compile on its own. Two variants share templates/de/de_core.h:
  *
  * de_fused (after Farkov & Legalov 2014): one block per problem (the host
  * launches a block per problem, or a persistent grid whose blocks walk over

@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
-#include "gp.h"
-#include "gp_conv.h"
-#include "gp_eval.h"
-#include "gp_problem.h"
-#include "gp_tree.h"
+#include "gp/gp.h"
+#include "gp/gp_conv.h"
+#include "gp/gp_eval.h"
+#include "gp/gp_problem.h"
+#include "gp/gp_tree.h"
 #include "log.h"
 #include "out.h"
 #include "rng.h"

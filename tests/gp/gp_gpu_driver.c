@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp_conv.h"
-#include "gp_eval.h"
-#include "gp_gpu.h"
-#include "gp_problem.h"
+#include "gp/gp_conv.h"
+#include "gp/gp_eval.h"
+#include "gp/gp_gpu.h"
+#include "gp/gp_problem.h"
 #include "log.h"
 #include "spec.h"
 
