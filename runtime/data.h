@@ -1,4 +1,5 @@
-/* data.h: loading datasets: CSV (optionally .gz), LIBSVM sparse, TSPLIB.
+/* data.h: loading datasets: CSV (optionally .gz), LIBSVM sparse, TSPLIB
+ * instances and .tour files.
  *
  * Tables are column-major float matrices (column c of row r at
  * cols[c * nrows + r]) because every consumer (GP fitness cases, SVM, MBP)
@@ -54,27 +55,59 @@ static inline float rt_table_at(const rt_table *t, int c, size_t r)
 	return t->cols[(size_t)c * t->nrows + r];
 }
 
+/* TSPLIB 95 EDGE_WEIGHT_TYPEs read by rt_tsp_load (all symmetric ones but
+ * XRAY1/XRAY2/SPECIAL). The coordinate metrics compute distances on demand;
+ * EXPLICIT keeps the n x n matrix. */
 typedef enum rt_tsp_metric {
-	RT_TSP_EUC_2D, RT_TSP_CEIL_2D, RT_TSP_ATT, RT_TSP_GEO
+	RT_TSP_EUC_2D, RT_TSP_CEIL_2D, RT_TSP_ATT, RT_TSP_GEO,
+	RT_TSP_MAN_2D, RT_TSP_MAX_2D, RT_TSP_EUC_3D, RT_TSP_MAN_3D, RT_TSP_MAX_3D,
+	RT_TSP_EXPLICIT
 } rt_tsp_metric;
+
+/* Most cities an EXPLICIT instance may have (its n x n int matrix is kept:
+ * 20000 cities take 1.6 GB); override with -DRT_TSP_MAX_EXPLICIT=N. */
+#if !defined(RT_TSP_MAX_EXPLICIT)
+#define RT_TSP_MAX_EXPLICIT 20000
+#endif
 
 typedef struct rt_tsp {
 	char path[RT_PATH_MAX];
 	char name[128];
 	int n;                 /* number of cities */
 	rt_tsp_metric metric;
-	double *x, *y;         /* coordinates, n each */
+	double *x, *y;         /* coordinates, n each (NULL for EXPLICIT without a NODE_COORD_SECTION) */
+	double *z;             /* third coordinate (3-D metrics or THREED_COORDS), else NULL */
+	int *w;                /* EXPLICIT: n * n weights, row-major, symmetric, zero diagonal; else NULL */
 } rt_tsp;
 
-/* Loads a TSPLIB file with NODE_COORD_SECTION (EUC_2D, CEIL_2D, ATT, GEO). */
+/* Loads a TSPLIB TSP file: NODE_COORD_SECTION (EUC_2D, CEIL_2D, ATT, GEO,
+ * MAN_2D, MAX_2D, EUC_3D, MAN_3D, MAX_3D) or EXPLICIT weights in any
+ * EDGE_WEIGHT_FORMAT (FULL_MATRIX, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW,
+ * LOWER_DIAG_ROW and the *_COL forms); DISPLAY_DATA_SECTION is checked and ignored. */
 rt_status rt_tsp_load(const char *path, rt_tsp *out, rt_error *err);
-/* TSPLIB distance between cities i and j (integer, per the metric's rule). */
+/* TSPLIB distance between cities i and j (integer, per the metric's rule; 0 when i == j). */
 int rt_tsp_distance(const rt_tsp *t, int i, int j);
+/* Fills out[i * n + j] with every distance (n * n ints, symmetric, zero
+ * diagonal); RT_ERR_INTERNAL for an empty or unloaded instance. */
+rt_status rt_tsp_distance_matrix(const rt_tsp *t, int *out);
+/* The TSPLIB name of a metric ("EUC_2D", ..., "EXPLICIT"); "?" if out of range. */
+const char *rt_tsp_metric_name(rt_tsp_metric m);
+/* Frees the instance's arrays and zeroes it (safe on a zeroed or failed one). */
 void rt_tsp_free(rt_tsp *t);
 /* Length of a closed tour (a permutation of 0..n-1). */
 long rt_tsp_tour_length(const rt_tsp *t, const int *tour);
 
 /* Reads "name : length" lines (TSPLIB's optimal.txt); -1 if name is absent. */
 rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error *err);
+
+/* Writes a TSPLIB .tour file (NAME, COMMENT if non-NULL, TYPE : TOUR,
+ * DIMENSION, TOUR_SECTION of 1-based ids, -1, EOF) atomically; tour is a
+ * 0-based permutation of 0..n-1 (RT_ERR_INPUT otherwise). */
+rt_status rt_tsp_tour_write(const char *path, const char *name, const char *comment, int n,
+                            const int *tour, rt_error *err);
+/* Reads a TSPLIB .tour file into a fresh 0-based permutation (*tour_out, free()
+ * it; *n_out cities); n_expected > 0 requires that many cities, 0 takes
+ * DIMENSION. Missing, repeated or out-of-range cities fail with file:line. */
+rt_status rt_tsp_tour_read(const char *path, int n_expected, int **tour_out, int *n_out, rt_error *err);
 
 #endif

@@ -1,11 +1,22 @@
-/* data_tsp.c: TSPLIB instances (coordinates) and TSPLIB's integer distances.
+/* data_tsp.c: TSPLIB instances, TSPLIB's integer distances, and .tour files.
  *
  * Distances follow TSPLIB 95 to the letter, because published optimal tour
- * lengths are only reproducible that way: EUC_2D rounds to the nearest
- * integer, CEIL_2D rounds up, ATT is the pseudo-Euclidean rounding of
- * sqrt((dx^2 + dy^2) / 10), GEO truncates coordinates to degrees, reads the
+ * lengths are only reproducible that way. With nint(v) = (int)(v + 0.5):
+ * EUC_2D and EUC_3D are nint of the Euclidean distance, CEIL_2D rounds it up,
+ * MAN_2D/MAN_3D are nint(|dx| + |dy| (+ |dz|)), MAX_2D/MAX_3D are
+ * max(nint|dx|, nint|dy| (, nint|dz|)), ATT is the pseudo-Euclidean rounding
+ * of sqrt((dx^2 + dy^2) / 10), GEO truncates coordinates to degrees, reads the
  * fraction as minutes, and uses PI = 3.141592 and an earth radius of
- * 6378.388 km (formulas as in the TSPLIB 95 document and FAQ). */
+ * 6378.388 km (formulas as in the TSPLIB 95 document and FAQ).
+ *
+ * EXPLICIT instances list integer weights in EDGE_WEIGHT_SECTION in one of
+ * the matrix layouts of EDGE_WEIGHT_FORMAT; numbers wrap across lines freely,
+ * so they are counted one by one. The full symmetric n x n matrix is kept (a
+ * FULL_MATRIX must be symmetric; diagonal entries are read, checked as
+ * weights and stored as 0). DISPLAY_DATA_SECTION is checked and ignored.
+ *
+ * The loader reads the specification part (KEY : value lines), then the data
+ * sections, each of which ends after exactly as many items as it must have. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +24,7 @@
 #include <strings.h>
 
 #include "data_impl.h"
+#include "out.h"
 
 /* Most cities an instance may declare (the World TSP has 1.9 million). */
 #if !defined(RT_TSP_MAX_CITIES)
@@ -24,7 +36,32 @@
 #define RT_TSP_MAX_COORD 1e8
 #endif
 
-static const char *const metric_names[] = { "EUC_2D", "CEIL_2D", "ATT", "GEO" };
+/* Largest EXPLICIT weight (tour lengths are summed in a long). */
+#if !defined(RT_TSP_MAX_WEIGHT)
+#define RT_TSP_MAX_WEIGHT 1000000000
+#endif
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Indexed by rt_tsp_metric; metric_dims is the number of coordinates (0: none). */
+static const char *const metric_names[] = { "EUC_2D", "CEIL_2D", "ATT", "GEO", "MAN_2D", "MAX_2D",
+	                                    "EUC_3D", "MAN_3D", "MAX_3D", "EXPLICIT" };
+static const int metric_dims[] = { 2, 2, 2, 2, 2, 2, 3, 3, 3, 0 };
+
+/* Matrix layouts; a symmetric matrix read by columns is the other triangle
+ * read by rows, so the *_COL formats map onto the *_ROW layouts. */
+typedef enum tsp_layout {
+	LAY_FUNCTION, LAY_FULL, LAY_UPPER_ROW, LAY_LOWER_ROW, LAY_UPPER_DIAG_ROW, LAY_LOWER_DIAG_ROW
+} tsp_layout;
+static const char *const format_names[] = { "FUNCTION", "FULL_MATRIX", "UPPER_ROW", "LOWER_ROW",
+	                                    "UPPER_DIAG_ROW", "LOWER_DIAG_ROW", "UPPER_COL", "LOWER_COL",
+	                                    "UPPER_DIAG_COL", "LOWER_DIAG_COL" };
+static const tsp_layout format_layout[] = { LAY_FUNCTION, LAY_FULL, LAY_UPPER_ROW, LAY_LOWER_ROW,
+	                                    LAY_UPPER_DIAG_ROW, LAY_LOWER_DIAG_ROW, LAY_LOWER_ROW,
+	                                    LAY_UPPER_ROW, LAY_LOWER_DIAG_ROW, LAY_UPPER_DIAG_ROW };
+
+static const char *const ctype_names[] = { "TWOD_COORDS", "THREED_COORDS", "NO_COORDS" };
+static const int ctype_dims[] = { 2, 3, 0 };
 
 /* Trims blanks at both ends of s[0..*len) in place; returns the new start. */
 static char *trim(char *s, size_t *len)
@@ -69,199 +106,454 @@ static size_t next_token(char **pp, char **tok)
 	return (size_t)(q - p);
 }
 
-typedef struct tsp_header {
-	long dim;          /* -1 until DIMENSION */
-	int metric;        /* -1 until EDGE_WEIGHT_TYPE */
-} tsp_header;
-
-/* One "KEY : value" line of the specification part. */
-static rt_status tsp_key(rt_tsp *t, tsp_header *h, const char *path, long lineno, char *line, size_t len, rt_error *err)
+/* Splits a trimmed "KEY : value" line in place; 0 if it has no ':'. */
+static int split_key(char *line, size_t len, char **key, size_t *klen, char **val, size_t *vlen)
 {
-	char *colon = memchr(line, ':', len), *key, *val, q[64];
-	size_t klen, vlen;
-
+	char *colon = memchr(line, ':', len);
 	if (!colon)
-		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:1: expected 'KEY : value' or a section name, got '%s'",
-		               path, lineno, rt_data_quote(q, sizeof q, line, len));
-	klen = (size_t)(colon - line);
-	vlen = len - klen - 1;
-	key = trim(line, &klen);
-	val = trim(colon + 1, &vlen);
+		return 0;
+	*klen = (size_t)(colon - line);
+	*vlen = len - *klen - 1;
+	*key = trim(line, klen);
+	*val = trim(colon + 1, vlen);
+	return 1;
+}
+
+/* Length of the section name if the trimmed line is one ("X_SECTION",
+ * optionally followed by ':'), else 0. */
+static size_t section_len(const char *line, size_t len)
+{
+	size_t k = len;
+	while (k > 0 && (line[k - 1] == ':' || rt_data_blank(line[k - 1])))
+		k--;
+	if (k > 8 && !memcmp(line + k - 8, "_SECTION", 8) && !memchr(line, ':', k))
+		return k;
+	return 0;
+}
+
+/* Index of val in names[0..n), or -1. */
+static int lookup(const char *const *names, int n, const char *val)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(val, names[i]))
+			return i;
+	return -1;
+}
+
+/* ---- the instance loader ---------------------------------------------------- */
+
+typedef enum tsp_section { SEC_NONE, SEC_COORDS, SEC_DISPLAY, SEC_WEIGHTS } tsp_section;
+static const char *const section_names[] = { "", "NODE_COORD_SECTION", "DISPLAY_DATA_SECTION",
+	                                     "EDGE_WEIGHT_SECTION" };
+
+typedef struct tsp_loader {
+	rt_tsp *t;
+	const char *path;
+	rt_error *err;
+	rt_data_reader rd;
+	long nlines;            /* non-blank lines so far */
+	long dim;               /* -1 until DIMENSION */
+	int metric;             /* rt_tsp_metric, -1 until EDGE_WEIGHT_TYPE */
+	int format;             /* index in format_names, -1 until EDGE_WEIGHT_FORMAT */
+	int ctype;              /* index in ctype_names, -1 until NODE_COORD_TYPE */
+	tsp_section sec;        /* the current (or last) section; SEC_NONE before the first */
+	long long done, want;   /* items read in it, and expected */
+	unsigned char have[4];  /* sections seen, by tsp_section */
+	unsigned char *seen;    /* cities listed so far in the current node section */
+	int ncoord;             /* coordinates per line in the current node section */
+	long r, c;              /* the matrix cell the next weight goes to */
+} tsp_loader;
+
+/* The keys agree: as many coordinates as the metric needs, and a matrix
+ * layout for EXPLICIT only. */
+static rt_status check_keys(tsp_loader *L)
+{
+	int dims;
+	if (L->metric < 0)
+		return RT_OK;
+	dims = metric_dims[L->metric];
+	if (L->ctype >= 0 && dims && ctype_dims[L->ctype] != dims)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected NODE_COORD_TYPE %s for EDGE_WEIGHT_TYPE %s, got %s",
+		               L->path, L->rd.line, dims == 3 ? "THREED_COORDS" : "TWOD_COORDS",
+		               metric_names[L->metric], ctype_names[L->ctype]);
+	if (L->format >= 0 && (format_layout[L->format] == LAY_FUNCTION) != (dims != 0))
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected EDGE_WEIGHT_FORMAT %s for EDGE_WEIGHT_TYPE %s, got %s",
+		               L->path, L->rd.line,
+		               dims ? "FUNCTION" : "FULL_MATRIX, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW or LOWER_DIAG_ROW",
+		               metric_names[L->metric], format_names[L->format]);
+	return RT_OK;
+}
+
+/* A key whose value is one of names[0..n): stores its index in *slot. */
+static rt_status key_choice(tsp_loader *L, int *slot, const char *key, const char *const *names, int n,
+                            const char *val, size_t vlen)
+{
+	char q[64], list[512];
+	size_t k = 0;
+	*slot = lookup(names, n, val);
+	if (*slot >= 0)
+		return check_keys(L);
+	for (int i = 0; i < n && k < sizeof list; i++)
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", names[i]);
+	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: %s %s is not supported (supported: %s)",
+	               L->path, L->rd.line, key, rt_data_quote(q, sizeof q, val, vlen), list);
+}
+
+/* One "KEY : value" line of the specification part (raw: the untrimmed line). */
+static rt_status tsp_key(tsp_loader *L, char *raw, char *line, size_t len)
+{
+	char *key, *val, q[64];
+	size_t klen, vlen;
+	long n;
+
+	if (!split_key(line, len, &key, &klen, &val, &vlen))
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected 'KEY : value' or a section name, got '%s'",
+		               L->path, L->rd.line, (size_t)(line - raw) + 1, rt_data_quote(q, sizeof q, line, len));
 	if (!strcmp(key, "NAME")) {
-		snprintf(t->name, sizeof t->name, "%s", val);
+		snprintf(L->t->name, sizeof L->t->name, "%s", val);
 	} else if (!strcmp(key, "TYPE")) {
 		if (strcmp(val, "TSP") != 0)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld: TYPE %s is not supported (only TSP, the symmetric travelling salesman problem)",
-			               path, lineno, rt_data_quote(q, sizeof q, val, vlen));
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: TYPE %s is not supported (only TSP, the symmetric travelling salesman problem)",
+			               L->path, L->rd.line, rt_data_quote(q, sizeof q, val, vlen));
 	} else if (!strcmp(key, "DIMENSION")) {
-		long n;
 		if (!parse_long(val, vlen, &n) || n < 1 || n > RT_TSP_MAX_CITIES)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number of cities from 1 to %d, got '%s'",
-			               path, lineno, (size_t)(val - line) + 1, RT_TSP_MAX_CITIES,
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number of cities from 1 to %d, got '%s'",
+			               L->path, L->rd.line, (size_t)(val - raw) + 1, RT_TSP_MAX_CITIES,
 			               rt_data_quote(q, sizeof q, val, vlen));
-		h->dim = n;
+		L->dim = n;
 	} else if (!strcmp(key, "EDGE_WEIGHT_TYPE")) {
-		h->metric = -1;
-		for (int m = 0; m < 4; m++)
-			if (!strcmp(val, metric_names[m]))
-				h->metric = m;
-		if (h->metric < 0)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld: EDGE_WEIGHT_TYPE %s is not supported (supported: EUC_2D, CEIL_2D, ATT, GEO)",
-			               path, lineno, rt_data_quote(q, sizeof q, val, vlen));
+		return key_choice(L, &L->metric, key, metric_names, COUNT(metric_names), val, vlen);
+	} else if (!strcmp(key, "EDGE_WEIGHT_FORMAT")) {
+		return key_choice(L, &L->format, key, format_names, COUNT(format_names), val, vlen);
 	} else if (!strcmp(key, "NODE_COORD_TYPE")) {
-		if (strcmp(val, "TWOD_COORDS") != 0 && strcmp(val, "NO_COORDS") != 0)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld: NODE_COORD_TYPE %s is not supported (only TWOD_COORDS)",
-			               path, lineno, rt_data_quote(q, sizeof q, val, vlen));
-	} else if (strcmp(key, "COMMENT") && strcmp(key, "CAPACITY") && strcmp(key, "EDGE_WEIGHT_FORMAT") &&
-	           strcmp(key, "EDGE_DATA_FORMAT") && strcmp(key, "DISPLAY_DATA_TYPE")) {
-		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:1: expected a TSPLIB key (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE, ...), got '%s'",
-		               path, lineno, rt_data_quote(q, sizeof q, key, klen));
+		return key_choice(L, &L->ctype, key, ctype_names, COUNT(ctype_names), val, vlen);
+	} else if (strcmp(key, "COMMENT") && strcmp(key, "CAPACITY") && strcmp(key, "EDGE_DATA_FORMAT") &&
+	           strcmp(key, "DISPLAY_DATA_TYPE")) {
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a TSPLIB key (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE, ...), got '%s'",
+		               L->path, L->rd.line, (size_t)(key - raw) + 1, rt_data_quote(q, sizeof q, key, klen));
 	}
 	return RT_OK;
 }
 
-/* One "id x y" line of NODE_COORD_SECTION. */
-static rt_status tsp_city(rt_tsp *t, unsigned char *seen, const char *path, long lineno, char *line, rt_error *err)
+/* Starts NODE_COORD_SECTION or DISPLAY_DATA_SECTION (n lines "id x y [z]"). */
+static rt_status nodes_begin(tsp_loader *L, tsp_section s)
 {
+	rt_tsp *t = L->t;
+	size_t n = (size_t)L->dim;
+
+	L->ncoord = 2;
+	if (s == SEC_COORDS) {
+		if (L->ctype >= 0 && ctype_dims[L->ctype] == 0)
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected no NODE_COORD_SECTION (NODE_COORD_TYPE NO_COORDS), got one",
+			               L->path, L->rd.line);
+		L->ncoord = metric_dims[L->metric] ? metric_dims[L->metric] : L->ctype >= 0 ? ctype_dims[L->ctype] : 2;
+		t->x = rt_malloc(n * sizeof *t->x, L->err);
+		t->y = t->x ? rt_malloc(n * sizeof *t->y, L->err) : NULL;
+		if (!t->y)
+			return RT_ERR_SYSTEM;
+		if (L->ncoord == 3 && !(t->z = rt_malloc(n * sizeof *t->z, L->err)))
+			return RT_ERR_SYSTEM;
+	}
+	if (!L->seen && !(L->seen = rt_malloc(n, L->err)))
+		return RT_ERR_SYSTEM;
+	memset(L->seen, 0, n);
+	L->want = L->dim;
+	return RT_OK;
+}
+
+/* Starts EDGE_WEIGHT_SECTION: allocates the matrix, sets the first cell. */
+static rt_status weights_begin(tsp_loader *L)
+{
+	long long n = L->dim;
+	tsp_layout lay;
+
+	if (L->metric != RT_TSP_EXPLICIT)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected EDGE_WEIGHT_TYPE EXPLICIT for an EDGE_WEIGHT_SECTION, got %s",
+		               L->path, L->rd.line, metric_names[L->metric]);
+	if (L->format < 0)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected EDGE_WEIGHT_FORMAT before EDGE_WEIGHT_SECTION",
+		               L->path, L->rd.line);
+	if (n > RT_TSP_MAX_EXPLICIT)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected at most %d cities with EXPLICIT weights (the %lld x %lld matrix is kept; "
+		               "build with -DRT_TSP_MAX_EXPLICIT=N for more), got DIMENSION %lld",
+		               L->path, L->rd.line, RT_TSP_MAX_EXPLICIT, n, n, n);
+	if (!(L->t->w = rt_calloc((size_t)(n * n), sizeof *L->t->w, L->err)))
+		return RT_ERR_SYSTEM;
+	lay = format_layout[L->format];
+	L->want = lay == LAY_FULL ? n * n : lay == LAY_UPPER_ROW || lay == LAY_LOWER_ROW ? n * (n - 1) / 2 : n * (n + 1) / 2;
+	L->r = lay == LAY_LOWER_ROW;
+	L->c = lay == LAY_UPPER_ROW;
+	return RT_OK;
+}
+
+/* A section that rt_tsp_load does not read. */
+static rt_status section_unsupported(tsp_loader *L, const char *name)
+{
+	if (!strcmp(name, "TOUR_SECTION") || !strcmp(name, "FIXED_EDGES_SECTION"))
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: %s in a TSP instance is not supported (%s)",
+		               L->path, L->rd.line, name,
+		               name[0] == 'T' ? "a tour belongs in a .tour file, read by rt_tsp_tour_read" : "no edges can be fixed");
+	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: %s is not supported (only NODE_COORD_SECTION, EDGE_WEIGHT_SECTION and DISPLAY_DATA_SECTION)",
+	               L->path, L->rd.line, name);
+}
+
+/* A section header line: checks what it needs and starts reading it. */
+static rt_status section_begin(tsp_loader *L, const char *name)
+{
+	tsp_section s = (tsp_section)lookup(section_names, COUNT(section_names), name);
+
+	if ((int)s <= 0)
+		return section_unsupported(L, name);
+	if (L->have[s])
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected one %s, got a second one", L->path, L->rd.line, name);
+	if (L->dim < 0 || (s != SEC_DISPLAY && L->metric < 0))
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected %s before %s",
+		               L->path, L->rd.line, L->dim < 0 ? "DIMENSION" : "EDGE_WEIGHT_TYPE", name);
+	L->t->n = (int)L->dim;
+	L->sec = s;
+	L->have[s] = 1;
+	L->done = 0;
+	return s == SEC_WEIGHTS ? weights_begin(L) : nodes_begin(L, s);
+}
+
+/* Fails for coordinate v (token tok) of a NODE_COORD_SECTION out of range. */
+static rt_status coord_range(tsp_loader *L, double v, const char *tok, size_t n, size_t col)
+{
+	char q[64];
+	int geo = L->metric == RT_TSP_GEO;
+	double lim = geo ? 360.0 : RT_TSP_MAX_COORD;
+	if (fabs(v) <= lim)
+		return RT_OK;
+	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a coordinate from %g to %g (%s), got '%s'",
+	               L->path, L->rd.line, col, -lim, lim,
+	               geo ? "GEO: degrees.minutes" : "so that distances fit an int", rt_data_quote(q, sizeof q, tok, n));
+}
+
+/* One "id x y [z]" line of a node section (stored for NODE_COORD_SECTION). */
+static rt_status node_line(tsp_loader *L, char *line)
+{
+	rt_tsp *t = L->t;
 	char *p = line, *tok, q[64];
 	size_t n;
 	long id;
-	double xy[2];
+	double v[3];
+	rt_status st;
 
 	n = next_token(&p, &tok);
 	if (!parse_long(tok, n, &id) || id < 1 || id > t->n)
-		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a city number from 1 to %d, got '%s'",
-		               path, lineno, (size_t)(tok - line) + 1, t->n, rt_data_quote(q, sizeof q, tok, n));
-	if (seen[id - 1])
-		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected each city once, got city %ld again",
-		               path, lineno, (size_t)(tok - line) + 1, id);
-	for (int k = 0; k < 2; k++) {
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a city number from 1 to %d, got '%s'",
+		               L->path, L->rd.line, (size_t)(tok - line) + 1, t->n, rt_data_quote(q, sizeof q, tok, n));
+	if (L->seen[id - 1])
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected each city once, got city %ld again",
+		               L->path, L->rd.line, (size_t)(tok - line) + 1, id);
+	for (int k = 0; k < L->ncoord; k++) {
 		n = next_token(&p, &tok);
-		if (!rt_data_parse_double(tok, n, &xy[k]) || !isfinite(xy[k]))
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected the %s coordinate of city %ld, got '%s'",
-			               path, lineno, (size_t)(tok - line) + 1, k ? "y" : "x", id,
+		if (!rt_data_parse_double(tok, n, &v[k]) || !isfinite(v[k]))
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected the %c coordinate of city %ld, got '%s'",
+			               L->path, L->rd.line, (size_t)(tok - line) + 1, "xyz"[k], id,
 			               n ? rt_data_quote(q, sizeof q, tok, n) : "");
-		if (fabs(xy[k]) > (t->metric == RT_TSP_GEO ? 360.0 : RT_TSP_MAX_COORD))
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a coordinate from %g to %g (%s), got '%s'",
-			               path, lineno, (size_t)(tok - line) + 1,
-			               t->metric == RT_TSP_GEO ? -360.0 : -RT_TSP_MAX_COORD,
-			               t->metric == RT_TSP_GEO ? 360.0 : RT_TSP_MAX_COORD,
-			               t->metric == RT_TSP_GEO ? "GEO: degrees.minutes" : "so that distances fit an int",
-			               rt_data_quote(q, sizeof q, tok, n));
+		if (L->sec == SEC_COORDS && (st = coord_range(L, v[k], tok, n, (size_t)(tok - line) + 1)))
+			return st;
 	}
 	n = next_token(&p, &tok);
 	if (n)
-		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected the end of the line after the coordinates of city %ld, got '%s'",
-		               path, lineno, (size_t)(tok - line) + 1, id, rt_data_quote(q, sizeof q, tok, n));
-	seen[id - 1] = 1;
-	t->x[id - 1] = xy[0];
-	t->y[id - 1] = xy[1];
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected the end of the line after the coordinates of city %ld, got '%s'",
+		               L->path, L->rd.line, (size_t)(tok - line) + 1, id, rt_data_quote(q, sizeof q, tok, n));
+	L->seen[id - 1] = 1;
+	L->done++;
+	if (L->sec == SEC_COORDS) {
+		t->x[id - 1] = v[0];
+		t->y[id - 1] = v[1];
+		if (t->z)
+			t->z[id - 1] = v[2];
+	}
+	return RT_OK;
+}
+
+/* Parses an EXPLICIT weight: a whole number from 0 to RT_TSP_MAX_WEIGHT. */
+static int parse_weight(const char *s, size_t len, int *out)
+{
+	long v;
+	double d;
+	if (parse_long(s, len, &v)) {
+		*out = (int)v;
+		return v <= RT_TSP_MAX_WEIGHT;
+	}
+	if (!rt_data_parse_double(s, len, &d) || !(d >= 0 && d <= RT_TSP_MAX_WEIGHT) || d != floor(d))
+		return 0;
+	*out = (int)d;
+	return 1;
+}
+
+/* Moves (r, c) to the next cell of layout lay in an n x n matrix. */
+static void next_cell(tsp_layout lay, long n, long *r, long *c)
+{
+	++*c;
+	if ((lay == LAY_FULL || lay == LAY_UPPER_ROW || lay == LAY_UPPER_DIAG_ROW) && *c < n)
+		return;
+	if ((lay == LAY_LOWER_ROW && *c < *r) || (lay == LAY_LOWER_DIAG_ROW && *c <= *r))
+		return;
+	++*r;
+	*c = lay == LAY_UPPER_ROW ? *r + 1 : lay == LAY_UPPER_DIAG_ROW ? *r : 0;
+}
+
+/* Stores weight v at the current cell (and its mirror), then moves on; a
+ * FULL_MATRIX entry below the diagonal must equal its mirror read before. */
+static rt_status store_weight(tsp_loader *L, int v, size_t col)
+{
+	size_t n = (size_t)L->t->n, r = (size_t)L->r, c = (size_t)L->c;
+	int *w = L->t->w;
+	tsp_layout lay = format_layout[L->format];
+
+	if (lay == LAY_FULL && c < r && w[c * n + r] != v)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected weight %d from city %zu to city %zu "
+		               "(as from city %zu to city %zu: TYPE TSP is symmetric), got %d",
+		               L->path, L->rd.line, col, w[c * n + r], r + 1, c + 1, c + 1, r + 1, v);
+	if (r != c)
+		w[r * n + c] = w[c * n + r] = v;
+	next_cell(lay, (long)n, &L->r, &L->c);
+	L->done++;
+	return RT_OK;
+}
+
+/* The line after a complete section is neither EOF nor a section header. */
+static rt_status after_section(tsp_loader *L, const char *tok, size_t len, size_t col)
+{
+	char q[64];
+	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected EOF or a section after the %lld %s of %s, got '%s'",
+	               L->path, L->rd.line, col, L->want, L->sec == SEC_WEIGHTS ? "weights" : "cities",
+	               section_names[L->sec], rt_data_quote(q, sizeof q, tok, len));
+}
+
+/* One line of EDGE_WEIGHT_SECTION: any number of weights. */
+static rt_status weights_line(tsp_loader *L, char *line)
+{
+	char *p = line, *tok, q[64];
+	size_t len;
+	int v;
+	rt_status st;
+
+	while ((len = next_token(&p, &tok)) > 0) {
+		size_t col = (size_t)(tok - line) + 1;
+		if (L->done == L->want)
+			return after_section(L, tok, len, col);
+		if (!parse_weight(tok, len, &v))
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected the weight from city %ld to city %ld "
+			               "(a whole number from 0 to %d), got '%s'",
+			               L->path, L->rd.line, col, L->r + 1, L->c + 1, RT_TSP_MAX_WEIGHT,
+			               rt_data_quote(q, sizeof q, tok, len));
+		if ((st = store_weight(L, v, col)))
+			return st;
+	}
+	return RT_OK;
+}
+
+/* The current section ended (EOF, a section, the end of input) too early. */
+static rt_status too_few(tsp_loader *L)
+{
+	char what[96] = "DIMENSION";
+	if (L->sec == SEC_WEIGHTS)
+		snprintf(what, sizeof what, "%s, DIMENSION %d", format_names[L->format], L->t->n);
+	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected %lld %s in %s (%s), got %lld",
+	               L->path, L->rd.line, L->want, L->sec == SEC_WEIGHTS ? "weights" : "cities",
+	               section_names[L->sec], what, L->done);
+}
+
+/* Reads lines up to EOF or the end of the input. */
+static rt_status load_lines(tsp_loader *L)
+{
+	char *line, *raw;
+	size_t len, klen;
+	rt_status st;
+
+	for (;;) {
+		if ((st = rt_data_next_line(&L->rd, &line, &len, L->err)))
+			return st;
+		if (!line)
+			return RT_OK;
+		raw = line;         /* columns in messages count from here */
+		line = trim(line, &len);
+		if (len == 0)
+			continue;
+		L->nlines++;
+		klen = section_len(line, len);
+		if (L->sec != SEC_NONE && L->done < L->want) {
+			if (!strcmp(line, "EOF") || klen)
+				return too_few(L);
+			st = L->sec == SEC_WEIGHTS ? weights_line(L, raw) : node_line(L, raw);
+		} else if (!strcmp(line, "EOF")) {
+			return RT_OK;
+		} else if (klen) {
+			line[klen] = '\0';
+			st = section_begin(L, line);
+		} else if (L->sec != SEC_NONE) {
+			st = after_section(L, line, len, (size_t)(line - raw) + 1);
+		} else {
+			st = tsp_key(L, raw, line, len);
+		}
+		if (st)
+			return st;
+	}
+}
+
+/* Checks after the last line: every item there, the section the metric needs. */
+static rt_status load_finish(tsp_loader *L)
+{
+	rt_tsp *t = L->t;
+	int explicit_w = L->metric == RT_TSP_EXPLICIT;
+
+	if (L->nlines == 0)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s: empty file: expected a TSPLIB instance", L->path);
+	if (L->sec != SEC_NONE && L->done < L->want)
+		return too_few(L);
+	if (!L->have[explicit_w ? SEC_WEIGHTS : SEC_COORDS])
+		return rt_fail(L->err, RT_ERR_INPUT, "%s: expected %s, got none", L->path,
+		               explicit_w ? "an EDGE_WEIGHT_SECTION (EDGE_WEIGHT_TYPE EXPLICIT)" : "a NODE_COORD_SECTION");
+	t->metric = (rt_tsp_metric)L->metric;
+	if (!t->name[0]) {
+		/* No NAME: the file's base name without extensions. */
+		const char *b = strrchr(L->path, '/');
+		b = b ? b + 1 : L->path;
+		snprintf(t->name, sizeof t->name, "%.*s", (int)strcspn(b, "."), b);
+	}
+	snprintf(t->path, sizeof t->path, "%s", L->path);
 	return RT_OK;
 }
 
 rt_status rt_tsp_load(const char *path, rt_tsp *out, rt_error *err)
 {
-	enum { SPEC, COORDS, DONE } part = SPEC;
-	rt_data_reader rd;
-	tsp_header h = { -1, -1 };
-	unsigned char *seen = NULL;
-	long ncities = 0, nlines = 0;
+	tsp_loader L;
 	rt_status st;
-	char *line, *raw, q[64];
-	size_t len;
 
 	memset(out, 0, sizeof *out);
-	if ((st = rt_data_open(&rd, path, err)))
+	memset(&L, 0, sizeof L);
+	L.t = out;
+	L.path = path;
+	L.err = err;
+	L.dim = -1;
+	L.metric = L.format = L.ctype = -1;
+	if ((st = rt_data_open(&L.rd, path, err)))
 		return st;
-	while (part != DONE) {
-		if ((st = rt_data_next_line(&rd, &line, &len, err)))
-			goto fail;
-		if (!line)
-			break;
-		raw = line;         /* columns in messages count from here */
-		line = trim(line, &len);
-		if (len == 0)
-			continue;
-		nlines++;
-		if (part == COORDS && ncities < out->n) {
-			if (!strcmp(line, "EOF"))
-				break;      /* too few cities: reported below */
-			if ((st = tsp_city(out, seen, path, rd.line, raw, err)))
-				goto fail;
-			ncities++;
-			continue;
-		}
-		if (!strcmp(line, "EOF")) {
-			part = DONE;
-			continue;
-		}
-		if (part == COORDS) {
-			st = rt_fail(err, RT_ERR_INPUT, "%s:%ld:1: expected EOF after the %d cities, got '%s'",
-			             path, rd.line, out->n, rt_data_quote(q, sizeof q, line, len));
-			goto fail;
-		}
-		/* The specification part: a section name (optionally with ':') or a key. */
-		size_t klen = len;
-		char *key = line;
-		while (klen > 0 && (key[klen - 1] == ':' || rt_data_blank(key[klen - 1])))
-			klen--;
-		int section = klen > 8 && !memcmp(key + klen - 8, "_SECTION", 8) && !memchr(key, ':', klen);
-		if (section)
-			key[klen] = '\0';
-		if (section) {
-			if (strcmp(key, "NODE_COORD_SECTION") != 0) {
-				st = rt_fail(err, RT_ERR_INPUT, "%s:%ld: %s is not supported (only NODE_COORD_SECTION)",
-				             path, rd.line, key);
-				goto fail;
-			}
-			if (h.dim < 0 || h.metric < 0) {
-				st = rt_fail(err, RT_ERR_INPUT, "%s:%ld: expected %s before NODE_COORD_SECTION",
-				             path, rd.line, h.dim < 0 ? "DIMENSION" : "EDGE_WEIGHT_TYPE");
-				goto fail;
-			}
-			out->n = (int)h.dim;
-			out->metric = (rt_tsp_metric)h.metric;
-			out->x = rt_malloc((size_t)h.dim * sizeof *out->x, err);
-			out->y = out->x ? rt_malloc((size_t)h.dim * sizeof *out->y, err) : NULL;
-			seen = out->y ? rt_calloc((size_t)h.dim, 1, err) : NULL;
-			if (!seen) {
-				st = RT_ERR_SYSTEM;
-				goto fail;
-			}
-			part = COORDS;
-			continue;
-		}
-		if ((st = tsp_key(out, &h, path, rd.line, line, len, err)))
-			goto fail;
-	}
-	if (nlines == 0) {
-		st = rt_fail(err, RT_ERR_INPUT, "%s: empty file: expected a TSPLIB instance", path);
-		goto fail;
-	}
-	if (part == SPEC || (part == DONE && !seen)) {
-		st = rt_fail(err, RT_ERR_INPUT, "%s: expected a NODE_COORD_SECTION, got none", path);
-		goto fail;
-	}
-	if (ncities < out->n) {
-		st = rt_fail(err, RT_ERR_INPUT, "%s:%ld: expected %d cities in NODE_COORD_SECTION (DIMENSION), got %ld",
-		             path, rd.line, out->n, ncities);
-		goto fail;
-	}
-	if (!out->name[0]) {
-		/* No NAME: the file's base name without extensions. */
-		const char *b = strrchr(path, '/');
-		b = b ? b + 1 : path;
-		snprintf(out->name, sizeof out->name, "%.*s", (int)strcspn(b, "."), b);
-	}
-	snprintf(out->path, sizeof out->path, "%s", path);
-	free(seen);
-	rt_data_close(&rd);
-	return RT_OK;
-fail:
-	free(seen);
-	rt_data_close(&rd);
-	rt_tsp_free(out);
+	st = load_lines(&L);
+	if (!st)
+		st = load_finish(&L);
+	free(L.seen);
+	rt_data_close(&L.rd);
+	if (st)
+		rt_tsp_free(out);
 	return st;
+}
+
+/* ---- distances ---------------------------------------------------------------- */
+
+static inline int nint(double v)
+{
+	return (int)(v + 0.5);
+}
+
+static inline int max_int(int a, int b)
+{
+	return a > b ? a : b;
 }
 
 /* Latitude or longitude in radians from TSPLIB's DDD.MM form. */
@@ -273,28 +565,95 @@ static double geo_rad(double v)
 	return pi * (deg + 5.0 * min / 3.0) / 180.0;
 }
 
-int rt_tsp_distance(const rt_tsp *t, int i, int j)
+static int geo_distance(const rt_tsp *t, int i, int j)
 {
-	double dx = t->x[i] - t->x[j], dy = t->y[i] - t->y[j];
+	const double rrr = 6378.388;
+	double lat_i = geo_rad(t->x[i]), lon_i = geo_rad(t->y[i]);
+	double lat_j = geo_rad(t->x[j]), lon_j = geo_rad(t->y[j]);
+	double q1 = cos(lon_i - lon_j), q2 = cos(lat_i - lat_j), q3 = cos(lat_i + lat_j);
+	return (int)(rrr * acos(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)) + 1.0);
+}
+
+static inline int distance(const rt_tsp *t, int i, int j)
+{
+	double dx, dy, dz;
+	if (i == j)
+		return 0;   /* GEO's formula would give 1 */
+	if (t->metric == RT_TSP_EXPLICIT)
+		return t->w[(size_t)i * (size_t)t->n + (size_t)j];
+	dx = fabs(t->x[i] - t->x[j]);
+	dy = fabs(t->y[i] - t->y[j]);
+	dz = metric_dims[t->metric] == 3 ? fabs(t->z[i] - t->z[j]) : 0.0;
 	switch (t->metric) {
 	case RT_TSP_EUC_2D:
-		return (int)(sqrt(dx * dx + dy * dy) + 0.5);
+	case RT_TSP_EUC_3D:
+		return nint(sqrt(dx * dx + dy * dy + dz * dz));
 	case RT_TSP_CEIL_2D:
 		return (int)ceil(sqrt(dx * dx + dy * dy));
 	case RT_TSP_ATT: {
 		double r = sqrt((dx * dx + dy * dy) / 10.0);
-		int k = (int)(r + 0.5);
+		int k = nint(r);
 		return k < r ? k + 1 : k;
 	}
-	case RT_TSP_GEO: {
-		const double rrr = 6378.388;
-		double lat_i = geo_rad(t->x[i]), lon_i = geo_rad(t->y[i]);
-		double lat_j = geo_rad(t->x[j]), lon_j = geo_rad(t->y[j]);
-		double q1 = cos(lon_i - lon_j), q2 = cos(lat_i - lat_j), q3 = cos(lat_i + lat_j);
-		return (int)(rrr * acos(0.5 * ((1.0 + q1) * q2 - (1.0 - q1) * q3)) + 1.0);
-	}
+	case RT_TSP_GEO:
+		return geo_distance(t, i, j);
+	case RT_TSP_MAN_2D:
+	case RT_TSP_MAN_3D:
+		return nint(dx + dy + dz);
+	case RT_TSP_MAX_2D:
+	case RT_TSP_MAX_3D:
+		return max_int(max_int(nint(dx), nint(dy)), nint(dz));
+	case RT_TSP_EXPLICIT:
+		break;
 	}
 	return 0;
+}
+
+int rt_tsp_distance(const rt_tsp *t, int i, int j)
+{
+	return distance(t, i, j);
+}
+
+/* Copies the upper triangle of a (n x n, row-major) onto the lower, by blocks. */
+static void mirror_upper(int *a, size_t n)
+{
+	const size_t b = 64;
+	for (size_t ib = 0; ib < n; ib += b)
+		for (size_t jb = 0; jb <= ib; jb += b)
+			for (size_t i = ib; i < n && i < ib + b; i++)
+				for (size_t j = jb; j < i && j < jb + b; j++)
+					a[i * n + j] = a[j * n + i];
+}
+
+rt_status rt_tsp_distance_matrix(const rt_tsp *t, int *out)
+{
+	rt_tsp local;   /* a copy the compiler knows out cannot alias */
+	size_t n;
+
+	if (!t || !out || t->n < 1 || (unsigned)t->metric >= (unsigned)COUNT(metric_names))
+		return RT_ERR_INTERNAL;
+	n = (size_t)t->n;
+	if (t->metric == RT_TSP_EXPLICIT) {
+		if (!t->w)
+			return RT_ERR_INTERNAL;
+		memcpy(out, t->w, n * n * sizeof *out);
+		return RT_OK;
+	}
+	if (!t->x || !t->y || (metric_dims[t->metric] == 3 && !t->z))
+		return RT_ERR_INTERNAL;
+	local = *t;
+	for (size_t i = 0; i < n; i++) {
+		out[i * n + i] = 0;
+		for (size_t j = i + 1; j < n; j++)
+			out[i * n + j] = distance(&local, (int)i, (int)j);
+	}
+	mirror_upper(out, n);
+	return RT_OK;
+}
+
+const char *rt_tsp_metric_name(rt_tsp_metric m)
+{
+	return (unsigned)m < (unsigned)COUNT(metric_names) ? metric_names[m] : "?";
 }
 
 void rt_tsp_free(rt_tsp *t)
@@ -303,6 +662,8 @@ void rt_tsp_free(rt_tsp *t)
 		return;
 	free(t->x);
 	free(t->y);
+	free(t->z);
+	free(t->w);
 	memset(t, 0, sizeof *t);
 }
 
@@ -310,7 +671,7 @@ long rt_tsp_tour_length(const rt_tsp *t, const int *tour)
 {
 	long sum = 0;
 	for (int k = 0; k < t->n; k++)
-		sum += rt_tsp_distance(t, tour[k], tour[k + 1 < t->n ? k + 1 : 0]);
+		sum += distance(t, tour[k], tour[k + 1 < t->n ? k + 1 : 0]);
 	return sum;
 }
 
@@ -325,9 +686,10 @@ rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error
 	if ((st = rt_data_open(&rd, path, err)))
 		return st;
 	for (;;) {
-		char *colon, *key = NULL, *val = NULL, *p = NULL;
+		char *key = NULL, *val = NULL, *p = NULL;
 		size_t klen = 0, vlen;
 		long v = 0;
+		int kv;
 
 		if ((st = rt_data_next_line(&rd, &line, &len, err)))
 			break;
@@ -336,17 +698,12 @@ rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error
 		line = trim(line, &len);
 		if (len == 0 || line[0] == '#')
 			continue;
-		colon = memchr(line, ':', len);
-		if (colon) {
-			klen = (size_t)(colon - line);
-			vlen = len - klen - 1;
-			key = trim(line, &klen);
-			val = trim(colon + 1, &vlen);
+		kv = split_key(line, len, &key, &klen, &val, &vlen);
+		if (kv)
 			for (p = val; *p >= '0' && *p <= '9'; p++)
 				;
-		}
 		/* "name : length", optionally followed by a note such as "(CEIL_2D)". */
-		if (!colon || klen == 0 || p == val || (*p && !rt_data_blank(*p)) ||
+		if (!kv || klen == 0 || p == val || (*p && !rt_data_blank(*p)) ||
 		    !parse_long(val, (size_t)(p - val), &v)) {
 			st = rt_fail(err, RT_ERR_INPUT, "%s:%ld:1: expected 'name : length', got '%s'",
 			             path, rd.line, rt_data_quote(q, sizeof q, line, len));
@@ -359,4 +716,224 @@ rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error
 	}
 	rt_data_close(&rd);
 	return st;
+}
+
+/* ---- .tour files -------------------------------------------------------------- */
+
+/* Fails unless tour[0..n) is a permutation of 0..n-1. */
+static rt_status check_permutation(const char *path, int n, const int *tour, rt_error *err)
+{
+	unsigned char *seen = rt_calloc((size_t)n, 1, err);
+	rt_status st = RT_OK;
+
+	if (!seen)
+		return RT_ERR_SYSTEM;
+	for (int k = 0; k < n && !st; k++) {
+		int v = tour[k];
+		if (v < 0 || v >= n)
+			st = rt_fail(err, RT_ERR_INPUT, "%s: expected a tour of cities 0 to %d, got city %d at position %d",
+			             path, n - 1, v, k);
+		else if (seen[v])
+			st = rt_fail(err, RT_ERR_INPUT, "%s: expected each city once in the tour, got city %d again at position %d",
+			             path, v, k);
+		else
+			seen[v] = 1;
+	}
+	free(seen);
+	return st;
+}
+
+/* Appends "KEY : value\n" with control characters in value made blanks. */
+static size_t put_field(char *buf, size_t len, const char *key, const char *value)
+{
+	len += (size_t)sprintf(buf + len, "%s : ", key);
+	for (const char *s = value; *s; s++)
+		buf[len++] = (unsigned char)*s < 32 ? ' ' : *s;
+	buf[len++] = '\n';
+	return len;
+}
+
+rt_status rt_tsp_tour_write(const char *path, const char *name, const char *comment, int n,
+                            const int *tour, rt_error *err)
+{
+	size_t cap, len = 0;
+	char *buf;
+	rt_status st;
+
+	if (n < 1 || n > RT_TSP_MAX_CITIES || !tour)
+		return rt_fail(err, RT_ERR_INPUT, "%s: expected a tour of 1 to %d cities, got %d",
+		               path, RT_TSP_MAX_CITIES, tour ? n : 0);
+	if ((st = check_permutation(path, n, tour, err)))
+		return st;
+	name = name && *name ? name : "tour";
+	cap = 128 + strlen(name) + (comment ? strlen(comment) : 0) + (size_t)n * 10;
+	if (!(buf = rt_malloc(cap, err)))
+		return RT_ERR_SYSTEM;
+	len = put_field(buf, len, "NAME", name);
+	if (comment)
+		len = put_field(buf, len, "COMMENT", comment);
+	len += (size_t)sprintf(buf + len, "TYPE : TOUR\nDIMENSION : %d\nTOUR_SECTION\n", n);
+	for (int k = 0; k < n; k++)
+		len += (size_t)sprintf(buf + len, "%d\n", tour[k] + 1);
+	len += (size_t)sprintf(buf + len, "-1\nEOF\n");
+	st = rt_write_file_atomic(path, buf, len, err);
+	free(buf);
+	return st;
+}
+
+typedef struct tour_reader {
+	const char *path;
+	rt_error *err;
+	rt_data_reader rd;
+	int n_expected;
+	long dim;              /* -1 until DIMENSION */
+	int *tour;             /* dim entries once TOUR_SECTION starts */
+	unsigned char *seen;
+	int count;             /* cities read */
+	int ended;             /* the -1 was read */
+} tour_reader;
+
+/* The first city missing from the tour read so far (1-based). */
+static int first_missing(const tour_reader *R)
+{
+	for (int i = 0; i < (int)R->dim; i++)
+		if (!R->seen[i])
+			return i + 1;
+	return 0;
+}
+
+/* One "KEY : value" line of a .tour file. */
+static rt_status tour_key(tour_reader *R, char *raw, char *line, size_t len)
+{
+	char *key, *val, q[64];
+	size_t klen, vlen;
+	long n;
+
+	if (!split_key(line, len, &key, &klen, &val, &vlen))
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected 'KEY : value' or TOUR_SECTION, got '%s'",
+		               R->path, R->rd.line, (size_t)(line - raw) + 1, rt_data_quote(q, sizeof q, line, len));
+	if (!strcmp(key, "TYPE") && strcmp(val, "TOUR") != 0)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected TYPE TOUR, got '%s'",
+		               R->path, R->rd.line, (size_t)(val - raw) + 1, rt_data_quote(q, sizeof q, val, vlen));
+	if (!strcmp(key, "DIMENSION")) {
+		if (!parse_long(val, vlen, &n) || n < 1 || n > RT_TSP_MAX_CITIES)
+			return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number of cities from 1 to %d, got '%s'",
+			               R->path, R->rd.line, (size_t)(val - raw) + 1, RT_TSP_MAX_CITIES,
+			               rt_data_quote(q, sizeof q, val, vlen));
+		if (R->n_expected > 0 && n != R->n_expected)
+			return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected DIMENSION %d (the instance's), got %ld",
+			               R->path, R->rd.line, (size_t)(val - raw) + 1, R->n_expected, n);
+		R->dim = n;
+	} else if (strcmp(key, "NAME") && strcmp(key, "COMMENT") && strcmp(key, "TYPE")) {
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a tour key (NAME, TYPE, COMMENT, DIMENSION), got '%s'",
+		               R->path, R->rd.line, (size_t)(key - raw) + 1, rt_data_quote(q, sizeof q, key, klen));
+	}
+	return RT_OK;
+}
+
+/* A section header line of a .tour file: only TOUR_SECTION, once. */
+static rt_status tour_section(tour_reader *R, const char *name)
+{
+	if (strcmp(name, "TOUR_SECTION") != 0)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld: %s is not supported in a tour file (only TOUR_SECTION)",
+		               R->path, R->rd.line, name);
+	if (R->tour)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld: expected one TOUR_SECTION, got a second one", R->path, R->rd.line);
+	if (R->dim < 0 && R->n_expected <= 0)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld: expected DIMENSION before TOUR_SECTION", R->path, R->rd.line);
+	if (R->dim < 0)
+		R->dim = R->n_expected;
+	R->tour = rt_malloc((size_t)R->dim * sizeof *R->tour, R->err);
+	R->seen = R->tour ? rt_calloc((size_t)R->dim, 1, R->err) : NULL;
+	return R->seen ? RT_OK : RT_ERR_SYSTEM;
+}
+
+/* One token of TOUR_SECTION: a city id or the closing -1. */
+static rt_status tour_token(tour_reader *R, const char *tok, size_t len, size_t col)
+{
+	char q[64];
+	long id;
+
+	if (R->ended)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected EOF after the tour's -1, got '%s'",
+		               R->path, R->rd.line, col, rt_data_quote(q, sizeof q, tok, len));
+	if (len == 2 && !memcmp(tok, "-1", 2)) {
+		if (R->count < R->dim)
+			return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected %ld cities before -1, got %d (city %d is missing)",
+			               R->path, R->rd.line, col, R->dim, R->count, first_missing(R));
+		R->ended = 1;
+		return RT_OK;
+	}
+	if (R->count == R->dim)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected -1 after the %ld cities, got '%s'",
+		               R->path, R->rd.line, col, R->dim, rt_data_quote(q, sizeof q, tok, len));
+	if (!parse_long(tok, len, &id) || id < 1 || id > R->dim)
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a city number from 1 to %ld, got '%s'",
+		               R->path, R->rd.line, col, R->dim, rt_data_quote(q, sizeof q, tok, len));
+	if (R->seen[id - 1])
+		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected each city once, got city %ld again",
+		               R->path, R->rd.line, col, id);
+	R->seen[id - 1] = 1;
+	R->tour[R->count++] = (int)(id - 1);
+	return RT_OK;
+}
+
+/* Reads the lines of a .tour file up to EOF or the end of the input. */
+static rt_status tour_lines(tour_reader *R)
+{
+	char *raw, *line, *p, *tok;
+	size_t len, klen;
+	rt_status st = RT_OK;
+
+	for (;;) {
+		if ((st = rt_data_next_line(&R->rd, &raw, &len, R->err)))
+			return st;
+		if (!raw || !strcmp(line = trim(raw, &len), "EOF"))
+			return RT_OK;
+		if (len == 0)
+			continue;
+		klen = section_len(line, len);
+		if (klen) {
+			line[klen] = '\0';
+			st = tour_section(R, line);
+		} else if (R->tour) {
+			for (p = raw; !st && (len = next_token(&p, &tok)) > 0;)
+				st = tour_token(R, tok, len, (size_t)(tok - raw) + 1);
+		} else {
+			st = tour_key(R, raw, line, len);
+		}
+		if (st)
+			return st;
+	}
+}
+
+rt_status rt_tsp_tour_read(const char *path, int n_expected, int **tour_out, int *n_out, rt_error *err)
+{
+	tour_reader R;
+	rt_status st;
+
+	*tour_out = NULL;
+	*n_out = 0;
+	memset(&R, 0, sizeof R);
+	R.path = path;
+	R.err = err;
+	R.n_expected = n_expected;
+	R.dim = -1;
+	if ((st = rt_data_open(&R.rd, path, err)))
+		return st;
+	st = tour_lines(&R);
+	if (!st && !R.tour)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: expected a TOUR_SECTION, got none", path);
+	else if (!st && R.count < R.dim)
+		st = rt_fail(err, RT_ERR_INPUT, "%s:%ld: expected %ld cities in TOUR_SECTION, got %d (city %d is missing)",
+		             path, R.rd.line, R.dim, R.count, first_missing(&R));
+	rt_data_close(&R.rd);
+	free(R.seen);
+	if (st) {
+		free(R.tour);
+		return st;
+	}
+	*tour_out = R.tour;
+	*n_out = (int)R.dim;
+	return RT_OK;
 }

@@ -2,6 +2,7 @@
  * shares (seed, results folder). */
 #include <string.h>
 
+#include "aco/aco.h"
 #include "de/de.h"
 #include "gp/gp.h"
 #include "kinds.h"
@@ -9,14 +10,12 @@
 
 /* Families whose issues come later: named so a spec of theirs gets a clear
  * "not built yet" instead of "unknown kind". */
-static const rt_kind later_aco = {"aco", "MAX-MIN ant system for the TSP (not built yet)",
-				  NULL, NULL, NULL, NULL};
 static const rt_kind later_mbp = {"mbp", "multiple back-propagation (not built yet)",
 				  NULL, NULL, NULL, NULL};
 static const rt_kind later_svm = {"svm", "SMO training of an RBF SVM (not built yet)",
 				  NULL, NULL, NULL, NULL};
 
-static const rt_kind *const kind_table[] = {&gp_kind, &de_kind, &later_aco, &later_mbp,
+static const rt_kind *const kind_table[] = {&gp_kind, &de_kind, &aco_kind, &later_mbp,
 					    &later_svm, NULL};
 
 const rt_kind *rt_kind_find(const char *name)

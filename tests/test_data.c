@@ -1,6 +1,7 @@
-/* test_data.c: the CSV, LIBSVM and TSPLIB loaders on small files written to a
- * temporary folder (good input, every kind of bad input with its exact
- * message), and on the shared datasets in ../shared/data when present. */
+/* test_data.c: the CSV, LIBSVM and TSPLIB loaders and TSPLIB .tour files on
+ * small files written to a temporary folder (good input, every kind of bad
+ * input with its exact message), and on the shared datasets in
+ * ../shared/data when present. */
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
@@ -488,6 +489,21 @@ static long held_karp(const rt_tsp *t)
 	return best;
 }
 
+/* rt_tsp_distance_matrix agrees with rt_tsp_distance everywhere. */
+static void check_matrix(const rt_tsp *t)
+{
+	size_t n = (size_t)t->n;
+	int *m = malloc(n * n * sizeof *m);
+	assert_non_null(m);
+	assert_int_equal(rt_tsp_distance_matrix(t, m), RT_OK);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if (m[i * n + j] != rt_tsp_distance(t, (int)i, (int)j))
+				fail_msg("%s: matrix[%zu][%zu] = %d, distance %d", t->name, i, j, m[i * n + j],
+				         rt_tsp_distance(t, (int)i, (int)j));
+	free(m);
+}
+
 static void tsp_good(void **state)
 {
 	char path[512];
@@ -584,6 +600,7 @@ static void tsp_geo_optimal(void **state)
 	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
 	assert_int_equal(t.metric, RT_TSP_GEO);
 	assert_int_equal(held_karp(&t), 3323);
+	check_matrix(&t);
 	rt_tsp_free(&t);
 
 	write_text(tmp_path(path, sizeof path, "ulysses16.tsp"),
@@ -604,9 +621,9 @@ static void tsp_errors(void **state)
 	char text[1024];
 	(void)state;
 
-	tsp_fails("explicit.tsp", "NAME: e\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
-	          "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 2\n1 0 3\n2 3 0\nEOF\n",
-	          ":4: EDGE_WEIGHT_TYPE EXPLICIT is not supported (supported: EUC_2D, CEIL_2D, ATT, GEO)");
+	tsp_fails("xray.tsp", "NAME: e\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: XRAY1\n",
+	          ":4: EDGE_WEIGHT_TYPE XRAY1 is not supported (supported: EUC_2D, CEIL_2D, ATT, GEO, MAN_2D, "
+	          "MAX_2D, EUC_3D, MAN_3D, MAX_3D, EXPLICIT)");
 	tsp_fails("atsp.tsp", "NAME: a\nTYPE: ATSP\n", ":2: TYPE ATSP is not supported (only TSP, the symmetric travelling salesman problem)");
 	tsp_fails("nodim.tsp", "NAME: n\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n",
 	          ":3: expected DIMENSION before NODE_COORD_SECTION");
@@ -614,7 +631,9 @@ static void tsp_errors(void **state)
 	tsp_fails("key.tsp", "NAME: k\nCOLOUR: blue\n",
 	          ":2:1: expected a TSPLIB key (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE, ...), got 'COLOUR'");
 	tsp_fails("nokey.tsp", "NAME: k\nhello world\n", ":2:1: expected 'KEY : value' or a section name, got 'hello world'");
-	tsp_fails("display.tsp", "NAME: k\nDIMENSION: 2\nDISPLAY_DATA_SECTION\n", ":3: DISPLAY_DATA_SECTION is not supported (only NODE_COORD_SECTION)");
+	tsp_fails("display.tsp", "NAME: k\nDIMENSION: 2\nDISPLAY_DATA_SECTION\n", ":3: expected 2 cities in DISPLAY_DATA_SECTION (DIMENSION), got 0");
+	tsp_fails("demand.tsp", "NAME: k\nDIMENSION: 2\nDEMAND_SECTION\n",
+	          ":3: DEMAND_SECTION is not supported (only NODE_COORD_SECTION, EDGE_WEIGHT_SECTION and DISPLAY_DATA_SECTION)");
 	snprintf(text, sizeof text, "%s1 0 0\n2 abc 1\n3 1 1\n", head);
 	tsp_fails("coord.tsp", text, ":7:3: expected the x coordinate of city 2, got 'abc'");
 	snprintf(text, sizeof text, "%s1 0 0\n2 1\n", head);
@@ -632,7 +651,13 @@ static void tsp_errors(void **state)
 	snprintf(text, sizeof text, "%s1 0 0\n2 1 1\nEOF\n", head);
 	tsp_fails("few.tsp", text, ":8: expected 3 cities in NODE_COORD_SECTION (DIMENSION), got 2");
 	snprintf(text, sizeof text, "%s1 0 0\n2 1 1\n3 2 2\n4 3 3\n", head);
-	tsp_fails("more.tsp", text, ":9:1: expected EOF after the 3 cities, got '4 3 3'");
+	tsp_fails("more.tsp", text, ":9:1: expected EOF or a section after the 3 cities of NODE_COORD_SECTION, got '4 3 3'");
+	snprintf(text, sizeof text, "%s1 0 0\n2 1 1\n3 2 2\nDIMENSION: 4\n", head);
+	tsp_fails("latekey.tsp", text, ":9:1: expected EOF or a section after the 3 cities of NODE_COORD_SECTION, got 'DIMENSION: 4'");
+	snprintf(text, sizeof text, "%s1 0 0\n2 1 1\n3 2 2\nNODE_COORD_SECTION\n", head);
+	tsp_fails("again.tsp", text, ":9: expected one NODE_COORD_SECTION, got a second one");
+	snprintf(text, sizeof text, "%s1 0 0\n2 1 1\nDISPLAY_DATA_SECTION\n", head);
+	tsp_fails("cut.tsp", text, ":8: expected 3 cities in NODE_COORD_SECTION (DIMENSION), got 2");
 	tsp_fails("nosection.tsp", "NAME: x\nDIMENSION: 2\nEOF\n", ": expected a NODE_COORD_SECTION, got none");
 	tsp_fails("empty.tsp", "\n\n", ": empty file: expected a TSPLIB instance");
 }
@@ -655,6 +680,378 @@ static void tsp_optimal_file(void **state)
 	write_text(path, "a280 : 2579\n");
 	assert_int_equal(rt_tsp_optimal(path, "a28", &v, &err), RT_OK);
 	assert_int_equal(v, -1);
+}
+
+/* ---- TSPLIB: every EDGE_WEIGHT_TYPE, EXPLICIT formats, .tour files -------- */
+
+/* The 5-city matrix every explicit format below encodes:
+ *      1 2 3 4 5
+ *   1  0 3 4 2 7
+ *   2  3 0 4 6 3
+ *   3  4 4 0 5 8
+ *   4  2 6 5 0 6
+ *   5  7 3 8 6 0
+ * tour 1 2 3 4 5: 3 + 4 + 5 + 6 + 7 = 25; optimum 1 3 2 5 4: 4 + 4 + 3 + 6 + 2 = 19. */
+static const int k5[25] = { 0, 3, 4, 2, 7, 3, 0, 4, 6, 3, 4, 4, 0, 5, 8, 2, 6, 5, 0, 6, 7, 3, 8, 6, 0 };
+#define K5_HEAD "NAME: k5\nTYPE: TSP\nDIMENSION: 5\nEDGE_WEIGHT_TYPE: EXPLICIT\n"
+
+/* Checks that t's distances, matrix and tour lengths are those of k5. */
+static void check_k5(const rt_tsp *t)
+{
+	int m[25], id[5] = { 0, 1, 2, 3, 4 }, opt[5] = { 0, 2, 1, 4, 3 };
+	assert_int_equal(t->n, 5);
+	assert_int_equal(t->metric, RT_TSP_EXPLICIT);
+	assert_non_null(t->w);
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++)
+			assert_int_equal(rt_tsp_distance(t, i, j), k5[i * 5 + j]);
+	assert_int_equal(rt_tsp_distance_matrix(t, m), RT_OK);
+	assert_memory_equal(m, k5, sizeof m);
+	assert_int_equal(rt_tsp_tour_length(t, id), 25);
+	assert_int_equal(rt_tsp_tour_length(t, opt), 19);
+	assert_int_equal(held_karp(t), 19);
+}
+
+static void tsp_explicit_formats(void **state)
+{
+	/* Each layout with numbers wrapped arbitrarily; *_COL reads the other triangle. */
+	static const char *const cases[][2] = {
+		{ "FULL_MATRIX", "0 3 4 2 7 3 0\n4 6 3 4 4 0 5 8 2\n6 5\n0 6 7 3 8 6 0\n" },
+		{ "UPPER_ROW", "3 4 2 7\n4 6 3\n5 8\n6\n" },
+		{ "LOWER_ROW", "3 4 4 2\n6 5 7 3 8 6\n" },
+		{ "UPPER_DIAG_ROW", "0 3 4 2 7 0 4 6 3 0 5 8 0 6 0\n" },
+		{ "LOWER_DIAG_ROW", "0\n3 0\n4 4 0\n2 6 5 0\n7 3 8 6 0\n" },
+		{ "UPPER_COL", "3\n4 4\n2 6 5\n7 3 8 6\n" },
+		{ "LOWER_COL", "\t3 4 2 7 4 6 3 5 8 6 \n" },
+		{ "UPPER_DIAG_COL", "0 3 0 4 4 0 2 6 5 0 7 3 8 6 0\n" },
+		{ "LOWER_DIAG_COL", "9 3 4 2 7\n0 4 6 3\n0 5 8\n0 6\n1e0\n" },   /* diagonal read, stored as 0 */
+	};
+	char path[512], text[1024];
+	rt_tsp t;
+	rt_error err;
+	(void)state;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		snprintf(text, sizeof text, K5_HEAD "EDGE_WEIGHT_FORMAT: %s\nEDGE_WEIGHT_SECTION\n%sEOF\n",
+		         cases[k][0], cases[k][1]);
+		write_text(tmp_path(path, sizeof path, "k5.tsp"), text);
+		if (rt_tsp_load(path, &t, &err) != RT_OK)
+			fail_msg("%s: %s", cases[k][0], err.msg);
+		assert_null(t.x);
+		check_k5(&t);
+		rt_tsp_free(&t);
+	}
+	/* Display data before or after the weights, NODE_COORD_TYPE, no EOF, gzip. */
+	write_gz(tmp_path(path, sizeof path, "k5d.tsp.gz"),
+	         K5_HEAD "EDGE_WEIGHT_FORMAT: UPPER_ROW\nDISPLAY_DATA_TYPE: TWOD_DISPLAY\nNODE_COORD_TYPE: NO_COORDS\n"
+	         "DISPLAY_DATA_SECTION\n1 0 0\n3 2.5 1\n2 1 1\n5 4 4\n4 3 -1\nEDGE_WEIGHT_SECTION :\n3 4 2 7 4 6 3 5 8 6\n");
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_string_equal(t.name, "k5");
+	assert_null(t.x);
+	check_k5(&t);
+	rt_tsp_free(&t);
+	write_text(tmp_path(path, sizeof path, "k5c.tsp"),
+	           K5_HEAD "EDGE_WEIGHT_FORMAT: LOWER_ROW\nEDGE_WEIGHT_SECTION\n3 4 4 2 6 5 7 3 8 6\n"
+	           "NODE_COORD_SECTION\n1 0 0\n2 1 1\n3 2 2\n4 3 3\n5 4 4\nDISPLAY_DATA_SECTION\n1 0 0\n2 1 1\n3 2 2\n4 3 3\n5 4 4\nEOF\n");
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_true(t.x[4] == 4.0 && t.y[3] == 3.0);
+	check_k5(&t);   /* distances from the matrix, not the coordinates */
+	rt_tsp_free(&t);
+	/* One city: no weights at all in UPPER_ROW. */
+	write_text(path, "DIMENSION: 1\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\nEOF\n");
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(rt_tsp_distance(&t, 0, 0), 0);
+	rt_tsp_free(&t);
+}
+
+static void tsp_explicit_errors(void **state)
+{
+	const char *up = K5_HEAD "EDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n";
+	char text[1024];
+	(void)state;
+
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8\nEOF\n", up);
+	tsp_fails("few.tsp", text, ":10: expected 10 weights in EDGE_WEIGHT_SECTION (UPPER_ROW, DIMENSION 5), got 9");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8\n", up);
+	tsp_fails("cut.tsp", text, ":9: expected 10 weights in EDGE_WEIGHT_SECTION (UPPER_ROW, DIMENSION 5), got 9");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8\nDISPLAY_DATA_SECTION\n", up);
+	tsp_fails("cut2.tsp", text, ":10: expected 10 weights in EDGE_WEIGHT_SECTION (UPPER_ROW, DIMENSION 5), got 9");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8\n6  9\nEOF\n", up);
+	tsp_fails("many.tsp", text, ":10:4: expected EOF or a section after the 10 weights of EDGE_WEIGHT_SECTION, got '9'");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8\n6\n1\n", up);
+	tsp_fails("many2.tsp", text, ":11:1: expected EOF or a section after the 10 weights of EDGE_WEIGHT_SECTION, got '1'");
+	snprintf(text, sizeof text, "%s3 -4 2 7\n", up);
+	tsp_fails("neg.tsp", text, ":7:3: expected the weight from city 1 to city 3 (a whole number from 0 to 1000000000), got '-4'");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 six 3\n", up);
+	tsp_fails("word.tsp", text, ":8:3: expected the weight from city 2 to city 4 (a whole number from 0 to 1000000000), got 'six'");
+	snprintf(text, sizeof text, "%s3 4 2 7\n4 6 3\n5 8.5\n", up);
+	tsp_fails("frac.tsp", text, ":9:3: expected the weight from city 3 to city 5 (a whole number from 0 to 1000000000), got '8.5'");
+	snprintf(text, sizeof text, "%s3 4 2 1000000001\n", up);
+	tsp_fails("big.tsp", text, ":7:7: expected the weight from city 1 to city 5 (a whole number from 0 to 1000000000), got '1000000001'");
+	tsp_fails("asym.tsp", K5_HEAD "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n"
+	          "0 3 4 2 7\n3 0 4 6 3\n4 4 0 5 8\n2 6 5 0 6\n7 3 9 6 0\n",
+	          ":11:5: expected weight 8 from city 5 to city 3 (as from city 3 to city 5: TYPE TSP is symmetric), got 9");
+	tsp_fails("badfmt.tsp", K5_HEAD "EDGE_WEIGHT_FORMAT: UPPER_TRIANGLE\n",
+	          ":5: EDGE_WEIGHT_FORMAT UPPER_TRIANGLE is not supported (supported: FUNCTION, FULL_MATRIX, UPPER_ROW, "
+	          "LOWER_ROW, UPPER_DIAG_ROW, LOWER_DIAG_ROW, UPPER_COL, LOWER_COL, UPPER_DIAG_COL, LOWER_DIAG_COL)");
+	tsp_fails("nofmt.tsp", K5_HEAD "EDGE_WEIGHT_SECTION\n3 4 2 7 4 6 3 5 8 6\n",
+	          ":5: expected EDGE_WEIGHT_FORMAT before EDGE_WEIGHT_SECTION");
+	tsp_fails("func.tsp", K5_HEAD "EDGE_WEIGHT_FORMAT: FUNCTION\n",
+	          ":5: expected EDGE_WEIGHT_FORMAT FULL_MATRIX, UPPER_ROW, LOWER_ROW, UPPER_DIAG_ROW or LOWER_DIAG_ROW "
+	          "for EDGE_WEIGHT_TYPE EXPLICIT, got FUNCTION");
+	tsp_fails("fmt2d.tsp", "EDGE_WEIGHT_FORMAT: LOWER_ROW\nEDGE_WEIGHT_TYPE: EUC_2D\n",
+	          ":2: expected EDGE_WEIGHT_FORMAT FUNCTION for EDGE_WEIGHT_TYPE EUC_2D, got LOWER_ROW");
+	tsp_fails("sec2d.tsp", "DIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nEDGE_WEIGHT_SECTION\n1\n",
+	          ":3: expected EDGE_WEIGHT_TYPE EXPLICIT for an EDGE_WEIGHT_SECTION, got EUC_2D");
+	tsp_fails("noweights.tsp", K5_HEAD "EDGE_WEIGHT_FORMAT: FULL_MATRIX\nEOF\n",
+	          ": expected an EDGE_WEIGHT_SECTION (EDGE_WEIGHT_TYPE EXPLICIT), got none");
+	snprintf(text, sizeof text, "DIMENSION: %d\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n",
+	         RT_TSP_MAX_EXPLICIT + 1);
+	tsp_fails("huge.tsp", text, ":4: expected at most 20000 cities with EXPLICIT weights (the 20001 x 20001 matrix is kept; "
+	          "build with -DRT_TSP_MAX_EXPLICIT=N for more), got DIMENSION 20001");
+	snprintf(text, sizeof text, "%s3 4 2 7 4 6 3 5 8 6\nEDGE_WEIGHT_SECTION\n", up);
+	tsp_fails("twice.tsp", text, ":8: expected one EDGE_WEIGHT_SECTION, got a second one");
+}
+
+static void tsp_sections_errors(void **state)
+{
+	const char *head = "NAME: s\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n";
+	char text[1024];
+	(void)state;
+
+	snprintf(text, sizeof text, "%sNODE_COORD_SECTION\n1 0 0\n2 1 1\n3 2 2\nTOUR_SECTION\n1 2 3 -1\n", head);
+	tsp_fails("tour.tsp", text, ":9: TOUR_SECTION in a TSP instance is not supported (a tour belongs in a .tour file, read by rt_tsp_tour_read)");
+	snprintf(text, sizeof text, "%sFIXED_EDGES_SECTION\n1 2\n-1\n", head);
+	tsp_fails("fixed.tsp", text, ":5: FIXED_EDGES_SECTION in a TSP instance is not supported (no edges can be fixed)");
+	snprintf(text, sizeof text, "%sDISPLAY_DATA_SECTION\n1 0 0\n2 x 1\n", head);
+	tsp_fails("disp.tsp", text, ":7:3: expected the x coordinate of city 2, got 'x'");
+	snprintf(text, sizeof text, "%sDISPLAY_DATA_SECTION\n1 0 0\n1 1 1\n", head);
+	tsp_fails("disp2.tsp", text, ":7:1: expected each city once, got city 1 again");
+	snprintf(text, sizeof text, "%sDISPLAY_DATA_SECTION\n1 0 0\n2 1 1\nNODE_COORD_SECTION\n", head);
+	tsp_fails("disp3.tsp", text, ":8: expected 3 cities in DISPLAY_DATA_SECTION (DIMENSION), got 2");
+	snprintf(text, sizeof text, "%sDISPLAY_DATA_SECTION\n1 0 0\n2 1 1 5\n", head);
+	tsp_fails("disp4.tsp", text, ":7:7: expected the end of the line after the coordinates of city 2, got '5'");
+	/* NODE_COORD_TYPE against the metric, in either order. */
+	tsp_fails("ct1.tsp", "EDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_TYPE: THREED_COORDS\n",
+	          ":2: expected NODE_COORD_TYPE TWOD_COORDS for EDGE_WEIGHT_TYPE EUC_2D, got THREED_COORDS");
+	tsp_fails("ct2.tsp", "NODE_COORD_TYPE: TWOD_COORDS\nEDGE_WEIGHT_TYPE: EUC_3D\n",
+	          ":2: expected NODE_COORD_TYPE THREED_COORDS for EDGE_WEIGHT_TYPE EUC_3D, got TWOD_COORDS");
+	tsp_fails("ct3.tsp", "NODE_COORD_TYPE: NO_COORDS\nEDGE_WEIGHT_TYPE: MAN_2D\n",
+	          ":2: expected NODE_COORD_TYPE TWOD_COORDS for EDGE_WEIGHT_TYPE MAN_2D, got NO_COORDS");
+	tsp_fails("ct4.tsp", "NODE_COORD_TYPE: FOURD_COORDS\n",
+	          ":1: NODE_COORD_TYPE FOURD_COORDS is not supported (supported: TWOD_COORDS, THREED_COORDS, NO_COORDS)");
+	tsp_fails("ct5.tsp", K5_HEAD "NODE_COORD_TYPE: NO_COORDS\nNODE_COORD_SECTION\n1 0 0\n",
+	          ":6: expected no NODE_COORD_SECTION (NODE_COORD_TYPE NO_COORDS), got one");
+	tsp_fails("z.tsp", "DIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_3D\nNODE_COORD_SECTION\n1 0 0 0\n2 1 1\n",
+	          ":5:6: expected the z coordinate of city 2, got ''");
+	tsp_fails("z2.tsp", "DIMENSION: 2\nEDGE_WEIGHT_TYPE: MAX_3D\nNODE_COORD_SECTION\n1 0 0 0\n2 1 1 3e9\n",
+	          ":5:7: expected a coordinate from -1e+08 to 1e+08 (so that distances fit an int), got '3e9'");
+}
+
+/* MAN_2D, MAX_2D, EUC_3D, MAN_3D, MAX_3D from files, with rounding at halves. */
+static void tsp_coordinate_metrics(void **state)
+{
+	/* (0,0) (1.25,2.25) (-0.5,4) (3,-1.75): |dx|, |dy| per edge of 1 2 3 4:
+	 * 1.25 2.25 | 1.75 1.75 | 3.5 5.75 | 3 1.75. */
+	const char *pts = "NODE_COORD_SECTION\n1 0 0\n2 1.25 2.25\n3 -0.5 4\n4 3 -1.75\nEOF\n";
+	char path[512], text[512];
+	int id[4] = { 0, 1, 2, 3 };
+	rt_tsp t;
+	rt_error err;
+	(void)state;
+
+	snprintf(text, sizeof text, "NAME: m\nTYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: MAN_2D\n%s", pts);
+	write_text(tmp_path(path, sizeof path, "man.tsp"), text);
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(t.metric, RT_TSP_MAN_2D);
+	assert_null(t.z);
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 4);   /* nint(3.5) */
+	assert_int_equal(rt_tsp_distance(&t, 0, 2), 5);   /* nint(4.5) */
+	assert_int_equal(rt_tsp_distance(&t, 1, 3), 6);   /* nint(5.75) */
+	assert_int_equal(rt_tsp_tour_length(&t, id), 4 + 4 + 9 + 5);
+	rt_tsp_free(&t);
+
+	snprintf(text, sizeof text, "NAME: m\nTYPE: TSP\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: MAX_2D\n"
+	         "NODE_COORD_TYPE: TWOD_COORDS\n%s", pts);
+	write_text(path, text);
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(t.metric, RT_TSP_MAX_2D);
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 2);   /* max(1, 2) */
+	assert_int_equal(rt_tsp_distance(&t, 2, 3), 6);   /* max(nint 3.5 = 4, nint 5.75 = 6) */
+	assert_int_equal(rt_tsp_distance(&t, 0, 2), 4);   /* max(nint 0.5 = 1, 4) */
+	assert_int_equal(rt_tsp_tour_length(&t, id), 2 + 2 + 6 + 3);
+	check_matrix(&t);
+	rt_tsp_free(&t);
+
+	/* EUC_3D: (0,0,0) (2,3,6) (2,3,6.5) (1,1,1): 7, nint(0.5) = 1, nint(5.937) = 6, nint(1.732) = 2. */
+	const char *pts3 = "NODE_COORD_SECTION\n1 0 0 0\n2 2 3 6\n3 2 3 6.5\n4 1 1 1\n";
+	snprintf(text, sizeof text, "DIMENSION: 4\nEDGE_WEIGHT_TYPE: EUC_3D\n%s", pts3);
+	write_text(path, text);
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(t.metric, RT_TSP_EUC_3D);
+	assert_true(t.z[2] == 6.5);
+	assert_int_equal(rt_tsp_tour_length(&t, id), 7 + 1 + 6 + 2);
+	assert_int_equal(rt_tsp_distance(&t, 0, 2), 7);   /* sqrt(55.25) = 7.43 */
+	check_matrix(&t);
+	rt_tsp_free(&t);
+	snprintf(text, sizeof text, "NODE_COORD_TYPE: THREED_COORDS\nDIMENSION: 4\nEDGE_WEIGHT_TYPE: MAN_3D\n%s", pts3);
+	write_text(path, text);
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(rt_tsp_tour_length(&t, id), 11 + 1 + 9 + 3);   /* 11, nint 0.5, nint 8.5, 3 */
+	rt_tsp_free(&t);
+	snprintf(text, sizeof text, "DIMENSION: 4\nEDGE_WEIGHT_TYPE: MAX_3D\n%s", pts3);
+	write_text(path, text);
+	assert_int_equal(rt_tsp_load(path, &t, &err), RT_OK);
+	assert_int_equal(rt_tsp_tour_length(&t, id), 6 + 1 + 6 + 1);   /* 6, nint 0.5, nint 5.5, 1 */
+	check_matrix(&t);
+	rt_tsp_free(&t);
+}
+
+/* The rounding rules on two points, for every coordinate metric. */
+static void tsp_metrics_more(void **state)
+{
+	double x[2] = { 0, 0 }, y[2] = { 0, 0 }, z[2] = { 0, 0 };
+	rt_tsp t = { .n = 2, .x = x, .y = y, .z = z };
+	(void)state;
+
+	x[1] = 0.25, y[1] = 0.25;
+	t.metric = RT_TSP_MAN_2D;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 1);     /* nint(0.5) */
+	t.metric = RT_TSP_MAX_2D;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 0);     /* max(nint .25, nint .25) */
+	x[1] = -1.5, y[1] = 0.4;
+	assert_int_equal(rt_tsp_distance(&t, 1, 0), 2);     /* nint(1.5) */
+	t.metric = RT_TSP_MAN_2D;
+	assert_int_equal(rt_tsp_distance(&t, 1, 0), 2);     /* nint(1.9) */
+	x[1] = 1, y[1] = 2, z[1] = 2;
+	t.metric = RT_TSP_EUC_3D;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 3);
+	z[1] = 2.5;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 3);     /* sqrt(11.25) = 3.35 */
+	x[1] = 1.5, y[1] = 2, z[1] = 0;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 3);     /* 2.5 exactly, halves up */
+	t.metric = RT_TSP_MAN_3D;
+	z[1] = -0.5;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 4);     /* nint(4.0) */
+	t.metric = RT_TSP_MAX_3D;
+	z[1] = -2.5;
+	assert_int_equal(rt_tsp_distance(&t, 0, 1), 3);     /* max(2, 2, nint 2.5 = 3) */
+	for (int m = RT_TSP_EUC_2D; m <= RT_TSP_EXPLICIT; m++)
+		assert_string_not_equal(rt_tsp_metric_name((rt_tsp_metric)m), "?");
+	assert_string_equal(rt_tsp_metric_name(RT_TSP_MAX_2D), "MAX_2D");
+	assert_string_equal(rt_tsp_metric_name(RT_TSP_EXPLICIT), "EXPLICIT");
+	assert_string_equal(rt_tsp_metric_name((rt_tsp_metric)99), "?");
+	t.n = 0;
+	int m1[1];
+	assert_int_equal(rt_tsp_distance_matrix(&t, m1), RT_ERR_INTERNAL);
+}
+
+/* Reads a whole small file into buf. */
+static void read_text(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	size_t k;
+	assert_non_null(f);
+	k = fread(buf, 1, n - 1, f);
+	buf[k] = '\0';
+	fclose(f);
+}
+
+static void tsp_tour_round_trip(void **state)
+{
+	char path[512], text[512];
+	int tour[5] = { 2, 0, 4, 1, 3 }, bad[5] = { 2, 0, 4, 0, 3 }, *back, n;
+	rt_error err;
+	(void)state;
+
+	tmp_path(path, sizeof path, "k5.tour");
+	assert_int_equal(rt_tsp_tour_write(path, "k5.19", "best\nof run", 5, tour, &err), RT_OK);
+	read_text(path, text, sizeof text);
+	assert_string_equal(text, "NAME : k5.19\nCOMMENT : best of run\nTYPE : TOUR\nDIMENSION : 5\nTOUR_SECTION\n"
+	                          "3\n1\n5\n2\n4\n-1\nEOF\n");
+	assert_int_equal(rt_tsp_tour_read(path, 5, &back, &n, &err), RT_OK);
+	assert_int_equal(n, 5);
+	assert_memory_equal(back, tour, sizeof tour);
+	free(back);
+	assert_int_equal(rt_tsp_tour_read(path, 0, &back, &n, &err), RT_OK);
+	assert_int_equal(n, 5);
+	free(back);
+	/* No comment, default name. */
+	assert_int_equal(rt_tsp_tour_write(path, NULL, NULL, 5, tour, &err), RT_OK);
+	read_text(path, text, sizeof text);
+	assert_true(!strncmp(text, "NAME : tour\nTYPE : TOUR\n", 24));
+	/* Not a permutation: nothing is written. */
+	tmp_path(path, sizeof path, "bad.tour");
+	assert_int_equal(rt_tsp_tour_write(path, "b", NULL, 5, bad, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "expected each city once in the tour, got city 0 again at position 3"));
+	bad[3] = 5;
+	assert_int_equal(rt_tsp_tour_write(path, "b", NULL, 5, bad, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "expected a tour of cities 0 to 4, got city 5 at position 3"));
+	assert_int_equal(rt_tsp_tour_write(path, "b", NULL, 0, bad, &err), RT_ERR_INPUT);
+	assert_int_equal(access(path, F_OK), -1);
+	/* Several ids per line, no -1, no TYPE, gzip. */
+	write_gz(tmp_path(path, sizeof path, "free.tour.gz"), "NAME: f\nDIMENSION : 5\nTOUR_SECTION\n 3 1 5\n2 4\n");
+	assert_int_equal(rt_tsp_tour_read(path, 5, &back, &n, &err), RT_OK);
+	assert_memory_equal(back, tour, sizeof tour);
+	free(back);
+	/* No DIMENSION: the caller's. */
+	write_text(tmp_path(path, sizeof path, "nodim.tour"), "TYPE: TOUR\nTOUR_SECTION\n3 1 5 2 4 -1\nEOF\n");
+	assert_int_equal(rt_tsp_tour_read(path, 5, &back, &n, &err), RT_OK);
+	assert_memory_equal(back, tour, sizeof tour);
+	free(back);
+}
+
+/* Writes text to name, reads it as a tour of n_expected cities and expects
+ * failure with path + suffix and nothing returned. */
+static void tour_fails(const char *name, int n_expected, const char *text, const char *suffix)
+{
+	char path[512], want[1024];
+	int dummy, *tour = &dummy, n = -7;
+	rt_error err;
+
+	tmp_path(path, sizeof path, name);
+	write_text(path, text);
+	assert_int_equal(rt_tsp_tour_read(path, n_expected, &tour, &n, &err), RT_ERR_INPUT);
+	snprintf(want, sizeof want, "%s%s", path, suffix);
+	assert_string_equal(err.msg, want);
+	assert_null(tour);
+	assert_int_equal(n, 0);
+}
+
+static void tsp_tour_errors(void **state)
+{
+	const char *h = "NAME: t\nTYPE: TOUR\nDIMENSION: 4\nTOUR_SECTION\n";
+	char text[512];
+	(void)state;
+
+	snprintf(text, sizeof text, "%s1\n2\n4\n-1\nEOF\n", h);
+	tour_fails("few.tour", 4, text, ":8:1: expected 4 cities before -1, got 3 (city 3 is missing)");
+	snprintf(text, sizeof text, "%s1\n2\n4\nEOF\n", h);
+	tour_fails("few2.tour", 4, text, ":8: expected 4 cities in TOUR_SECTION, got 3 (city 3 is missing)");
+	snprintf(text, sizeof text, "%s1 2 2 4 -1\n", h);
+	tour_fails("dup.tour", 4, text, ":5:5: expected each city once, got city 2 again");
+	snprintf(text, sizeof text, "%s1 2 5 4 -1\n", h);
+	tour_fails("range.tour", 4, text, ":5:5: expected a city number from 1 to 4, got '5'");
+	snprintf(text, sizeof text, "%s1 2\n0 4 -1\n", h);
+	tour_fails("zero.tour", 4, text, ":6:1: expected a city number from 1 to 4, got '0'");
+	snprintf(text, sizeof text, "%s1 2 x 4 -1\n", h);
+	tour_fails("word.tour", 4, text, ":5:5: expected a city number from 1 to 4, got 'x'");
+	snprintf(text, sizeof text, "%s1 2 3 4 1 -1\n", h);
+	tour_fails("many.tour", 4, text, ":5:9: expected -1 after the 4 cities, got '1'");
+	snprintf(text, sizeof text, "%s1 2 3 4 -1\n-1\n", h);
+	tour_fails("twice.tour", 4, text, ":6:1: expected EOF after the tour's -1, got '-1'");
+	tour_fails("dim.tour", 5, h, ":3:12: expected DIMENSION 5 (the instance's), got 4");
+	tour_fails("type.tour", 4, "NAME: t\nTYPE : TSP\n", ":2:8: expected TYPE TOUR, got 'TSP'");
+	tour_fails("key.tour", 4, "NAME: t\nEDGE_WEIGHT_TYPE: EUC_2D\n",
+	           ":2:1: expected a tour key (NAME, TYPE, COMMENT, DIMENSION), got 'EDGE_WEIGHT_TYPE'");
+	tour_fails("nokey.tour", 4, "NAME: t\n1 2 3 4\n", ":2:1: expected 'KEY : value' or TOUR_SECTION, got '1 2 3 4'");
+	tour_fails("none.tour", 4, "NAME: t\nEOF\n", ": expected a TOUR_SECTION, got none");
+	tour_fails("nodim.tour", 0, "NAME: t\nTOUR_SECTION\n1 -1\n", ":2: expected DIMENSION before TOUR_SECTION");
+	tour_fails("sec.tour", 4, "NODE_COORD_SECTION\n", ":1: NODE_COORD_SECTION is not supported in a tour file (only TOUR_SECTION)");
+	snprintf(text, sizeof text, "%s1 2 3 4 -1\nTOUR_SECTION\n", h);
+	tour_fails("two.tour", 4, text, ":6: expected one TOUR_SECTION, got a second one");
+	tour_fails("baddim.tour", 0, "DIMENSION: 0\n", ":1:12: expected a number of cities from 1 to 10000000, got '0'");
 }
 
 /* ---- the shared datasets -------------------------------------------------- */
@@ -810,6 +1207,90 @@ static void shared_tsp(void **state)
 	rt_tsp_free(&t);
 }
 
+/* Length of the greedy nearest-neighbour tour from city 0 (an upper bound on
+ * the optimum). */
+static long nearest_neighbour_length(const rt_tsp *t)
+{
+	int *tour = malloc((size_t)t->n * sizeof *tour);
+	unsigned char *used = calloc((size_t)t->n, 1);
+	assert_true(tour && used);
+	tour[0] = 0;
+	used[0] = 1;
+	for (int k = 1; k < t->n; k++) {
+		int best = -1, bd = 0;
+		for (int j = 0; j < t->n; j++)
+			if (!used[j] && (best < 0 || rt_tsp_distance(t, tour[k - 1], j) < bd)) {
+				best = j;
+				bd = rt_tsp_distance(t, tour[k - 1], j);
+			}
+		tour[k] = best;
+		used[best] = 1;
+	}
+	long len = rt_tsp_tour_length(t, tour);
+	free(tour);
+	free(used);
+	return len;
+}
+
+/* Every shared TSPLIB instance: its size, optimum <= a nearest-neighbour
+ * tour, the distance matrix; the eil51 optimal tour through a .tour file. */
+static void shared_tsp_all(void **state)
+{
+	static const struct { const char *name; int n; } inst[] = {
+		{ "att532", 532 }, { "d198", 198 }, { "d493", 493 }, { "eil51", 51 }, { "kroA100", 100 },
+		{ "lin318", 318 }, { "pcb442", 442 }, { "pr1002", 1002 }, { "rat783", 783 },
+	};
+	char path[512];
+	rt_tsp t;
+	rt_error err;
+	long opt, nn;
+	(void)state;
+
+	if (!need(SHARED "/tsp/optimal.txt"))
+		skip();
+	for (size_t k = 0; k < sizeof inst / sizeof inst[0]; k++) {
+		snprintf(path, sizeof path, SHARED "/tsp/%s.tsp", inst[k].name);
+		if (!need(path))
+			continue;
+		if (rt_tsp_load(path, &t, &err) != RT_OK)
+			fail_msg("%s", err.msg);
+		assert_int_equal(t.n, inst[k].n);
+		assert_string_equal(t.name, inst[k].name);
+		assert_int_equal(rt_tsp_optimal(SHARED "/tsp/optimal.txt", t.name, &opt, &err), RT_OK);
+		nn = nearest_neighbour_length(&t);
+		print_message("%s: %d cities, %s, optimum %ld, nearest neighbour %ld\n", t.name, t.n,
+		              rt_tsp_metric_name(t.metric), opt, nn);
+		assert_true(opt > 0 && opt <= nn);
+		check_matrix(&t);
+		rt_tsp_free(&t);
+	}
+}
+
+static void shared_tsp_tour_file(void **state)
+{
+	static const int eil51_opt[51] = { 1, 22, 8, 26, 31, 28, 3, 36, 35, 20, 2, 29, 21, 16, 50, 34, 30,
+	                                   9, 49, 10, 39, 33, 45, 15, 44, 42, 40, 19, 41, 13, 25, 14, 24, 43,
+	                                   7, 23, 48, 6, 27, 51, 46, 12, 47, 18, 4, 17, 37, 5, 38, 11, 32 };
+	char path[512];
+	int tour[51], *back, n;
+	rt_tsp t;
+	rt_error err;
+	(void)state;
+
+	if (!need(SHARED "/tsp/eil51.tsp"))
+		skip();
+	for (int i = 0; i < 51; i++)
+		tour[i] = eil51_opt[i] - 1;
+	assert_int_equal(rt_tsp_load(SHARED "/tsp/eil51.tsp", &t, &err), RT_OK);
+	tmp_path(path, sizeof path, "eil51.opt.tour");
+	assert_int_equal(rt_tsp_tour_write(path, "eil51.opt.tour", "Optimal tour for eil51 (426)", t.n, tour, &err), RT_OK);
+	assert_int_equal(rt_tsp_tour_read(path, t.n, &back, &n, &err), RT_OK);
+	assert_int_equal(n, 51);
+	assert_int_equal(rt_tsp_tour_length(&t, back), 426);
+	free(back);
+	rt_tsp_free(&t);
+}
+
 /* ---- allocation failure --------------------------------------------------- */
 
 #ifdef RT_TESTS
@@ -868,7 +1349,70 @@ static void alloc_failures(void **state)
 		print_message("%s: %d allocation failures reported cleanly\n", names[which], failures);
 	}
 }
+
+/* One try of the TSP loads and tour I/O under allocation failure; 1 = it worked. */
+static int tsp_alloc_try(int which, const char *path, const char *tour_path, rt_error *err)
+{
+	static const int tour[5] = { 2, 0, 4, 1, 3 };
+	rt_status st;
+	rt_tsp t;
+	int *back = NULL, n;
+
+	if (which == 0)
+		st = rt_tsp_load(path, &t, err);
+	else if (which == 1)
+		st = rt_tsp_tour_write(tour_path, "t", "c", 5, tour, err);
+	else
+		st = rt_tsp_tour_read(tour_path, 5, &back, &n, err);
+	rt_alloc_fail_after(-1);
+	if (st != RT_OK) {
+		assert_int_equal(st, RT_ERR_SYSTEM);
+		assert_non_null(strstr(err->msg, "out of memory"));
+		assert_null(which == 0 ? (void *)t.w : (void *)back);
+		return 0;
+	}
+	if (which == 0) {
+		check_k5(&t);
+		rt_tsp_free(&t);
+	} else if (which == 2) {
+		assert_memory_equal(back, tour, sizeof tour);
+		free(back);
+	}
+	return 1;
+}
+
+static void alloc_failures_tsp(void **state)
+{
+	static const char *const names[3] = { "tsp explicit", "tour write", "tour read" };
+	char path[512], tour_path[512];
+	rt_error err;
+	(void)state;
+
+	write_text(tmp_path(path, sizeof path, "oomk5.tsp"),
+	           K5_HEAD "EDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n3 4 2 7 4 6 3 5 8 6\n"
+	           "DISPLAY_DATA_SECTION\n1 0 0\n2 1 1\n3 2 2\n4 3 3\n5 4 4\nEOF\n");
+	tmp_path(tour_path, sizeof tour_path, "oom.tour");
+	for (int which = 0; which < 3; which++) {
+		int n, failures = 0;
+		for (n = 0; n < 100; n++) {
+			rt_alloc_fail_after(n);
+			if (tsp_alloc_try(which, path, tour_path, &err))
+				break;
+			failures++;
+		}
+		assert_true(n < 100);
+		assert_true(failures >= 2);
+		print_message("%s: %d allocation failures reported cleanly\n", names[which], failures);
+	}
+}
 #else
+static void alloc_failures_tsp(void **state)
+{
+	(void)state;
+	print_message("SKIP: allocation failure injection needs the RT_TESTS build (build/asan/)\n");
+	skip();
+}
+
 static void alloc_failures(void **state)
 {
 	(void)state;
@@ -919,12 +1463,22 @@ int main(void)
 		cmocka_unit_test(tsp_geo_optimal),
 		cmocka_unit_test(tsp_errors),
 		cmocka_unit_test(tsp_optimal_file),
+		cmocka_unit_test(tsp_explicit_formats),
+		cmocka_unit_test(tsp_explicit_errors),
+		cmocka_unit_test(tsp_sections_errors),
+		cmocka_unit_test(tsp_coordinate_metrics),
+		cmocka_unit_test(tsp_metrics_more),
+		cmocka_unit_test(tsp_tour_round_trip),
+		cmocka_unit_test(tsp_tour_errors),
 		cmocka_unit_test(shared_shuttle),
 		cmocka_unit_test(shared_sonar),
 		cmocka_unit_test(shared_kddcup),
 		cmocka_unit_test(shared_a9a),
 		cmocka_unit_test(shared_tsp),
+		cmocka_unit_test(shared_tsp_all),
+		cmocka_unit_test(shared_tsp_tour_file),
 		cmocka_unit_test(alloc_failures),
+		cmocka_unit_test(alloc_failures_tsp),
 	};
 	return cmocka_run_group_tests_name("data", tests, make_dir, remove_dir);
 }

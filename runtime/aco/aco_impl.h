@@ -1,0 +1,163 @@
+/* aco_impl.h: the parts of kind `aco` shared by its files: the job (a spec
+ * turned into parameters and the instance's matrices), the backend
+ * interface the MAX-MIN loop drives (CPU: aco_cpu.c, GPU: aco_gpu.c), and
+ * the outcome of a run. Not for other modules. */
+#ifndef RT_ACO_IMPL_H
+#define RT_ACO_IMPL_H
+
+#include <stdint.h>
+
+#include "aco/aco_core.h"
+#include "data.h"
+#include "error.h"
+#include "gen.h"
+#include "gpu.h"
+#include "kinds.h"
+#include "spec.h"
+
+/* Most cities an ACO job may have: the distance, pheromone, heuristic and
+ * choice matrices take 16 n^2 bytes (30,000 cities: 14.4 GB). */
+#if !defined(ACO_MAX_CITIES)
+#define ACO_MAX_CITIES 30000
+#endif
+/* Longest candidate list (nearest neighbours per city). */
+#if !defined(ACO_MAX_CAND)
+#define ACO_MAX_CAND 256
+#endif
+
+/* Tour construction on the GPU (the CPU path follows the same scan order). */
+typedef enum aco_construct {
+	ACO_CONSTRUCT_THREAD = 0,   /* the seed's ant per thread, sequential prefix sums */
+	ACO_CONSTRUCT_WARP = 1,     /* an ant per warp: warp scan, tabu bitmask */
+	ACO_CONSTRUCT_AUTO = 2      /* resolved to the measured default by aco_job_finish */
+} aco_construct;
+
+typedef enum aco_ls_kind {
+	ACO_LS_NONE = 0, ACO_LS_2OPT = 1, ACO_LS_25OPT = 2, ACO_LS_OROPT = 3
+} aco_ls_kind;
+
+/* Everything a run needs. Built by aco_job_from_spec (or by hand in tests),
+ * then aco_job_prepare (distances, candidate lists, heuristic matrix). */
+typedef struct aco_job {
+	char name[128];
+	char spec_path[RT_PATH_MAX];
+	char data_path[RT_PATH_MAX];   /* "" for a generated random instance */
+	char optimal_path[RT_PATH_MAX];/* "name : length" list ([data] optimal), or "" */
+	char instance[128];            /* the instance's NAME */
+	int n;                         /* cities */
+	int *dist;                     /* n x n, row-major, symmetric, zero diagonal */
+	int *cand;                     /* n x cand_len nearest neighbours (by distance, then index) */
+	int cand_len;                  /* 0 in the spec = full choice: then cand is NULL */
+	int *nn;                       /* n x ls_cand nearest neighbours for the local search */
+	float *heur;                   /* n x n: eta^beta (aco_heuristic) */
+	int ants;
+	double alpha, beta, rho;
+	int alpha_int, beta_int;       /* whole exponents, or -1 (powf) */
+	long iterations;               /* iteration limit */
+	double time_limit;             /* seconds (0: none) */
+	long target;                   /* stop at a tour this short (0: off) */
+	long optimum;                  /* known optimum (-1: unknown) */
+	int restart;                   /* re-initialise on stagnation (branching factor) */
+	double lambda;                 /* lambda-branching's lambda (0.05) */
+	double branch_factor;          /* restart below this branching factor (1.00001) */
+	int restart_gap;               /* ... and this many iterations without improvement (250) */
+	int local_search;              /* enum aco_ls_kind */
+	int ls_cand;                   /* neighbours the local search tries (the rows of nn) */
+	int construct;                 /* enum aco_construct (never AUTO after aco_job_finish) */
+	int block;                     /* GPU threads per block (0: chosen) */
+	int report_every;              /* iterations between progress lines */
+	int history_every;             /* iterations between history.csv rows (0: none) */
+	uint64_t seed;
+	/* generated random uniform instance (data_path ""): */
+	int random_n;
+	double random_side;
+} aco_job;
+
+/* The tour-building backend the MAX-MIN loop (aco_loop.c) drives. Tours,
+ * lengths and matrices stay in the backend (on the device for the GPU);
+ * only scalars, and a tour when it is asked for, cross. */
+typedef struct aco_backend aco_backend;
+typedef struct aco_backend_ops {
+	/* Every ant builds a tour in `iteration`, then local search if the job
+	 * has one; lengths are kept. */
+	rt_status (*construct)(aco_backend *b, uint32_t iteration, rt_error *err);
+	/* The shortest tour of this iteration: its length and ant (lowest on ties). */
+	rt_status (*iteration_best)(aco_backend *b, int64_t *length, int *ant, rt_error *err);
+	/* Copies ant's tour into saved slot `slot` (ACO_SLOT_*); if tour is not
+	 * NULL also returns it (n cities). */
+	rt_status (*save)(aco_backend *b, int ant, int slot, int *tour, rt_error *err);
+	/* Evaporates, deposits `deposit` on the tour of saved slot `slot`
+	 * (or ant `ant` when slot < 0), clamps, recomputes choice. */
+	rt_status (*update)(aco_backend *b, int slot, int ant, float keep, float deposit,
+			    float tau_min, float tau_max, rt_error *err);
+	/* Sets every pheromone cell to tau and recomputes choice. */
+	rt_status (*reset)(aco_backend *b, float tau, rt_error *err);
+	/* Number of (city, candidate) pairs above lambda-branching's cutoff,
+	 * summed over cities (ACOTSP's node_branching before the division). */
+	rt_status (*branching)(aco_backend *b, float lambda, long *count, rt_error *err);
+	/* Copies every ant's tour (ants x n) and length out (tests, checks). */
+	rt_status (*tours)(aco_backend *b, int *tours, int64_t *lengths, rt_error *err);
+	void (*destroy)(aco_backend *b);
+	const char *name;              /* "cpu" or "gpu" */
+} aco_backend_ops;
+
+enum { ACO_SLOT_BEST = 0, ACO_SLOT_RESTART = 1 };
+
+struct aco_backend {
+	const aco_backend_ops *ops;
+	char device[256];              /* what it runs on, for result.json */
+	char detail[256];              /* kernels, block sizes */
+	double compile_seconds;
+	double busy_seconds;           /* device time measured by the backend (GPU events); 0: unknown */
+};
+
+/* ---- job (aco_job.c) ---- */
+void aco_job_default(aco_job *job);
+rt_status aco_job_from_spec(rt_spec *spec, const rt_options *opt, aco_job *job, rt_error *err);
+/* Loads or generates the instance; computes distances, candidates, heuristic. */
+rt_status aco_job_prepare(aco_job *job, rt_error *err);
+/* (Re)computes job->cand and job->nn from job->dist (after a change of
+ * cand_len or ls_cand). */
+rt_status aco_job_candidates(aco_job *job, rt_error *err);
+/* Resolves AUTO choices once the backend is known (gpu: 1 when on the GPU). */
+void aco_job_finish(aco_job *job, int gpu);
+void aco_job_free(aco_job *job);
+/* Nearest-neighbour tour from city 0: its length (ACOTSP's tau_0 uses it). */
+int64_t aco_nn_tour_length(const aco_job *job);
+/* Names of the enums (for messages and JSON). */
+const char *aco_construct_name(int c);
+const char *aco_ls_name(int ls);
+
+/* ---- backends ---- */
+/* The backend --backend asks for (resolves the job's AUTO choices first). */
+rt_status aco_backend_open(aco_job *job, const rt_options *opt, aco_backend **b, rt_error *err);
+rt_status aco_cpu_create(const aco_job *job, float tau0, aco_backend **b, rt_error *err);
+rt_status aco_gpu_create(const aco_job *job, float tau0, aco_backend **b, rt_error *err);
+/* The generated CUDA source for a job (`evoforge gen` and aco_gpu_create). */
+rt_status aco_gpu_source(const aco_job *job, gen_source *src, rt_error *err);
+/* NVRTC options the kernels are compiled with. */
+const char *const *aco_gpu_nvrtc_options(int *n);
+
+/* ---- the MAX-MIN loop (aco_loop.c) ---- */
+typedef struct aco_outcome {
+	int64_t best_length;
+	int *best_tour;                /* n cities */
+	long best_iteration;
+	long iterations;               /* done */
+	long restarts;
+	double seconds, host_seconds;  /* whole loop; of which not measured busy on the device */
+	long long tours;               /* constructed */
+	double *hist_best;             /* per history row: best-so-far length */
+	long *hist_iter;
+	double *hist_ms;               /* ms per iteration over the row's span */
+	int hist_len, hist_cap;
+} aco_outcome;
+
+/* Progress callback: once per report_every iterations and at the end. */
+typedef void (*aco_progress_fn)(void *ctx, const aco_job *job, const aco_outcome *out,
+				double ms_per_iteration);
+rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progress, void *ctx,
+		       aco_outcome *out, rt_error *err);
+void aco_outcome_free(aco_outcome *out);
+
+#endif
