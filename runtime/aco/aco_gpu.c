@@ -19,7 +19,13 @@
  * Update: aco_links (next/prev of every city on the depositing tour), then
  * one fused pass over the cells (evaporate, deposit, clamp, choice), then
  * the compact candidate copy: three launches, bit-identical to the CPU's
- * three passes since each cell sees the same float operations in order. */
+ * three passes since each cell sees the same float operations in order.
+ *
+ * Measured on an H100 (tests/aco/aco_gpu_driver --bench, pr1002, 1024 ants,
+ * alpha 1, beta 2; every tour bit-identical to the CPU backend's): with 20
+ * candidates the ant per warp takes 0.72 ms per construction (1.43 M
+ * tours/s), the ant per thread 44.4 ms; with full choice 11.5 ms against
+ * 392 ms. An update (three launches) takes about 0.02 ms. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,10 +349,9 @@ static rt_status size_kernels(aco_gpu *g, const aco_job *job, const gpu_info *in
 		: tb < 32 ? 32 : tb > ACO_GPU_THREAD_MAX ? ACO_GPU_THREAD_MAX : tb;
 	g->warp_block = job->construct == ACO_CONSTRUCT_WARP && job->block > 0 ? job->block / 32 * 32
 		: 32 * (per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
-	if (g->warp_block < 32 || g->warp_block > 1024 || g->thread_block < 1 ||
-	    g->thread_block > (job->block > ACO_GPU_THREAD_MAX ? job->block : ACO_GPU_THREAD_MAX))
-		return rt_fail(err, RT_ERR_INPUT, "%s: block = %d: the warp kernel needs 32 .. 1024 "
-			       "threads (whole warps)", job->spec_path, job->block);
+	if (g->warp_block < 32 || g->warp_block > 1024 || g->thread_block > 1024)
+		return rt_fail(err, RT_ERR_INPUT, "%s: block = %d: expected 1 .. 1024 threads (the warp "
+			       "kernel: 32 .. 1024, whole warps)", job->spec_path, job->block);
 	g->warp_smem = (unsigned)((cand_shared(job) ? cand_table_bytes(job) : 0) +
 				  (size_t)(g->warp_block / 32) * words * 4);
 	if (job->construct != ACO_CONSTRUCT_WARP)
@@ -397,16 +402,17 @@ static rt_status open_module(aco_gpu *g, const aco_job *job, gpu_info *info, rt_
 /* The detail line: kernel, block sizes, where the candidates live. */
 static void describe(aco_gpu *g, const aco_job *job)
 {
+	const char *ls = job->local_search ? "; local search: ant per thread (aco_local)" : "";
 	if (job->construct == ACO_CONSTRUCT_WARP)
 		snprintf(g->base.detail, sizeof g->base.detail,
-			 "ant per warp (aco_construct_warp), %d warps/block, %u B shared, candidates "
-			 "in %s memory%s", g->warp_block / 32, g->warp_smem,
-			 job->cand_len == 0 ? "no (full choice)" : cand_shared(job) ? "shared" : "global",
-			 job->local_search ? "; local search ant per thread" : "");
+			 "ant per warp (aco_construct_warp), %d warps/block, %u B shared, %s%s",
+			 g->warp_block / 32, g->warp_smem,
+			 job->cand_len == 0 ? "full choice (rows from global memory)"
+			 : cand_shared(job) ? "candidate table in shared memory"
+			 : "candidate table in global memory", ls);
 	else
 		snprintf(g->base.detail, sizeof g->base.detail,
-			 "ant per thread (aco_construct_thread), block %d%s", g->thread_block,
-			 job->local_search ? "; local search ant per thread" : "");
+			 "ant per thread (aco_construct_thread), block %d%s", g->thread_block, ls);
 }
 
 rt_status aco_gpu_create(const aco_job *job, float tau0, aco_backend **b, rt_error *err)

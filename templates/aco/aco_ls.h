@@ -14,8 +14,9 @@
  *     a move ends or starts an edge at it;
  *   - fixed-radius neighbour lists: from c1 and its successor s (then its
  *     predecessor p), partners c2 are tried in nn order while
- *     d(c1, c2) < d(c1, s) (d(c1, p)); every improving move has such a
- *     (c1, c2), so the break loses none reachable through the lists;
+ *     d(c1, c2) < d(c1, s) (d(c1, p)); every improving 2-opt move has
+ *     such a (c1, c2) among its ends, so the break loses none that the
+ *     lists reach;
  *   - a 2-opt move reverses the shorter side of the tour (a position array
  *     keeps pos[tour[i]] == i).
  * Moves tried for each (c1, c2), in this order:

@@ -3,11 +3,13 @@
  * nearest-neighbour tours: for every kind the result is a permutation, the
  * returned change equals the recomputed one and is never positive, the
  * same seed gives the same tour (other seeds, ants and iterations other
- * tours); exhaustive checks that no improving 2-opt or insertion move the
- * neighbour lists reach is left; tiny instances (n = 3..8); regular
- * polygons, where every kind must reach the convex-hull order (the
- * optimum); tour quality against the nearest-neighbour tour; and an NVRTC
- * compile of the header for sm_90 without spills (no GPU needed). */
+ * tours); with ACO_LOCAL_EXACT, exhaustive checks that no improving 2-opt
+ * or insertion move the neighbour lists reach is left (the checks
+ * themselves must find such moves in unimproved tours); tiny instances
+ * (n = 3..8); regular polygons, where every kind must reach the
+ * convex-hull order (the optimum); tour quality against the
+ * nearest-neighbour tour; and an NVRTC compile of the header for sm_90
+ * without spills (no GPU needed). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 
 typedef struct inst {
 	int n, k;        /* cities, neighbours per row (min(20, n - 1)) */
+	int len;         /* neighbours the search tries (<= k; k unless a test says) */
 	int *dist;       /* n x n */
 	int *nn;         /* n x k, by distance then index */
 	int *rank;       /* n x n: rank of b in a's list, or n */
@@ -62,6 +65,7 @@ static void inst_build(inst *in, int n, const double *x, const double *y, int k)
 	int *idx = malloc((size_t)n * sizeof *idx);
 	in->n = n;
 	in->k = k;
+	in->len = k;
 	in->dist = malloc((size_t)n * n * sizeof *in->dist);
 	in->nn = malloc((size_t)n * (k > 0 ? k : 1) * sizeof *in->nn);
 	in->rank = malloc((size_t)n * n * sizeof *in->rank);
@@ -85,14 +89,15 @@ static void inst_build(inst *in, int n, const double *x, const double *y, int k)
 	free(idx);
 }
 
-/* n cities uniform in a square of side 10^4 (LCG seeded with `seed`). */
-static void inst_random(inst *in, int n, uint64_t seed)
+/* n cities uniform in a square of side 10^4 (LCG seeded with `seed`); with
+ * grid > 0 on a grid x grid lattice instead (ties, repeated cities). */
+static void inst_random_grid(inst *in, int n, uint64_t seed, int grid)
 {
 	double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
 	lcg_state = seed;
 	for (int i = 0; i < n; i++) {
-		x[i] = lcg() % 1000000 / 100.0;
-		y[i] = lcg() % 1000000 / 100.0;
+		x[i] = grid ? 10.0 * (lcg() % (uint32_t)grid) : lcg() % 1000000 / 100.0;
+		y[i] = grid ? 10.0 * (lcg() % (uint32_t)grid) : lcg() % 1000000 / 100.0;
 	}
 	inst_build(in, n, x, y, n - 1 < 20 ? n - 1 : 20);
 	free(x);
@@ -111,6 +116,8 @@ static void inst_polygon(inst *in, int n)
 	free(x);
 	free(y);
 }
+
+static void inst_random(inst *in, int n, uint64_t seed) { inst_random_grid(in, n, seed, 0); }
 
 static void inst_free(inst *in)
 {
@@ -173,7 +180,8 @@ static int64_t search(const inst *in, int kind, int *t, uint64_t seed, int ant, 
 	int *work = malloc((size_t)ACO_LS_WORK_INTS(in->n) * sizeof *work);
 	int64_t before = length(in, t), delta, after;
 	assert_non_null(work);
-	delta = aco_local_search(kind, in->n, in->dist, in->nn, in->k, in->k, t, work, seed, ant, it);
+	delta = aco_local_search(kind, in->n, in->dist, in->nn, in->k, in->len, t, work, seed, ant,
+				 it);
 	free(work);
 	assert_permutation(t, in->n);
 	after = length(in, t);
@@ -184,15 +192,20 @@ static int64_t search(const inst *in, int kind, int *t, uint64_t seed, int ant, 
 
 /* ---- exhaustive local-optimality checks ----------------------------------------- */
 
-/* y is among x's first nn_len neighbours and closer than r. */
-static int reach(const inst *in, int x, int y, int r) { return in->rank[(size_t)x * in->n + y] < in->k && D(in, x, y) < r; }
+static const int max_seg_of[] = { 0, 0, 1, 3 };
 
-/* No improving 2-opt move (a,b) (c,d) -> (a,c) (b,d) is left that the
- * search can reach: from an end whose new partner is a listed neighbour
- * closer than the end's removed partner. */
-static void assert_two_opt_optimal(const inst *in, const int *t)
+/* y is among x's first nn_len neighbours and closer than r. */
+static int reach(const inst *in, int x, int y, int r)
 {
-	int n = in->n;
+	return in->rank[(size_t)x * in->n + y] < in->len && D(in, x, y) < r;
+}
+
+/* Improving 2-opt moves (a,b) (c,d) -> (a,c) (b,d) left that the search
+ * can reach: from an end whose new partner is a listed neighbour closer
+ * than the end's removed partner. */
+static int two_opt_left(const inst *in, const int *t)
+{
+	int n = in->n, left = 0;
 	for (int i = 0; i < n; i++)
 		for (int j = i + 2; j < n; j++) {
 			int a = t[i], b = t[i + 1], c = t[j], d = t[(j + 1) % n];
@@ -200,10 +213,10 @@ static void assert_two_opt_optimal(const inst *in, const int *t)
 				continue;
 			if (D(in, a, c) + D(in, b, d) - D(in, a, b) - D(in, c, d) >= 0)
 				continue;
-			if (reach(in, a, c, D(in, a, b)) || reach(in, c, a, D(in, c, d)) ||
-			    reach(in, b, d, D(in, a, b)) || reach(in, d, b, D(in, c, d)))
-				fail_msg("improving 2-opt move left: %d-%d %d-%d", a, b, c, d);
+			left += reach(in, a, c, D(in, a, b)) || reach(in, c, a, D(in, c, d)) ||
+				reach(in, b, d, D(in, a, b)) || reach(in, d, b, D(in, c, d));
 		}
+	return left;
 }
 
 /* Length of t with the segment of len cities at position i moved into the
@@ -224,12 +237,12 @@ static int64_t moved_length(const inst *in, const int *t, int *u, int i, int len
 	return length(in, u);
 }
 
-/* No improving insertion of a segment of 1..max_seg cities into an edge
- * (a,b) is left that the search can reach: a's new partner a listed
+/* Improving insertions of a segment of 1..max_seg cities into an edge
+ * (a,b) left that the search can reach: a's new partner a listed
  * neighbour of a closer than b, or b's new partner one of b closer than a. */
-static void assert_insertion_optimal(const inst *in, const int *t, int max_seg)
+static int insertion_left(const inst *in, const int *t, int max_seg)
 {
-	int n = in->n;
+	int n = in->n, left = 0;
 	int64_t now = length(in, t);
 	int *u = malloc((size_t)n * sizeof *u);
 	for (int i = 0; i < n; i++)
@@ -241,14 +254,21 @@ static void assert_insertion_optimal(const inst *in, const int *t, int max_seg)
 					int ea = fwd ? f : l, eb = fwd ? l : f;
 					if (!reach(in, a, ea, D(in, a, b)) && !reach(in, b, eb, D(in, a, b)))
 						continue;
-					if (moved_length(in, t, u, i, len, j, fwd) < now)
-						fail_msg("improving insertion left: %d..%d into %d-%d", f, l, a, b);
+					left += moved_length(in, t, u, i, len, j, fwd) < now;
 				}
 			}
 	free(u);
+	return left;
 }
 
-static const int max_seg_of[] = { 0, 0, 1, 3 };
+/* t is a local optimum of `kind`'s neighbourhood. */
+static void assert_local_optimum(const inst *in, const int *t, int kind)
+{
+	int two = two_opt_left(in, t), ins = insertion_left(in, t, max_seg_of[kind]);
+	if (two || ins)
+		fail_msg("n = %d, kind %d: %d 2-opt and %d insertion moves left", in->n, kind, two,
+			 ins);
+}
 
 /* ---- tests ----------------------------------------------------------------------- */
 
@@ -260,47 +280,101 @@ static void test_tiny_instances(void **state)
 			inst in;
 			int t[8];
 			inst_random(&in, n, 100 + s * 10 + (uint64_t)n);
-			for (int kind = 0; kind <= 3; kind++) {
-				random_tour(t, n, s * 4 + (uint64_t)kind);
-				int64_t before = length(&in, t);
-				int64_t after = search(&in, kind, t, s, kind, 7);
-				if (kind == ACO_LOCAL_NONE || n == 3)
-					assert_int_equal(after, before);
-				if (kind != ACO_LOCAL_NONE) {
-					assert_two_opt_optimal(&in, t);
-					assert_insertion_optimal(&in, t, max_seg_of[kind]);
+			for (int kind = 0; kind <= 3; kind++)
+				for (int exact = 0; exact <= ACO_LOCAL_EXACT; exact += ACO_LOCAL_EXACT) {
+					random_tour(t, n, s * 4 + (uint64_t)kind);
+					int64_t before = length(&in, t);
+					int64_t after = search(&in, kind | exact, t, s, kind, 7);
+					if (kind == ACO_LOCAL_NONE || n == 3)
+						assert_int_equal(after, before);
+					if (kind != ACO_LOCAL_NONE && exact)
+						assert_local_optimum(&in, t, kind);
 				}
+			inst_free(&in);
+		}
+}
+
+/* Lattice instances (equal distances, repeated cities), lists of 1..k
+ * neighbours tried out of k: sound, and exact runs are local optima. */
+static void test_lattice_short_lists(void **state)
+{
+	(void)state;
+	int t[40];
+	for (int n = 4; n <= 40; n += 3)
+		for (uint64_t s = 0; s < 12; s++) {
+			inst in;
+			inst_random_grid(&in, n, 500 + s * 50 + (uint64_t)n, 3 + (int)(s % 5));
+			in.len = 1 + (int)((s * 7) % (uint64_t)in.k);
+			for (int k = 0; k < 6; k++) {
+				int kind = (1 + k % 3) | (k >= 3 ? ACO_LOCAL_EXACT : 0);
+				random_tour(t, n, s + (uint64_t)k);
+				search(&in, kind, t, s, k, (uint32_t)n);
+				if (k >= 3)
+					assert_local_optimum(&in, t, 1 + k % 3);
 			}
 			inst_free(&in);
 		}
 }
 
+/* The exhaustive checks find moves in tours that are not local optima. */
+static void test_checks_find_moves(void **state)
+{
+	(void)state;
+	inst in;
+	int t[100];
+	inst_random(&in, 100, 5);
+	random_tour(t, 100, 1);
+	assert_true(two_opt_left(&in, t) > 0);
+	assert_true(insertion_left(&in, t, 1) > 0);
+	search(&in, ACO_LOCAL_2OPT | ACO_LOCAL_EXACT, t, 1, 0, 0);
+	assert_int_equal(two_opt_left(&in, t), 0);
+	assert_true(insertion_left(&in, t, 3) > 0);
+	inst_free(&in);
+}
+
+/* Every kind, plain and exact, from random and nearest-neighbour tours:
+ * sound and improving; exact ones are local optima; the plain (ACOTSP)
+ * stop leaves few moves. */
 static void test_every_kind_is_sound(void **state)
 {
 	(void)state;
 	static const int sizes[] = { 5, 12, 100, 500 };
 	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-		int n = sizes[z];
+		int n = sizes[z], left[4] = { 0 };
 		inst in;
 		int *t = malloc((size_t)n * sizeof *t);
 		inst_random(&in, n, 1000 + (uint64_t)n);
 		for (int kind = 0; kind <= 3; kind++)
-			for (int start = 0; start < 4; start++) {
+			for (int run = 0; run < 8; run++) {
+				int start = run % 4, exact = run >= 4 ? ACO_LOCAL_EXACT : 0;
 				if (start < 2)
 					random_tour(t, n, (uint64_t)(start * 10 + kind));
 				else
 					nn_tour(&in, t, (start * 37) % n);
 				int64_t before = length(&in, t);
-				int64_t after = search(&in, kind, t, 42, start, (uint32_t)kind);
+				int64_t after = search(&in, kind | exact, t, 42, start, (uint32_t)kind);
 				if (kind == ACO_LOCAL_NONE) {
 					assert_int_equal(after, before);
 					continue;
 				}
 				if (n >= 100)
 					assert_true(after < before);
-				assert_two_opt_optimal(&in, t);
-				assert_insertion_optimal(&in, t, max_seg_of[kind]);
+				if (exact)
+					assert_local_optimum(&in, t, kind);
+				else
+					left[kind] += two_opt_left(&in, t) + insertion_left(&in, t, max_seg_of[kind]);
 			}
+		in.len = 8;   /* lists of 20, 8 tried */
+		for (int kind = 1; kind <= 3; kind++) {
+			random_tour(t, n, 99);
+			search(&in, kind | ACO_LOCAL_EXACT, t, 3, 1, 2);
+			assert_local_optimum(&in, t, kind);
+		}
+		if (n >= 100)
+			print_message("n = %d: moves left by the plain stop, 4 runs: 2-opt %d, 2.5-opt %d, "
+				      "or-opt %d\n", n, left[1], left[2], left[3]);
+		for (int kind = 1; kind <= 3; kind++)
+			assert_true(left[kind] <= n / 20);
 		free(t);
 		inst_free(&in);
 	}
@@ -314,8 +388,8 @@ static void test_deterministic(void **state)
 	int start[100], a[100], b[100];
 	inst_random(&in, n, 77);
 	random_tour(start, n, 5);
-	for (int kind = 1; kind <= 3; kind++) {
-		int differ = 0;
+	for (int k = 0; k < 6; k++) {
+		int kind = (1 + k % 3) | (k >= 3 ? ACO_LOCAL_EXACT : 0), differ = 0;
 		memcpy(a, start, sizeof a);
 		memcpy(b, start, sizeof b);
 		search(&in, kind, a, 9, 3, 11);
@@ -352,6 +426,8 @@ static void test_order_draws(void **state)
 		assert_int_equal(seen[i], 1);
 }
 
+/* Regular polygons (full lists): every kind, exact or not, from random
+ * tours ends in the convex-hull order, the optimum. */
 static void test_polygon_reaches_optimum(void **state)
 {
 	(void)state;
@@ -363,8 +439,9 @@ static void test_polygon_reaches_optimum(void **state)
 		for (int i = 0; i < n; i++)
 			hull[i] = i;
 		int64_t opt = length(&in, hull);
-		for (int kind = 1; kind <= 3; kind++)
+		for (int k = 0; k < 6; k++)
 			for (uint64_t s = 0; s < 10; s++) {
+				int kind = (1 + k % 3) | (k >= 3 ? ACO_LOCAL_EXACT : 0);
 				random_tour(t, n, s + 100 * (uint64_t)n);
 				if (search(&in, kind, t, s, 0, 0) != opt)
 					fail_msg("%d-gon, kind %d, tour %d: length %lld, optimum %lld", n,
@@ -453,6 +530,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tiny_instances),
+		cmocka_unit_test(test_checks_find_moves),
+		cmocka_unit_test(test_lattice_short_lists),
 		cmocka_unit_test(test_every_kind_is_sound),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_order_draws),
