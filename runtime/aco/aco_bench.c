@@ -48,7 +48,7 @@ typedef struct bench_cfg {
 typedef struct bench_row {
 	char instance[128], backend[8], construct[8], ls[8];
 	int n, ants, iterations;
-	double ms_per_iter, tours_per_s, host_share, gap;
+	double ms_per_iter, tours_per_s, host_share, gap, gap_mean;
 	long long best;
 	long optimum;
 } bench_row;
@@ -202,14 +202,17 @@ static rt_status bench_one(aco_job *job, const bench_cfg *c, int gpu, bench_row 
 	row->host_share = median(host, k);
 	row->best = (long long)median(best, k);
 	row->gap = job->optimum > 0 ? 100.0 * ((double)row->best - job->optimum) / job->optimum : -1;
+	row->gap_mean = 0;
+	for (int s = 0; s < k; s++)
+		row->gap_mean += job->optimum > 0 ? 100.0 * (best[s] - job->optimum) / job->optimum / k : 0;
 	return RT_OK;
 }
 
 static void print_row(const bench_row *r)
 {
-	char tps[32], gap[32] = "-", host[32] = "-";
+	char tps[32], gap[48] = "-", host[32] = "-";
 	if (r->gap >= 0)
-		snprintf(gap, sizeof gap, "%.2f", r->gap);
+		snprintf(gap, sizeof gap, "%.2f (mean %.2f)", r->gap, r->gap_mean);
 	if (r->host_share >= 0)
 		snprintf(host, sizeof host, "%.1f%%", 100 * r->host_share);
 	printf("| %s | %d | %s | %s | %s | %d | %d | %.3f | %s | %lld | %s | %s |\n", r->instance, r->n,
@@ -234,6 +237,7 @@ static void json_row(rt_json *j, const bench_row *r)
 	if (r->optimum > 0) {
 		rt_json_int(j, "optimum", r->optimum);
 		rt_json_double(j, "gap_percent", r->gap);
+		rt_json_double(j, "gap_percent_mean", r->gap_mean);
 	}
 	if (r->host_share >= 0)
 		rt_json_double(j, "host_share", r->host_share);
@@ -302,7 +306,7 @@ rt_status aco_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 	printf("## evoforge bench aco (CPU: %s, %d threads; medians of %d seed(s))\n\n", dev,
 	       cpu_threads(), c.seeds);
 	printf("| instance | n | backend | construction | local search | ants | iterations | "
-	       "ms/iter | tours/s | best | gap %% | host share |\n");
+	       "ms/iter | tours/s | best (median) | gap %% (median, mean) | host share |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	memset(&j, 0, sizeof j);
 	rt_json_begin_object(&j, NULL);

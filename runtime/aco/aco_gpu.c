@@ -35,6 +35,9 @@
 #include "log.h"
 #include "nvrtc.h"
 
+/* Threads per block of the local search kernel (an ant per warp). */
+#define ACO_LS_THREADS 128
+
 #define ACO_GPU_CAND_SMEM (200 * 1024)   /* largest candidate table kept in shared memory */
 #define ACO_GPU_THREAD_MAX 256           /* threads per block of the per-thread kernels */
 #define ACO_GPU_SM_DEFAULT 132           /* SMs assumed when no device is known (H100 SXM) */
@@ -111,6 +114,7 @@ rt_status aco_gpu_source(const aco_job *job, gen_source *src, rt_error *err)
 	gen_define_int(src, "ACO_LS_CAND", job->ls_cand);
 	gen_define_int(src, "ACO_CAND_SHARED", cand_shared(job));
 	gen_define_int(src, "ACO_THREAD_BLOCK", tb);
+	gen_define_int(src, "ACO_LS_BLOCK", ACO_LS_THREADS);
 	gen_line(src, "%s", "");
 	return gen_template(src, "aco/aco.cu", err);
 }
@@ -128,7 +132,10 @@ typedef struct aco_gpu {
 	gpu_ptr slots, links, best, count;                   /* update, reductions */
 	int sms, thread_block, warp_block;
 	unsigned warp_smem;
+	gpu_timer *t_construct, *t_update;  /* device spans of the work (busy time) */
+	int construct_pending, update_pending;
 } aco_gpu;
+
 
 /* Grid for `items` work items of `threads` threads, at most 16 waves of SMs. */
 static unsigned grid_for(const aco_gpu *g, long long items, int threads)
@@ -159,12 +166,31 @@ static rt_status refresh_choice(aco_gpu *g, float fill, rt_error *err)
 
 static aco_gpu *as_gpu(aco_backend *b) { return (aco_gpu *)b; }
 
-/* Construction by the chosen kernel, then local search. */
+/* Adds a finished span (construction or update) to the device's busy time;
+ * waits for it if it is still running. */
+static rt_status collect_busy(aco_gpu *g, gpu_timer **t, int *pending, rt_error *err)
+{
+	double ms;
+	rt_status st;
+	if (!*pending)
+		return RT_OK;
+	*pending = 0;
+	if ((st = gpu_timer_elapsed(*t, &ms, err)) == RT_OK)
+		g->base.busy_seconds += 1e-3 * ms;
+	return st;
+}
+
+/* Construction by the chosen kernel, then local search; timed on the device
+ * (the busy time from which the host's share of a run is reported). */
 static rt_status gpu_construct(aco_backend *b, uint32_t iteration, rt_error *err)
 {
 	aco_gpu *g = as_gpu(b);
 	unsigned long long seed = g->seed;
 	rt_status st;
+	if ((st = collect_busy(g, &g->t_update, &g->update_pending, err)) != RT_OK ||
+	    (st = gpu_timer_start(g->t_construct, NULL, err)) != RT_OK)
+		return st;
+	g->construct_pending = 1;
 	if (g->construct == ACO_CONSTRUCT_WARP) {
 		void *a[] = { &g->dist, &g->choice, &g->cand, &g->cchoice, &g->tours, &g->lengths,
 			      &seed, &iteration };
@@ -181,11 +207,12 @@ static rt_status gpu_construct(aco_backend *b, uint32_t iteration, rt_error *err
 	}
 	if (st == RT_OK && g->ls) {
 		void *a[] = { &g->dist, &g->nn, &g->tours, &g->lengths, &g->work, &seed, &iteration };
-		gpu_launch_cfg cfg = { { (unsigned)((g->ants + g->thread_block - 1) / g->thread_block), 1, 1 },
-				       { (unsigned)g->thread_block, 1, 1 }, 0, NULL };
+		int ants_per_block = ACO_LS_THREADS / 32;
+		gpu_launch_cfg cfg = { { (unsigned)((g->ants + ants_per_block - 1) / ants_per_block), 1, 1 },
+				       { ACO_LS_THREADS, 1, 1 }, 0, NULL };
 		st = gpu_launch(g->mod, "aco_local", &cfg, a, err);
 	}
-	return st;
+	return st == RT_OK ? gpu_timer_end(g->t_construct, NULL, err) : st;
 }
 
 /* The shortest tour of the iteration: one block reduces, 16 bytes come back. */
@@ -198,6 +225,8 @@ static rt_status gpu_iteration_best(aco_backend *b, int64_t *length, int *ant, r
 	rt_status st = gpu_launch(g->mod, "aco_best", &cfg, a, err);
 	if (st == RT_OK)
 		st = gpu_download(g->ctx, out, g->best, sizeof out, err);
+	if (st == RT_OK)
+		st = collect_busy(g, &g->t_construct, &g->construct_pending, err);
 	if (st == RT_OK) {
 		*length = out[0];
 		*ant = (int)out[1];
@@ -232,12 +261,14 @@ static rt_status gpu_update(aco_backend *b, int slot, int ant, float keep, float
 	rt_status st;
 	if (slot > ACO_SLOT_RESTART || (slot < 0 && (ant < 0 || ant >= g->ants)))
 		return rt_fail(err, RT_ERR_INTERNAL, "aco gpu update: slot %d, ant %d", slot, ant);
-	if ((st = launch(g, "aco_links", g->n, 256, l, err)) ||
+	if ((st = gpu_timer_start(g->t_update, NULL, err)) ||
+	    (st = launch(g, "aco_links", g->n, 256, l, err)) ||
 	    (st = launch(g, "aco_update", (long long)g->n * g->n, 256, u, err)))
 		return st;
-	if (g->cand_len > 0)
-		st = launch(g, "aco_compact", (long long)g->n * g->cand_len, 256, c, err);
-	return st;
+	if (g->cand_len > 0 && (st = launch(g, "aco_compact", (long long)g->n * g->cand_len, 256, c, err)))
+		return st;
+	g->update_pending = 1;
+	return gpu_timer_end(g->t_update, NULL, err);
 }
 
 /* Every pheromone cell set to tau, choice recomputed. */
@@ -287,6 +318,10 @@ static void gpu_destroy(aco_backend *b)
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (*bufs[i])
 			gpu_free(g->ctx, *bufs[i]);
+	if (g->t_construct)
+		gpu_timer_destroy(g->t_construct);
+	if (g->t_update)
+		gpu_timer_destroy(g->t_update);
 	if (g->mod)
 		gpu_module_unload(g->mod);
 	if (g->ctx)
@@ -402,7 +437,7 @@ static rt_status open_module(aco_gpu *g, const aco_job *job, gpu_info *info, rt_
 /* The detail line: kernel, block sizes, where the candidates live. */
 static void describe(aco_gpu *g, const aco_job *job)
 {
-	const char *ls = job->local_search ? "; local search: ant per thread (aco_local)" : "";
+	const char *ls = job->local_search ? "; local search: ant per warp (aco_local)" : "";
 	if (job->construct == ACO_CONSTRUCT_WARP)
 		snprintf(g->base.detail, sizeof g->base.detail,
 			 "ant per warp (aco_construct_warp), %d warps/block, %u B shared, %s%s",
@@ -432,6 +467,8 @@ rt_status aco_gpu_create(const aco_job *job, float tau0, aco_backend **b, rt_err
 	g->seed = job->seed;
 	if ((st = open_module(g, job, &info, err)) || (st = size_kernels(g, job, &info, err)) ||
 	    (st = alloc_all(g, job, err)) || (st = refresh_choice(g, tau0, err)) ||
+	    (st = gpu_timer_create(g->ctx, &g->t_construct, err)) ||
+	    (st = gpu_timer_create(g->ctx, &g->t_update, err)) ||
 	    (st = gpu_sync(g->ctx, err))) {
 		gpu_destroy(&g->base);
 		if (st != RT_ERR_NOGPU)

@@ -23,7 +23,7 @@
  *                         candidate table too when it fits (ACO_CAND_SHARED).
  *                         Each lane computes one Philox block every 128
  *                         steps and the step's uniform is shuffled from it.
- * Local search (ACO_LS): an ant per thread calling aco_local_search
+ * Local search (ACO_LS): an ant per warp (lane 0) calling aco_local_search
  * (templates/aco/aco_ls.h), which returns the length change.
  * Update: evaporation, deposit on both directions of the tour's edges and
  * the clamp are fused into one pass over the cells: cell (i, j) gets the
@@ -61,6 +61,9 @@
 #endif
 #ifndef ACO_CAND_SHARED
 #define ACO_CAND_SHARED 1      /* compact candidate table in shared memory */
+#endif
+#ifndef ACO_LS_BLOCK
+#define ACO_LS_BLOCK 128       /* threads per block of aco_local (an ant per warp) */
 #endif
 #ifndef ACO_THREAD_BLOCK
 #define ACO_THREAD_BLOCK 256   /* most threads per block of the per-thread kernels */
@@ -338,15 +341,18 @@ aco_construct_warp(const int *dist, const float *choice, const int *ccand, const
 
 /* ---- local search -------------------------------------------------------------- */
 
-/* An ant per thread: aco_local_search on its tour (nn: n x ACO_LS_CAND
- * nearest neighbours), the length adjusted. */
-extern "C" __global__ void __launch_bounds__(ACO_THREAD_BLOCK, 1)
+/* An ant per warp, on its lane 0: aco_local_search on its tour (nn: n x
+ * ACO_LS_CAND nearest neighbours), the length adjusted. Why not an ant per
+ * thread: the 32 searches of a warp diverge from their first move, so the
+ * warp runs them one after another; measured on an H100 (n = 1000, 1024
+ * ants, 2-opt) an ant per warp is 10x faster than an ant per thread. */
+extern "C" __global__ void __launch_bounds__(ACO_LS_BLOCK, 1)
 aco_local(const int *dist, const int *nn, int *tours, long long *lengths, int *work,
 	  unsigned long long seed, uint32_t iteration)
 {
 #if ACO_LS
-	int ant = blockIdx.x * blockDim.x + threadIdx.x;
-	if (ant >= ACO_ANTS)
+	int ant = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+	if (ant >= ACO_ANTS || (threadIdx.x & 31) != 0)
 		return;
 	lengths[ant] += aco_local_search(ACO_LS, ACO_N, dist, nn, ACO_LS_CAND, ACO_LS_CAND,
 					 tours + (long long)ant * ACO_N,
