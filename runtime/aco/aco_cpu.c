@@ -62,11 +62,14 @@ static void construct_range(void *ctx, long begin, long end, int t)
 	const aco_job *job = c->job;
 	for (long a = begin; a < end; a++) {
 		int64_t len = build_tour(c, (int)a, t);
-		if (job->local_search != ACO_LS_NONE)
-			len += aco_local_search(job->local_search, c->n, job->dist, job->nn, job->ls_cand,
-						job->ls_cand, c->tours + (size_t)a * c->n,
-						c->ls_work + (size_t)t * ACO_LS_WORK_INTS(c->n), job->seed,
-						(int)a, c->iteration);
+		int *tour = c->tours + (size_t)a * c->n;
+		if (job->local_search != ACO_LS_NONE) {
+			/* the length is measured again, not trusted to the search's sum */
+			aco_local_search(job->local_search, c->n, job->dist, job->nn, job->ls_cand,
+					 job->ls_cand, tour, c->ls_work + (size_t)t * ACO_LS_WORK_INTS(c->n),
+					 job->seed, (int)a, c->iteration);
+			len = aco_tour_length(job->dist, c->n, tour);
+		}
 		c->lengths[a] = len;
 	}
 }

@@ -354,10 +354,11 @@ aco_local(const int *dist, const int *nn, int *tours, long long *lengths, int *w
 	int ant = (int)((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
 	if (ant >= ACO_ANTS || (threadIdx.x & 31) != 0)
 		return;
-	lengths[ant] += aco_local_search(ACO_LS, ACO_N, dist, nn, ACO_LS_CAND, ACO_LS_CAND,
-					 tours + (long long)ant * ACO_N,
-					 work + (long long)ant * ACO_LS_WORK_INTS(ACO_N), seed, ant,
-					 iteration);
+	/* the length is measured again, not trusted to the search's sum */
+	aco_local_search(ACO_LS, ACO_N, dist, nn, ACO_LS_CAND, ACO_LS_CAND,
+			 tours + (long long)ant * ACO_N,
+			 work + (long long)ant * ACO_LS_WORK_INTS(ACO_N), seed, ant, iteration);
+	lengths[ant] = aco_tour_length(dist, ACO_N, tours + (long long)ant * ACO_N);
 #else
 	(void)dist;
 	(void)nn;

@@ -290,6 +290,14 @@ RT_HD void aco_ls_order(int *order, int n, uint64_t seed, int ant, uint32_t iter
  * nn_len (<= nn_stride, no city its own neighbour) are tried; work:
  * ACO_LS_WORK_INTS(n) ints of scratch; seed, ant and iteration address the
  * Philox draws of the visiting order. */
+/* Most passes over the cities one search makes: a safety bound, the same on
+ * both backends, so that the search ends even where a degenerate move would
+ * let it cycle (seen on pcb442 after ~160 MMAS iterations; callers measure
+ * the tour's length again rather than trusting the returned sum). */
+#if !defined(ACO_LS_MAX_PASSES)
+#define ACO_LS_MAX_PASSES 1000
+#endif
+
 RT_HD int64_t aco_local_search(int kind, int n, const int *dist, const int *nn, int nn_stride,
 			       int nn_len, int *tour, int *work, uint64_t seed, int ant,
 			       uint32_t iteration)
@@ -316,7 +324,7 @@ RT_HD int64_t aco_local_search(int kind, int n, const int *dist, const int *nn, 
 	for (int w = 0; w < words; w++)
 		s.dlb[w] = 0;
 	aco_ls_order(order, n, seed, ant, iteration);
-	for (;;) {
+	for (int pass = 0; pass < ACO_LS_MAX_PASSES; pass++) {
 		int improved = 0, skipped = 0;
 		for (int k = 0; k < n; k++) {
 			int c1 = order[k];
@@ -343,6 +351,7 @@ RT_HD int64_t aco_local_search(int kind, int n, const int *dist, const int *nn, 
 			for (int w = 0; w < words; w++)
 				s.dlb[w] = 0;
 	}
+	return total;   /* the pass bound was reached (see ACO_LS_MAX_PASSES) */
 }
 
 #endif
