@@ -227,7 +227,7 @@ RT_DEV int aco_warp_choose(const int *ids, const float *vals, const float *choic
 			x = aco_chunk(ids, vals, base, carry, vis, lane, &w, &city);
 			carry = __shfl_sync(ACO_FULL, x, 31);
 		}
-		uint32_t hit = __ballot_sync(ACO_FULL, base + lane < ACO_LEN && x > r);
+		uint32_t hit = __ballot_sync(ACO_FULL, base + lane < ACO_LEN && w > 0.0f && x > r);
 		if (hit)
 			return __shfl_sync(ACO_FULL, city, __ffs(hit) - 1);
 		uint32_t pos = __ballot_sync(ACO_FULL, w > 0.0f);

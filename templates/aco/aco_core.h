@@ -25,7 +25,9 @@
  *                    (offsets 1, 2, 4, 8, 16); P = carry + chunk scan, the
  *                    carry being the last P of the previous chunk
  *   total T = the last P. If T > 0: r = u * T and the ant moves to the first
- *   candidate with P_j > r (if rounding leaves none, the last with w_j > 0).
+ *   candidate with w_j > 0 and P_j > r (if rounding leaves none, the last
+ *   with w_j > 0); w_j > 0 matters: in the warp order a visited slot's P_j
+ *   can round one step above P_{j-1}.
  *   If T == 0 (every candidate visited): the unvisited city with the largest
  *   choice value, the lowest index on ties (ACOTSP's choose_best_next).
  * Float operations are IEEE single precision with no contraction (NVRTC
@@ -171,10 +173,13 @@ RT_HD int aco_choose_next(const float *choice_row, const int *cand_row, int len,
 		return aco_best_unvisited(choice_row, n, visited);
 	r = u * total;
 	for (int j = 0; j < len; j++) {
+		/* only a slot that weighs counts: in the warp order a visited slot's
+		 * P_j can sit one rounding step above P_{j-1} */
+		if (!(aco_weight(choice_row, cand_row, len, j, visited) > 0.0f))
+			continue;
 		if (p[j] > r)
 			return cand_row ? cand_row[j] : j;
-		if (aco_weight(choice_row, cand_row, len, j, visited) > 0.0f)
-			last = j;
+		last = j;
 	}
 	return cand_row ? cand_row[last] : last;
 }

@@ -40,6 +40,23 @@
  * clears them and the search goes on, so it stops only after a pass over
  * every city finds nothing: a true local optimum of the neighbourhood.
  *
+ * Termination. On a permutation every applied move has an integer gain
+ * < 0 that is exactly the change of the tour's length (2-opt: reversal of
+ * a path of a symmetric tour; insertion: the six edges named in its gain,
+ * also with x or y next to a or b), so the length falls strictly and the
+ * search ends. Two guards keep it ending whatever it is given, the same on
+ * both backends:
+ *   - a tour that is not a permutation of 0..n-1 (a city twice, one
+ *     missing, one out of range) is left as it is and 0 returned: on such a
+ *     tour pos[] cannot describe it, a gain is not the change it makes, and
+ *     the search cycled (pcb442, MMAS 2-opt, ant 318 of iteration 153: the
+ *     construction had put a city in twice);
+ *   - at most ACO_LS_MAX_PASSES (1000) passes over the cities, a safety
+ *     bound far above what a search takes (at most 19 passes in
+ *     tests/aco/test_aco_ls.c, n up to 500, the passes after ACO_LOCAL_EXACT
+ *     clears the don't-look bits included); when it is reached the search
+ *     returns what it made so far.
+ *
  * Scratch (one ant, ACO_LS_WORK_INTS(n) ints): pos[n], order[n], then the
  * don't-look bits packed 32 to a word. No malloc, no recursion, no float. */
 #ifndef EVO_ACO_LS_H
@@ -289,11 +306,11 @@ RT_HD void aco_ls_order(int *order, int n, uint64_t seed, int ant, uint32_t iter
  * of nn_stride nearest neighbours, sorted by distance, of which the first
  * nn_len (<= nn_stride, no city its own neighbour) are tried; work:
  * ACO_LS_WORK_INTS(n) ints of scratch; seed, ant and iteration address the
- * Philox draws of the visiting order. */
+ * Philox draws of the visiting order. A tour that is not a permutation is
+ * left unchanged (returns 0); at most ACO_LS_MAX_PASSES passes. */
 /* Most passes over the cities one search makes: a safety bound, the same on
- * both backends, so that the search ends even where a degenerate move would
- * let it cycle (seen on pcb442 after ~160 MMAS iterations; callers measure
- * the tour's length again rather than trusting the returned sum). */
+ * both backends, so that the search always ends (see the banner; callers
+ * measure the tour's length again rather than trusting the returned sum). */
 #if !defined(ACO_LS_MAX_PASSES)
 #define ACO_LS_MAX_PASSES 1000
 #endif
@@ -319,8 +336,15 @@ RT_HD int64_t aco_local_search(int kind, int n, const int *dist, const int *nn, 
 	s.tour = tour;
 	s.pos = work;
 	s.dlb = (uint32_t *)(work + 2 * n);
+	/* not a permutation of 0..n-1: no search (see the banner) */
+	for (int i = 0; i < n; i++)
+		if (tour[i] < 0 || tour[i] >= n)
+			return 0;
 	for (int i = 0; i < n; i++)
 		s.pos[tour[i]] = i;
+	for (int i = 0; i < n; i++)
+		if (s.pos[tour[i]] != i)
+			return 0;
 	for (int w = 0; w < words; w++)
 		s.dlb[w] = 0;
 	aco_ls_order(order, n, seed, ant, iteration);

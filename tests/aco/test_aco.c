@@ -22,6 +22,7 @@
 #include "cpu.h"
 #include "data.h"
 #include "log.h"
+#include "rng.h"
 #include "spec.h"
 
 static char tmpdir[256];
@@ -110,6 +111,42 @@ static void core_prefix_and_choice(void **state)
 	assert_int_equal(aco_choose_next(choice, NULL, 40, 40, visited, ACO_SCAN_SEQ, 0.42f, p), 7);
 	assert_int_equal(aco_choose_next(choice, NULL, 40, 40, visited, ACO_SCAN_SEQ, 0.43f, p), 33);
 	assert_int_equal(aco_choose_next(choice, NULL, 40, 40, visited, ACO_SCAN_WARP, 0.999999f, p), 33);
+}
+
+/* In the warp order a visited slot's prefix sum can round one step above
+ * its neighbour's; a draw that lands in that gap must still pick an
+ * unvisited city (it once returned the visited one: tours with a city twice). */
+static void core_never_picks_visited(void **state)
+{
+	rt_rng rng;
+	float choice[32], p[32];
+	long gaps = 0;
+	(void)state;
+	rt_rng_init(&rng, 7, 0);
+	for (int row = 0; row < 20000; row++) {
+		uint32_t visited[1] = { 0 };
+		for (int j = 0; j < 32; j++) {
+			choice[j] = rt_rng_uniform(&rng) * powf(10.0f, (float)(rt_rng_below(&rng, 12)) - 6.0f);
+			if (rt_rng_below(&rng, 2))
+				aco_visit(visited, j);
+		}
+		float total = aco_prefix(choice, NULL, 32, visited, ACO_SCAN_WARP, p);
+		if (!(total > 0.0f))
+			continue;
+		for (int j = 1; j < 32; j++) {
+			if (!aco_visited(visited, j) || !(p[j] > p[j - 1]))
+				continue;
+			gaps++;
+			/* uniforms whose r = u * total lands at or just above p[j-1] */
+			float u = p[j - 1] / total;
+			for (int k = 0; k < 4; k++, u = nextafterf(u, 1.0f)) {
+				float q[32];
+				int c = aco_choose_next(choice, NULL, 32, 32, visited, ACO_SCAN_WARP, u, q);
+				assert_true(c >= 0 && c < 32 && !aco_visited(visited, c));
+			}
+		}
+	}
+	assert_true(gaps > 0);    /* the case the test is about did occur */
 }
 
 /* Every candidate visited: the unvisited city with the largest choice value,
@@ -384,6 +421,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(core_prefix_and_choice),
+		cmocka_unit_test(core_never_picks_visited),
 		cmocka_unit_test(core_fallback),
 		cmocka_unit_test(core_powers),
 		cmocka_unit_test(job_defaults_and_candidates),

@@ -6,7 +6,9 @@
  * tours); with ACO_LOCAL_EXACT, exhaustive checks that no improving 2-opt
  * or insertion move the neighbour lists reach is left (the checks
  * themselves must find such moves in unimproved tours); tiny instances
- * (n = 3..8); regular polygons, where every kind must reach the
+ * (n = 3..8); lattices with equal distances and repeated cities, many
+ * seeds (a regression: the search once cycled on pcb442); tours that are
+ * not permutations (left unchanged); regular polygons, where every kind must reach the
  * convex-hull order (the optimum); tour quality against the
  * nearest-neighbour tour; and an NVRTC compile of the header for sm_90
  * without spills (no GPU needed). */
@@ -316,6 +318,74 @@ static void test_lattice_short_lists(void **state)
 		}
 }
 
+/* Regression (pcb442, MMAS 2-opt, ~160 iterations: the search cycled for
+ * ever): grid-like instances with many equal distances and repeated
+ * cities, up to 442 cities, many seeds, every kind plain and exact, from
+ * random and nearest-neighbour tours. Every call ends, returns the change
+ * it made and, exact, ends in a local optimum (so not at the pass bound). */
+static void test_lattice_many_seeds(void **state)
+{
+	(void)state;
+	static const int sizes[] = { 30, 64, 150, 442 }, grids[] = { 4, 6, 12, 21 };
+	for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+		int n = sizes[z];
+		int *t = malloc((size_t)n * sizeof *t);
+		int seeds = n >= 400 ? 3 : 12;
+		assert_non_null(t);
+		for (int s = 0; s < seeds; s++) {
+			inst in;
+			inst_random_grid(&in, n, 7000 + (uint64_t)(s * 31 + n),
+					 grids[(z + (size_t)s) % 4]);
+			for (int k = 0; k < 12; k++) {
+				int kind = 1 + k % 3, exact = (k / 3) % 2 ? ACO_LOCAL_EXACT : 0;
+				if (k < 6)
+					random_tour(t, n, (uint64_t)(s * 12 + k));
+				else
+					nn_tour(&in, t, (s * 17 + k) % n);
+				search(&in, kind | exact, t, (uint64_t)s, k, (uint32_t)(s + k));
+				if (exact && n <= 150)
+					assert_local_optimum(&in, t, kind);
+				/* a second search from a local optimum changes nothing much
+				 * and must end as well */
+				search(&in, kind | exact, t, (uint64_t)s + 1, k, 3);
+			}
+			inst_free(&in);
+		}
+		free(t);
+	}
+}
+
+/* A tour that is not a permutation (a city twice and one missing, as the
+ * construction once made; a city out of range) is left as it is, 0
+ * returned, for every kind: the search on it used to cycle. */
+static void test_not_a_permutation(void **state)
+{
+	(void)state;
+	int n = 120, t[120], u[120];
+	int *work = malloc((size_t)ACO_LS_WORK_INTS(n) * sizeof *work);
+	inst in;
+	assert_non_null(work);
+	inst_random_grid(&in, n, 99, 12);
+	for (int c = 0; c < 40; c++) {
+		nn_tour(&in, t, c % n);
+		search(&in, ACO_LOCAL_2OPT, t, 5, c, 1);
+		if (c < 36)
+			t[(c * 7 + 3) % n] = t[(c * 7 + 3 + 1 + c % 5) % n];   /* a city twice */
+		else
+			t[c] = c % 2 ? -1 : n;                                  /* out of range */
+		for (int kind = 1; kind <= 3; kind++)
+			for (int exact = 0; exact <= ACO_LOCAL_EXACT; exact += ACO_LOCAL_EXACT) {
+				memcpy(u, t, sizeof u);
+				assert_int_equal(aco_local_search(kind | exact, n, in.dist, in.nn, in.k,
+								  in.len, u, work, 3, c, 153),
+						 0);
+				assert_memory_equal(u, t, sizeof u);
+			}
+	}
+	free(work);
+	inst_free(&in);
+}
+
 /* The exhaustive checks find moves in tours that are not local optima. */
 static void test_checks_find_moves(void **state)
 {
@@ -532,6 +602,8 @@ int main(void)
 		cmocka_unit_test(test_tiny_instances),
 		cmocka_unit_test(test_checks_find_moves),
 		cmocka_unit_test(test_lattice_short_lists),
+		cmocka_unit_test(test_lattice_many_seeds),
+		cmocka_unit_test(test_not_a_permutation),
 		cmocka_unit_test(test_every_kind_is_sound),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_order_draws),
