@@ -12,6 +12,7 @@
 
 #include <ini.h>
 
+#include "gen.h"
 #include "spec.h"
 
 /* ---- reading ------------------------------------------------------------ */
@@ -512,4 +513,22 @@ rt_status rt_spec_data_path(const rt_spec *spec, const char *name, char *out, in
 			 "shipped with evoforge)");
 	}
 	return RT_ERR_INPUT;
+}
+
+rt_status rt_spec_load_named(rt_spec *spec, const char *name, rt_error *err)
+{
+	char path[RT_PATH_MAX];
+	const gen_file *f;
+	FILE *fp;
+	if (strchr(name, '/') || strstr(name, ".ini"))
+		return rt_spec_load(spec, name, err);
+	if (rt_format(path, sizeof path, err, "problems/%s.ini", name))
+		return err->status;
+	if ((fp = fopen(path, "r")) != NULL) {
+		fclose(fp);
+		return rt_spec_load(spec, path, err);
+	}
+	if ((f = gen_embedded(path)) != NULL)
+		return rt_spec_load_text(spec, path, f->text, err);
+	return rt_fail(err, RT_ERR_INPUT, "no problem '%s' (no file %s, none built in)", name, path);
 }

@@ -43,6 +43,9 @@ rt_status rt_spec_load(rt_spec *spec, const char *path, rt_error *err);
 /* Parses INI text held in memory; name stands for the path in messages. */
 rt_status rt_spec_load_text(rt_spec *spec, const char *name, const char *text, rt_error *err);
 void rt_spec_free(rt_spec *spec);
+/* Loads a spec named on a command line: a file if `name` names one (it has a
+ * '/' or ends in .ini), else problems/NAME.ini on disk, else its embedded copy. */
+rt_status rt_spec_load_named(rt_spec *spec, const char *name, rt_error *err);
 
 /* Sets section.key = value from the command line ("--set gp.population=500"),
  * replacing a value from the file. */

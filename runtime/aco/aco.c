@@ -35,14 +35,12 @@ static void progress_line(void *ctx, const aco_job *job, const aco_outcome *out,
 rt_status aco_backend_open(aco_job *job, const rt_options *opt, aco_backend **b, rt_error *err)
 {
 	rt_backend chosen;
-	float tau0;
 	rt_status st = rt_backend_select(opt->backend, &chosen, NULL, err);
 	if (st != RT_OK)
 		return st;
 	aco_job_finish(job, chosen == RT_BACKEND_GPU);
-	tau0 = (float)(1.0 / (job->rho * (double)aco_nn_tour_length(job)));
-	return chosen == RT_BACKEND_GPU ? aco_gpu_create(job, tau0, b, err)
-					: aco_cpu_create(job, tau0, b, err);
+	return chosen == RT_BACKEND_GPU ? aco_gpu_create(job, aco_tau0(job), b, err)
+					: aco_cpu_create(job, aco_tau0(job), b, err);
 }
 
 static void json_job(rt_json *j, const aco_job *job)
@@ -136,13 +134,13 @@ static rt_status write_results(const aco_job *job, const aco_backend *b, const a
 	return write_history(out, dir, err);
 }
 
-static void say_job(const aco_job *job, const aco_backend *b, int64_t nn_len)
+static void say_job(const aco_job *job, const aco_backend *b)
 {
 	char opt[64] = "unknown";
 	if (job->optimum > 0)
 		snprintf(opt, sizeof opt, "%ld", job->optimum);
 	rt_info("aco: %s: %s, %d cities, optimum %s, nearest-neighbour tour %lld", job->name,
-		job->instance, job->n, opt, (long long)nn_len);
+		job->instance, job->n, opt, (long long)job->nn_length);
 	rt_info("aco: %d ants, alpha %g, beta %g, rho %g, %d candidates%s, local search %s, "
 		"%ld iterations, seed %llu, %s [%s]", job->ants, job->alpha, job->beta, job->rho,
 		job->cand_len, job->cand_len ? "" : " (full choice)", aco_ls_name(job->local_search),
@@ -162,7 +160,7 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	    (st = aco_job_prepare(&job, err)) != RT_OK ||
 	    (st = aco_backend_open(&job, opt, &b, err)) != RT_OK)
 		goto done;
-	say_job(&job, b, aco_nn_tour_length(&job));
+	say_job(&job, b);
 	if ((st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err)) != RT_OK ||
 	    (st = write_results(&job, b, &out, dir, err)) != RT_OK)
 		goto done;

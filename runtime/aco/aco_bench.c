@@ -142,17 +142,6 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	return RT_OK;
 }
 
-/* Loads a spec named by path or as problems/NAME.ini. */
-static rt_status load_spec(rt_spec *spec, const char *name, rt_error *err)
-{
-	char path[RT_PATH_MAX];
-	if (strchr(name, '/') || strstr(name, ".ini"))
-		return rt_spec_load(spec, name, err);
-	if (rt_format(path, sizeof path, err, "problems/%s.ini", name))
-		return err->status;
-	return rt_spec_load(spec, path, err);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -253,7 +242,7 @@ static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j,
 	rt_status st;
 	memset(&spec, 0, sizeof spec);
 	aco_job_default(&job);
-	if ((st = load_spec(&spec, name, err)) == RT_OK &&
+	if ((st = rt_spec_load_named(&spec, name, err)) == RT_OK &&
 	    (st = aco_job_from_spec(&spec, &opt, &job, err)) == RT_OK)
 		st = aco_job_prepare(&job, err);
 	rt_spec_free(&spec);

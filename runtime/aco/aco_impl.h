@@ -50,6 +50,7 @@ typedef struct aco_job {
 	int cand_len;                  /* 0 in the spec = full choice: then cand is NULL */
 	int *nn;                       /* n x ls_cand nearest neighbours for the local search */
 	float *heur;                   /* n x n: eta^beta (aco_heuristic) */
+	int64_t nn_length;             /* nearest-neighbour tour from city 0 (aco_job_prepare) */
 	int ants;
 	double alpha, beta, rho;
 	int alpha_int, beta_int;       /* whole exponents, or -1 (powf) */
@@ -122,8 +123,8 @@ rt_status aco_job_candidates(aco_job *job, rt_error *err);
 /* Resolves AUTO choices once the backend is known (gpu: 1 when on the GPU). */
 void aco_job_finish(aco_job *job, int gpu);
 void aco_job_free(aco_job *job);
-/* Nearest-neighbour tour from city 0: its length (ACOTSP's tau_0 uses it). */
-int64_t aco_nn_tour_length(const aco_job *job);
+/* ACOTSP's initial pheromone, 1 / (rho L_nn), L_nn = job->nn_length. */
+float aco_tau0(const aco_job *job);
 /* Names of the enums (for messages and JSON). */
 const char *aco_construct_name(int c);
 const char *aco_ls_name(int ls);

@@ -136,6 +136,8 @@ rt_status aco_job_from_spec(rt_spec *spec, const rt_options *opt, aco_job *job, 
 
 /* ---- the instance ---------------------------------------------------------------- */
 
+static int64_t nn_tour_length(const aco_job *job);
+
 /* Random uniform cities with whole coordinates in [0, side), EUC_2D; the
  * instance depends only on (n, side), so every run seed sees the same one. */
 static rt_status random_instance(aco_job *job, rt_tsp *t, rt_error *err)
@@ -265,6 +267,10 @@ rt_status aco_job_prepare(aco_job *job, rt_error *err)
 	}
 	if ((st = cpu_parallel_for(job->n, 16, fill_heuristic, &ctx, err)) != RT_OK)
 		goto done;
+	if ((job->nn_length = nn_tour_length(job)) == 0) {
+		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory for the nearest-neighbour tour");
+		goto done;
+	}
 	st = aco_job_candidates(job, err);
 	if (st == RT_OK)
 		st = find_optimum(job, err);
@@ -307,7 +313,8 @@ void aco_job_free(aco_job *job)
 	job->heur = NULL;
 }
 
-int64_t aco_nn_tour_length(const aco_job *job)
+/* Length of the nearest-neighbour tour from city 0 (0: out of memory). */
+static int64_t nn_tour_length(const aco_job *job)
 {
 	int n = job->n, cur = 0;
 	int64_t len = 0;
@@ -327,4 +334,9 @@ int64_t aco_nn_tour_length(const aco_job *job)
 	}
 	free(seen);
 	return len + job->dist[(size_t)cur * n];
+}
+
+float aco_tau0(const aco_job *job)
+{
+	return (float)(1.0 / (job->rho * (double)job->nn_length));
 }

@@ -58,27 +58,6 @@ typedef struct bench_method {
 	double *fit_sub;      /* fitness on the baseline subset */
 } bench_method;
 
-/* Resolves --problem: a file if it names one, else problems/NAME.ini on disk,
- * else the embedded copy. */
-static rt_status load_spec(rt_spec *spec, const char *name, rt_error *err)
-{
-	char path[RT_PATH_MAX];
-	const gen_file *f;
-	FILE *fp;
-	if (strchr(name, '/') || strstr(name, ".ini"))
-		return rt_spec_load(spec, name, err);
-	if (rt_format(path, sizeof path, err, "problems/%s.ini", name))
-		return err->status;
-	if ((fp = fopen(path, "r")) != NULL) {
-		fclose(fp);
-		return rt_spec_load(spec, path, err);
-	}
-	if ((f = gen_embedded(path)) != NULL)
-		return rt_spec_load_text(spec, path, f->text, err);
-	return rt_fail(err, RT_ERR_INPUT, "bench gp: no problem '%s' (no file %s, none built in)",
-		       name, path);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -338,7 +317,7 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 	tun.threads = cpu_threads();
 
 	/* Problem and population, built by the engine as a run would. */
-	if ((st = load_spec(&spec, problem, err)))
+	if ((st = rt_spec_load_named(&spec, problem, err)))
 		goto out;
 	if ((st = gp_problem_load(&spec, &prob, err)))
 		goto out;

@@ -177,7 +177,7 @@ static void run_one(const char *path, int n, int construct, int ls)
 		printf("| %s | error: %s |\n", path ? path : "random", err.msg);
 		return;
 	}
-	float tau0 = (float)(1.0 / (job.rho * (double)aco_nn_tour_length(&job)));
+	float tau0 = aco_tau0(&job);
 	if ((st = aco_gpu_create(&job, tau0, &g, &err)) ||
 	    (check && (st = aco_cpu_create(&job, tau0, &c, &err))) ||
 	    (check && (st = compare(&job, c, g, &s, &err)))) {

@@ -281,7 +281,7 @@ static void check_job(int n, int cand, double alpha, double beta, int ls, int co
 	aco_backend *c = NULL, *g = NULL;
 	int64_t best = INT64_MAX;
 	make_job(&job, n, cand, alpha, beta, ls, construct, ants);
-	float tau0 = (float)(1.0 / (job.rho * (double)aco_nn_tour_length(&job)));
+	float tau0 = aco_tau0(&job);
 	assert_int_equal(aco_cpu_create(&job, tau0, &c, &err), RT_OK);
 	if (aco_gpu_create(&job, tau0, &g, &err) != RT_OK)
 		fail_msg("%s", err.msg);
