@@ -18,6 +18,9 @@
 /* Training modes. Online is mini-batch with one pattern. */
 typedef enum mbp_mode { MBP_BATCH = 0, MBP_MINIBATCH = 1, MBP_ONLINE = 2 } mbp_mode;
 
+/* GPU kernels (the spec's variant = auto | fused | split). */
+typedef enum mbp_variant { MBP_VARIANT_AUTO = 0, MBP_VARIANT_FUSED = 1, MBP_VARIANT_SPLIT = 2 } mbp_variant;
+
 /* Largest layer the generated kernels accept (neurons or inputs). */
 #if !defined(MBP_MAX_UNITS)
 #define MBP_MAX_UNITS 4096
@@ -128,7 +131,7 @@ typedef struct mbp_job {
 	int chunk;              /* MBP_CHUNK: patterns summed per partial (semantics) */
 	int report_every;       /* epochs between progress lines */
 	int threads;            /* GPU threads per block (0: chosen) */
-	int variant;            /* GPU: 0 auto, 1 fused, 2 split */
+	int variant;            /* GPU: enum mbp_variant */
 	mbp_dataset data;
 } mbp_job;
 

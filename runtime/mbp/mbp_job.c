@@ -26,7 +26,9 @@
  *   chunk = 128              ; patterns per partial gradient sum (fixes the sums' order)
  *   report_every = 100       ; epochs between progress lines
  *   threads = 0              ; GPU threads per block (0: chosen)
- *   variant = auto           ; GPU kernel: auto or fused */
+ *   variant = auto           ; GPU kernels: fused (a block per network, persistent),
+ *                            ;   split (batch mode: a block per chunk, two launches
+ *                            ;   per epoch) or auto (split for large training sets) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,7 @@
 
 static const char *const activation_names[] = { "sigmoid", "tanh", "linear", NULL };
 static const char *const mode_names[] = { "batch", "minibatch", "online", NULL };
-static const char *const variant_names[] = { "auto", "fused", NULL };
+static const char *const variant_names[] = { "auto", "fused", "split", NULL };
 
 const char *mbp_mode_name(int mode) { return mode_names[mode]; }
 const char *mbp_activation_name(int act) { return activation_names[act]; }
@@ -147,6 +149,12 @@ static rt_status read_training(mbp_job *job, rt_spec *spec, rt_error *err)
 	job->threads = (int)v;
 	TRY(rt_spec_enum(spec, "mbp", "variant", variant_names, 0, &job->variant, err));
 #undef TRY
+	if (job->variant == MBP_VARIANT_SPLIT && job->mode != MBP_BATCH) {
+		char loc[RT_PATH_MAX + 32];
+		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.variant = split is for batch mode, the job's "
+			       "mode is %s", where(spec, "variant", loc, sizeof loc),
+			       mode_names[job->mode]);
+	}
 	return RT_OK;
 }
 

@@ -175,6 +175,49 @@ __device__ __forceinline__ float mbp_chunk_sse(const float *sm, int nc)
 	return s;
 }
 
+/* Thread 0 at the end of an epoch with squared error sum sse over n
+ * patterns: the RMS, the target and the robustness decision (1 save, -1
+ * restore, 0 nothing, 2 stop before the correction: batch mode at the
+ * target). Updates *epoch, *done, *best, *last_rms. */
+__device__ __forceinline__ int mbp_epoch_decide(const mbp_rule *rule, float target, float sse,
+						int n, int *epoch, int *done, float *best,
+						float *last_rms)
+{
+	float rms = sqrtf(sse / (float)(n * MBP_NO));
+	int dec = mbp_robust_decision(rule, rms, *best);
+	*last_rms = rms;
+	*epoch = *epoch + 1;
+	if (MBP_MODE == 0 && target > 0.0f && rms <= target) {
+		*done = 1;
+		return 2;
+	}
+	if (dec == 1)
+		*best = rms;
+	if (MBP_MODE != 0 && target > 0.0f && rms <= target)
+		*done = 1;
+	return dec;
+}
+
+/* One weight at the end of an epoch: save or restore it, then (batch mode,
+ * unless restored or stopped) correct it with its mean gradient g. */
+__device__ __forceinline__ void mbp_epoch_weight(const mbp_rule *rule, int dec, float g, float *w,
+						 float *wb, float *eta, float *v, float *gp)
+{
+	if (dec == 2)
+		return;
+	if (dec > 0) {
+		*wb = *w;
+	} else if (dec < 0) {
+		*w = *wb;
+		*eta = *eta * rule->reduction;
+		*v = 0.0f;
+		*gp = 0.0f;
+		return;
+	}
+	if (MBP_MODE == 0)
+		mbp_correct(rule, g, w, eta, v, gp);
+}
+
 extern "C" __global__ void __launch_bounds__(MBP_THREADS)
 mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *__restrict__ train,
 	  const int *__restrict__ ntrain, int train_stride, int sets, float *W, float *ETA, float *V,
@@ -264,41 +307,18 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 		}
 		/* End of the epoch: the RMS, the target and robustness (thread 0
 		 * decides, every owner applies it). */
-		if (tid == 0) {
-			float rms = sqrtf(s_sse / (float)(n * MBP_NO));
-			int dec = mbp_robust_decision(&rule, rms, s_best);
-			last_rms = rms;
-			s_epoch = s_epoch + 1;
-			if (MBP_MODE == 0 && target > 0.0f && rms <= target) {
-				s_done = 1;
-				dec = 2;       /* stop before the correction */
-			}
-			if (dec == 1)
-				s_best = rms;
-			if (MBP_MODE != 0 && target > 0.0f && rms <= target)
-				s_done = 1;
-			s_dec = dec;
-		}
+		if (tid == 0)
+			s_dec = mbp_epoch_decide(&rule, target, s_sse, n, &s_epoch, &s_done, &s_best,
+						 &last_rms);
 		__syncthreads();
 		const int dec = s_dec;
 		restores += dec < 0;
 #pragma unroll
 		for (int r = 0; r < MBP_WPT; r++) {
 			int k = tid + r * MBP_THREADS;
-			if (k >= MBP_NW || dec == 2)
-				continue;
-			if (dec > 0) {
-				wb[r] = sm[MBP_S_W + k];
-			} else if (dec < 0) {
-				sm[MBP_S_W + k] = wb[r];
-				eta[r] = eta[r] * rule.reduction;
-				v[r] = 0.0f;
-				gp[r] = 0.0f;
-				continue;
-			}
-#if MBP_MODE == 0
-			mbp_correct(&rule, g[r] / (float)n, &sm[MBP_S_W + k], &eta[r], &v[r], &gp[r]);
-#endif
+			if (k < MBP_NW)
+				mbp_epoch_weight(&rule, dec, g[r] / (float)n, &sm[MBP_S_W + k], &wb[r],
+						 &eta[r], &v[r], &gp[r]);
 		}
 		__syncthreads();
 	}
@@ -319,5 +339,73 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 		state[net].best = s_best;
 		state[net].last_rms = last_rms;
 		state[net].restores += restores;
+	}
+}
+
+/* ---- split: batch mode over many blocks per network ---------------------------
+ * For large training sets one block per network leaves the GPU idle. Here an
+ * epoch is two launches: mbp_split_grad runs chunk c of network `net` in
+ * block (c, net) and writes the chunk's gradient sums and squared error;
+ * mbp_split_end (a block per network) adds them in chunk order -- the same
+ * sums, in the same order, as mbp_fused -- and ends the epoch. */
+extern "C" __global__ void __launch_bounds__(MBP_THREADS)
+mbp_split_grad(const float *__restrict__ X, const float *__restrict__ T,
+	       const int *__restrict__ train, const int *__restrict__ ntrain, int train_stride,
+	       int sets, const float *__restrict__ W, const mbp_gpu_state *state, float *P, float *S,
+	       int nchunks, int epoch_end)
+{
+	extern __shared__ float sm[];
+	const int net = blockIdx.y, c = blockIdx.x, tid = threadIdx.x;
+	const int *set = train + (size_t)(net % sets) * train_stride;
+	const int n = ntrain[net % sets], c0 = c * MBP_CHUNK;
+	int *pat = (int *)(sm + MBP_S_PAT);
+	if (state[net].done || state[net].epoch >= epoch_end || c0 >= n)
+		return;
+	const int nc = n - c0 < MBP_CHUNK ? n - c0 : MBP_CHUNK;
+	for (int k = tid; k < MBP_NW; k += MBP_THREADS)
+		sm[MBP_S_W + k] = W[(size_t)net * MBP_NW + k];
+	for (int q = tid; q < nc; q += MBP_THREADS)
+		pat[q] = set[c0 + q];
+	__syncthreads();
+	mbp_chunk_phases(sm, pat, nc, X, T);
+	float *out = P + ((size_t)net * nchunks + c) * MBP_NW;
+	for (int k = tid; k < MBP_NW; k += MBP_THREADS)
+		out[k] = mbp_chunk_sum(sm, pat, nc, mbp_weight_code(k), X);
+	if (tid == 0)
+		S[(size_t)net * nchunks + c] = mbp_chunk_sse(sm, nc);
+}
+
+extern "C" __global__ void __launch_bounds__(MBP_THREADS)
+mbp_split_end(const int *__restrict__ ntrain, int sets, float *W, float *ETA, float *V, float *GP,
+	      float *WB, mbp_gpu_state *state, const float *P, const float *S, int nchunks,
+	      mbp_rule rule, float target, int epoch_end)
+{
+	__shared__ int s_dec;
+	const int net = blockIdx.x, tid = threadIdx.x, n = ntrain[net % sets];
+	const int used = (n + MBP_CHUNK - 1) / MBP_CHUNK;
+	const size_t base = (size_t)net * MBP_NW;
+	mbp_gpu_state *st = &state[net];
+	const int skip = st->done || st->epoch >= epoch_end;
+	__syncthreads();       /* every thread has read the state before thread 0 writes it */
+	if (skip)
+		return;
+	if (tid == 0) {
+		float sse = 0.0f;
+		int restores = st->restores;
+		for (int c = 0; c < used; c++)
+			sse = sse + S[(size_t)net * nchunks + c];
+		s_dec = mbp_epoch_decide(&rule, target, sse, n, &st->epoch, &st->done, &st->best,
+					 &st->last_rms);
+		st->restores = restores + (s_dec < 0);
+	}
+	__syncthreads();
+	const int dec = s_dec;
+	for (int k = tid; k < MBP_NW; k += MBP_THREADS) {
+		float g = 0.0f;
+		const float *p = P + (size_t)net * nchunks * MBP_NW + k;
+		for (int c = 0; c < used; c++)
+			g = g + p[(size_t)c * MBP_NW];
+		mbp_epoch_weight(&rule, dec, g / (float)n, &W[base + k], &WB[base + k], &ETA[base + k],
+				 &V[base + k], &GP[base + k]);
 	}
 }

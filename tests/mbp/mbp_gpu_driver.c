@@ -18,6 +18,7 @@ typedef struct drv_case {
 	const char *source;     /* generated source, or a spec name */
 	long patterns;
 	int h1, h2, space, mode, batch;
+	int variant, chunk;     /* 0: the job's defaults */
 } drv_case;
 
 static const drv_case cases[] = {
@@ -27,6 +28,8 @@ static const drv_case cases[] = {
 	{ "two-spirals", 0, 30, 10, 1, MBP_MINIBATCH, 32 },
 	{ "two-spirals", 0, 20, 0, 0, MBP_BATCH, 0 },
 	{ "friedman1", 4096, 20, 10, 1, MBP_BATCH, 0 },
+	{ "friedman1", 4096, 20, 10, 1, MBP_BATCH, 0, MBP_VARIANT_FUSED, 0 },
+	{ "two-spirals", 0, 20, 10, 1, MBP_BATCH, 0, MBP_VARIANT_SPLIT, 32 },
 	{ "friedman1", 4096, 20, 10, 1, MBP_MINIBATCH, 128 },
 	{ "mbp-sonar", 0, 10, 0, 1, MBP_BATCH, 0 },
 	{ "mbp-sonar", 0, 30, 0, 1, MBP_ONLINE, 1 },
@@ -59,6 +62,10 @@ static rt_status case_job(const drv_case *c, long epochs, long networks, mbp_job
 	job->report_every = epochs;
 	job->target_rms = 0;
 	job->networks = networks;
+	if (c->variant)
+		job->variant = c->variant;
+	if (c->chunk)
+		job->chunk = c->chunk;
 	return RT_OK;
 }
 
@@ -78,9 +85,10 @@ static int compare(const drv_case *c, const mbp_job *job, const mbp_outcome *a,
 	mbp_evaluate(job, a->w, set, n, &ra, &acc);
 	mbp_evaluate(job, b->w, set, n, &rb, &acc);
 	diff = 100.0 * fabs(ra - rb) / (ra > 1e-12 ? ra : 1e-12);
-	printf("| %s %d-%d%s%.0d-%d %s | %s | %ld | %ld | %zu/%zu | %.3g | %.6f | %.6f | %.3f%% | "
+	printf("| %s %d-%d%s%.0d-%d %s | %s | %s | %ld | %ld | %zu/%zu | %.3g | %.6f | %.6f | %.3f%% | "
 	       "%.0f | %.0f |\n", c->source, job->shape.ni, job->shape.h1, job->shape.h2 ? "-" : "",
 	       job->shape.h2, job->shape.no, c->space ? "MBP" : "BP", mbp_mode_name(c->mode),
+	       b->detail,
 	       job->networks, a->res[0].epochs, same, all, maxd, ra, rb, diff,
 	       a->seconds > 0 ? 60.0 * a->epochs / a->seconds : 0,
 	       b->seconds > 0 ? 60.0 * b->epochs / b->seconds : 0);
@@ -98,9 +106,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--networks"))
 			networks = atol(argv[i + 1]);
 	}
-	printf("| case | mode | networks | epochs | identical weights | max abs diff | rms cpu | "
+	printf("| case | mode | gpu kernels | networks | epochs | identical weights | max abs diff | rms cpu | "
 	       "rms gpu | rms diff | cpu epochs/min | gpu epochs/min |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		mbp_job job;
 		mbp_outcome cpu, gpu;
