@@ -22,17 +22,17 @@ typedef struct drv_case {
 } drv_case;
 
 static const drv_case cases[] = {
-	{ "xor", 0, 4, 0, 1, MBP_BATCH, 0 },
-	{ "two-spirals", 0, 20, 10, 1, MBP_BATCH, 0 },
-	{ "two-spirals", 0, 20, 10, 1, MBP_ONLINE, 1 },
-	{ "two-spirals", 0, 30, 10, 1, MBP_MINIBATCH, 32 },
-	{ "two-spirals", 0, 20, 0, 0, MBP_BATCH, 0 },
-	{ "friedman1", 4096, 20, 10, 1, MBP_BATCH, 0 },
+	{ "xor", 0, 4, 0, 1, MBP_BATCH, 0, 0, 0 },
+	{ "two-spirals", 0, 20, 10, 1, MBP_BATCH, 0, 0, 0 },
+	{ "two-spirals", 0, 20, 10, 1, MBP_ONLINE, 1, 0, 0 },
+	{ "two-spirals", 0, 30, 10, 1, MBP_MINIBATCH, 32, 0, 0 },
+	{ "two-spirals", 0, 20, 0, 0, MBP_BATCH, 0, 0, 0 },
+	{ "friedman1", 4096, 20, 10, 1, MBP_BATCH, 0, 0, 0 },
 	{ "friedman1", 4096, 20, 10, 1, MBP_BATCH, 0, MBP_VARIANT_FUSED, 0 },
 	{ "two-spirals", 0, 20, 10, 1, MBP_BATCH, 0, MBP_VARIANT_SPLIT, 32 },
-	{ "friedman1", 4096, 20, 10, 1, MBP_MINIBATCH, 128 },
-	{ "mbp-sonar", 0, 10, 0, 1, MBP_BATCH, 0 },
-	{ "mbp-sonar", 0, 30, 0, 1, MBP_ONLINE, 1 },
+	{ "friedman1", 4096, 20, 10, 1, MBP_MINIBATCH, 128, 0, 0 },
+	{ "mbp-sonar", 0, 10, 0, 1, MBP_BATCH, 0, 0, 0 },
+	{ "mbp-sonar", 0, 30, 0, 1, MBP_ONLINE, 1, 0, 0 },
 };
 
 static rt_status case_job(const drv_case *c, long epochs, long networks, mbp_job *job, rt_error *err)
