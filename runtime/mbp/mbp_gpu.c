@@ -79,7 +79,7 @@ static int block_threads(const mbp_job *job)
 	if (job->threads > 0)
 		return job->threads;
 	if (use_split(job))
-		return 256;
+		return 512;      /* Friedman 10-20-10-1: 587k epochs/min at 128, 830k at 256, 897k at 512 */
 	if (n > job->chunk)
 		n = job->chunk;
 	if (job->networks <= MBP_GPU_FEW_NETWORKS) {

@@ -145,16 +145,21 @@ __device__ __noinline__ float mbp_chunk_sum(const float *sm, const int *pat, int
 	else if (layer == 2) { delta = sm + MBP_S_DO; rows = MBP_NO; }
 	else { delta = sm + MBP_S_DS; rows = MBP_H1; }
 	delta += j;
+	/* Unrolled so that the loads of later patterns overlap the add chain
+	 * (the sum itself stays in pattern order). */
 	if (i == 0) {
+#pragma unroll 8
 		for (int p = 0; p < nc; p++)
 			s = s + delta[p * rows] * 1.0f;
 	} else if (layer == 0 || layer == 3) {
 		const float *x = X + (i - 1);
+#pragma unroll 8
 		for (int p = 0; p < nc; p++)
 			s = s + delta[p * rows] * x[(size_t)pat[p] * MBP_NI];
 	} else {
 		int nin = layer == 1 ? MBP_H1 : MBP_NLAST;
 		const float *in = (layer == 1 || MBP_H2 == 0 ? sm + MBP_S_Y1 : sm + MBP_S_Y2) + (i - 1);
+#pragma unroll 8
 		for (int p = 0; p < nc; p++)
 			s = s + delta[p * rows] * in[p * nin];
 	}
@@ -166,6 +171,7 @@ __device__ __forceinline__ float mbp_chunk_sse(const float *sm, int nc)
 {
 	const float *sq = sm + MBP_S_SQ;
 	float s = 0.0f;
+#pragma unroll 8
 	for (int p = 0; p < nc; p++) {
 		float se = 0.0f;
 		for (int o = 0; o < MBP_NO; o++)

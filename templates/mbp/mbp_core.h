@@ -114,6 +114,9 @@ RT_HD void mbp_activation_range(int act, float *lo, float *hi)
 RT_HD float mbp_neuron_sum(const float *row, const float *in, int n)
 {
 	float s = row[0];
+#if defined(__CUDACC__)
+#pragma unroll 8
+#endif
 	for (int i = 0; i < n; i++)
 		s = s + row[1 + i] * in[i];
 	return s;
