@@ -224,6 +224,100 @@ __device__ __forceinline__ void mbp_epoch_weight(const mbp_rule *rule, int dec, 
 		mbp_correct(rule, g, w, eta, v, gp);
 }
 
+/* What a thread keeps in registers for the weights it owns (k = tid + r *
+ * MBP_THREADS): step sizes, momentum memories, previous and current
+ * gradients, best values and where each weight sits in the network. */
+typedef struct mbp_owner {
+	float eta[MBP_WPT], v[MBP_WPT], gp[MBP_WPT], wb[MBP_WPT], g[MBP_WPT];
+	int code[MBP_WPT];
+} mbp_owner;
+
+__device__ __forceinline__ void mbp_owner_load(mbp_owner *o, float *sm, const float *W,
+					       const float *ETA, const float *V, const float *GP,
+					       const float *WB, size_t base)
+{
+#pragma unroll
+	for (int r = 0; r < MBP_WPT; r++) {
+		int k = threadIdx.x + r * MBP_THREADS;
+		if (k < MBP_NW) {
+			sm[MBP_S_W + k] = W[base + k];
+			o->eta[r] = ETA[base + k];
+			o->v[r] = V[base + k];
+			o->gp[r] = GP[base + k];
+			o->wb[r] = WB[base + k];
+			o->code[r] = mbp_weight_code(k);
+		}
+	}
+}
+
+__device__ __forceinline__ void mbp_owner_store(const mbp_owner *o, const float *sm, float *W,
+						float *ETA, float *V, float *GP, float *WB,
+						size_t base)
+{
+#pragma unroll
+	for (int r = 0; r < MBP_WPT; r++) {
+		int k = threadIdx.x + r * MBP_THREADS;
+		if (k < MBP_NW) {
+			W[base + k] = sm[MBP_S_W + k];
+			ETA[base + k] = o->eta[r];
+			V[base + k] = o->v[r];
+			GP[base + k] = o->gp[r];
+			WB[base + k] = o->wb[r];
+		}
+	}
+}
+
+/* One epoch's passes over the n training patterns of set: chunks through
+ * the phases, gradient sums into o->g, the squared error into *sse (thread
+ * 0); in online and mini-batch modes a correction at the end of each batch,
+ * the patterns in the order keyed by key. */
+__device__ __forceinline__ void mbp_epoch_passes(mbp_owner *o, float *sm, const int *set, int n,
+						 int batch, const uint32_t *key,
+						 const float *__restrict__ X,
+						 const float *__restrict__ T, const mbp_rule *rule,
+						 float *sse)
+{
+	const int tid = threadIdx.x;
+	int *pat = (int *)(sm + MBP_S_PAT);
+#if MBP_MODE != 0
+	const int half = mbp_order_half_bits((uint32_t)n);
+#endif
+	for (int b0 = 0; b0 < n; b0 += batch) {
+		const int nb = n - b0 < batch ? n - b0 : batch;
+#pragma unroll
+		for (int r = 0; r < MBP_WPT; r++)
+			o->g[r] = 0.0f;
+		for (int c0 = 0; c0 < nb; c0 += MBP_CHUNK) {
+			const int nc = nb - c0 < MBP_CHUNK ? nb - c0 : MBP_CHUNK;
+			for (int q = tid; q < nc; q += MBP_THREADS)
+#if MBP_MODE != 0
+				pat[q] = set[mbp_order_at(key, half, (uint32_t)n, (uint32_t)(b0 + c0 + q))];
+#else
+				pat[q] = set[b0 + c0 + q];
+#endif
+			__syncthreads();
+			mbp_chunk_phases(sm, pat, nc, X, T);
+#pragma unroll
+			for (int r = 0; r < MBP_WPT; r++)
+				if (tid + r * MBP_THREADS < MBP_NW)
+					o->g[r] = o->g[r] + mbp_chunk_sum(sm, pat, nc, o->code[r], X);
+			if (tid == 0)
+				*sse = *sse + mbp_chunk_sse(sm, nc);
+			__syncthreads();
+		}
+#if MBP_MODE != 0
+#pragma unroll
+		for (int r = 0; r < MBP_WPT; r++) {
+			int k = tid + r * MBP_THREADS;
+			if (k < MBP_NW)
+				mbp_correct(rule, o->g[r] / (float)nb, &sm[MBP_S_W + k], &o->eta[r], &o->v[r],
+					    &o->gp[r]);
+		}
+		__syncthreads();
+#endif
+	}
+}
+
 extern "C" __global__ void __launch_bounds__(MBP_THREADS)
 mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *__restrict__ train,
 	  const int *__restrict__ ntrain, int train_stride, int sets, float *W, float *ETA, float *V,
@@ -233,86 +327,32 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 	extern __shared__ float sm[];
 	__shared__ int s_epoch, s_done, s_dec;
 	__shared__ float s_sse, s_best;
-#if MBP_MODE != 0
 	__shared__ uint32_t s_key[4];
-#endif
-	const int net = blockIdx.x, tid = threadIdx.x;
-	const int *set = train + (size_t)(net % sets) * train_stride;
-	const int n = ntrain[net % sets];
+	const int net = blockIdx.x, tid = threadIdx.x, n = ntrain[net % sets];
 	const size_t base = (size_t)net * MBP_NW;
-	int *pat = (int *)(sm + MBP_S_PAT);
-	float eta[MBP_WPT], v[MBP_WPT], gp[MBP_WPT], wb[MBP_WPT], g[MBP_WPT];
-	int code[MBP_WPT];
+	mbp_owner o;
+	int restores = 0;
+	float last_rms = state[net].last_rms;
 
-#pragma unroll
-	for (int r = 0; r < MBP_WPT; r++) {
-		int k = tid + r * MBP_THREADS;
-		if (k < MBP_NW) {
-			sm[MBP_S_W + k] = W[base + k];
-			eta[r] = ETA[base + k];
-			v[r] = V[base + k];
-			gp[r] = GP[base + k];
-			wb[r] = WB[base + k];
-			code[r] = mbp_weight_code(k);
-		}
-	}
+	mbp_owner_load(&o, sm, W, ETA, V, GP, WB, base);
 	if (tid == 0) {
 		s_epoch = state[net].epoch;
 		s_done = state[net].done;
 		s_best = state[net].best;
 	}
 	__syncthreads();
-	int restores = 0;
-	float last_rms = state[net].last_rms;
 	while (!s_done && s_epoch < epoch_end) {
 		if (tid == 0) {
-			s_sse = 0.0f;
-#if MBP_MODE != 0
 			philox4x32_ctr c = philox_block(seed, MBP_ORDER_STREAM | (uint64_t)net,
 							(uint64_t)s_epoch);
 			for (int i = 0; i < 4; i++)
 				s_key[i] = c.v[i];
-#endif
+			s_sse = 0.0f;
 		}
 		__syncthreads();
-#if MBP_MODE != 0
-		const int half = mbp_order_half_bits((uint32_t)n);
-#endif
-		for (int b0 = 0; b0 < n; b0 += batch) {
-			const int nb = n - b0 < batch ? n - b0 : batch;
-#pragma unroll
-			for (int r = 0; r < MBP_WPT; r++)
-				g[r] = 0.0f;
-			for (int c0 = 0; c0 < nb; c0 += MBP_CHUNK) {
-				const int nc = nb - c0 < MBP_CHUNK ? nb - c0 : MBP_CHUNK;
-				for (int q = tid; q < nc; q += MBP_THREADS)
-#if MBP_MODE != 0
-					pat[q] = set[mbp_order_at(s_key, half, (uint32_t)n, (uint32_t)(b0 + c0 + q))];
-#else
-					pat[q] = set[b0 + c0 + q];
-#endif
-				__syncthreads();
-				mbp_chunk_phases(sm, pat, nc, X, T);
-#pragma unroll
-				for (int r = 0; r < MBP_WPT; r++)
-					if (tid + r * MBP_THREADS < MBP_NW)
-						g[r] = g[r] + mbp_chunk_sum(sm, pat, nc, code[r], X);
-				if (tid == 0)
-					s_sse = s_sse + mbp_chunk_sse(sm, nc);
-				__syncthreads();
-			}
-#if MBP_MODE != 0
-#pragma unroll
-			for (int r = 0; r < MBP_WPT; r++) {
-				int k = tid + r * MBP_THREADS;
-				if (k < MBP_NW)
-					mbp_correct(&rule, g[r] / (float)nb, &sm[MBP_S_W + k], &eta[r], &v[r], &gp[r]);
-			}
-			__syncthreads();
-#endif
-		}
-		/* End of the epoch: the RMS, the target and robustness (thread 0
-		 * decides, every owner applies it). */
+		mbp_epoch_passes(&o, sm, train + (size_t)(net % sets) * train_stride, n, batch, s_key,
+				 X, T, &rule, &s_sse);
+		/* End of the epoch: thread 0 decides, every owner applies it. */
 		if (tid == 0)
 			s_dec = mbp_epoch_decide(&rule, target, s_sse, n, &s_epoch, &s_done, &s_best,
 						 &last_rms);
@@ -323,22 +363,12 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 		for (int r = 0; r < MBP_WPT; r++) {
 			int k = tid + r * MBP_THREADS;
 			if (k < MBP_NW)
-				mbp_epoch_weight(&rule, dec, g[r] / (float)n, &sm[MBP_S_W + k], &wb[r],
-						 &eta[r], &v[r], &gp[r]);
+				mbp_epoch_weight(&rule, dec, o.g[r] / (float)n, &sm[MBP_S_W + k], &o.wb[r],
+						 &o.eta[r], &o.v[r], &o.gp[r]);
 		}
 		__syncthreads();
 	}
-#pragma unroll
-	for (int r = 0; r < MBP_WPT; r++) {
-		int k = tid + r * MBP_THREADS;
-		if (k < MBP_NW) {
-			W[base + k] = sm[MBP_S_W + k];
-			ETA[base + k] = eta[r];
-			V[base + k] = v[r];
-			GP[base + k] = gp[r];
-			WB[base + k] = wb[r];
-		}
-	}
+	mbp_owner_store(&o, sm, W, ETA, V, GP, WB, base);
 	if (tid == 0) {
 		state[net].epoch = s_epoch;
 		state[net].done = s_done;

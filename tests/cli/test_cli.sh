@@ -98,6 +98,30 @@ then cli_ok "aco result.json, best.tour and history.csv agree"; else
 printf '[problem]\nkind = aco\n[data]\nfile = no-such.tsp\n' >"$cli_tmp/aco-missing.ini"
 expect_exit 2 "aco missing instance exits 2" "$evo" run --backend cpu "$cli_tmp/aco-missing.ini"
 expect_output "aco missing instance says where it looked" "no-such.tsp"
+
+# kind mbp: two-spirals learned on the CPU; the files a run writes; bad specs
+expect_exit 0 "run mbp spirals (cpu)" "$evo" run --backend cpu problems/mbp-spirals.ini \
+	--set mbp.report_every=5000 -o "$cli_tmp/mbp"
+expect_output "mbp progress line" "mbp: epoch 5000/20000"
+expect_output "mbp learns the two spirals" "accuracy 100.00% train"
+expect_output "mbp run reports" "wrote $cli_tmp/mbp/result.json, network.net and predictions.csv"
+if python3 - "$cli_tmp/mbp" <<'PY' 2>"$cli_tmp/mbp-check"
+import csv, json, sys
+d = json.load(open(sys.argv[1] + "/result.json"))
+assert d["kind"] == "mbp" and d["layers"] == [2, 20, 10, 1] and d["space_network"], d
+r = d["results"][0]
+assert r["reached"] and r["train_rms"] <= 0.0101 and r["train_accuracy"] == 1.0, r
+rows = list(csv.DictReader(open(sys.argv[1] + "/predictions.csv")))
+assert len(rows) == 194 and all(x["class"] == x["predicted"] for x in rows)
+assert "evoforge-mbp 1\n" in open(sys.argv[1] + "/network.net").read()
+PY
+then cli_ok "mbp result.json, network.net and predictions.csv agree"; else
+	cli_fail "mbp result.json, network.net and predictions.csv agree" "$(cat "$cli_tmp/mbp-check")"; fi
+printf '[problem]\nkind = mbp\n[data]\nsource = csv\nfile = no-such.csv\n' >"$cli_tmp/mbp-missing.ini"
+expect_exit 2 "mbp missing data exits 2" "$evo" run --backend cpu "$cli_tmp/mbp-missing.ini"
+expect_output "mbp missing data says where it looked" "no-such.csv"
+expect_exit 2 "mbp bad mode exits 2" "$evo" run --backend cpu problems/mbp-xor.ini --set mbp.mode=fast
+expect_output "mbp bad mode names the key" "mbp.mode"
 printf 'NAME : bad\nTYPE : TSP\nDIMENSION : 3\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 x 1\n3 1 1\nEOF\n' >"$cli_tmp/bad.tsp"
 printf '[problem]\nkind = aco\n[data]\nfile = bad.tsp\n' >"$cli_tmp/aco-bad.ini"
 expect_exit 2 "aco broken instance exits 2" "$evo" run --backend cpu "$cli_tmp/aco-bad.ini"
