@@ -95,6 +95,9 @@ int mbp_dataset_class_of(const mbp_dataset *d, const float *y);
  *   layer space 1 10 60
  * '#' starts a comment; numbers are written with 9 significant digits so
  * floats read back exactly. */
+/* The activations' names, indexed by enum mbp_activation, NULL-terminated. */
+extern const char *const mbp_activation_names[];
+
 typedef struct mbp_net {
 	mbp_shape shape;
 	float *w;                   /* shape.nweights */

@@ -37,12 +37,11 @@
 #include "mbp_impl.h"
 #include "rng.h"
 
-static const char *const activation_names[] = { "sigmoid", "tanh", "linear", NULL };
 static const char *const mode_names[] = { "batch", "minibatch", "online", NULL };
 static const char *const variant_names[] = { "auto", "fused", "split", NULL };
 
 const char *mbp_mode_name(int mode) { return mode_names[mode]; }
-const char *mbp_activation_name(int act) { return activation_names[act]; }
+const char *mbp_activation_name(int act) { return mbp_activation_names[act]; }
 
 /* The defaults every job starts from (the MBP software's rule constants). */
 static void job_defaults(mbp_job *job)
@@ -163,11 +162,11 @@ static rt_status read_network(mbp_job *job, rt_spec *spec, rt_error *err)
 	rt_status st;
 	if ((st = read_hidden(job, spec, err)) != RT_OK ||
 	    (st = rt_spec_bool(spec, "mbp", "space", 1, &job->shape.space, err)) != RT_OK ||
-	    (st = rt_spec_enum(spec, "mbp", "hidden_activation", activation_names, MBP_SIGMOID,
+	    (st = rt_spec_enum(spec, "mbp", "hidden_activation", mbp_activation_names, MBP_SIGMOID,
 			       &job->shape.act_hidden, err)) != RT_OK ||
-	    (st = rt_spec_enum(spec, "mbp", "output_activation", activation_names, MBP_SIGMOID,
+	    (st = rt_spec_enum(spec, "mbp", "output_activation", mbp_activation_names, MBP_SIGMOID,
 			       &job->shape.act_output, err)) != RT_OK ||
-	    (st = rt_spec_enum(spec, "mbp", "space_activation", activation_names, MBP_SIGMOID,
+	    (st = rt_spec_enum(spec, "mbp", "space_activation", mbp_activation_names, MBP_SIGMOID,
 			       &job->shape.act_space, err)) != RT_OK)
 		return st;
 	return RT_OK;

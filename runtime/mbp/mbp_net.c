@@ -42,7 +42,8 @@
 #define NET_VERSION 1
 
 /* Indexed by enum mbp_activation. */
-static const char *const act_names[] = { "sigmoid", "tanh", "linear", NULL };
+/* Indexed by enum mbp_activation; the spec reads the same names. */
+const char *const mbp_activation_names[] = { "sigmoid", "tanh", "linear", NULL };
 
 /* One layer of a network file: where its rows go in the flat weights. */
 typedef struct net_layer {
@@ -91,10 +92,10 @@ static void put_header(rt_buf *b, const mbp_shape *s, const mbp_dataset *d)
 	else
 		rt_buf_printf(b, "hidden %d\n", s->h1);
 	rt_buf_printf(b, "outputs %d\nspace %d\n", s->no, s->space);
-	rt_buf_printf(b, "activation hidden %s\n", act_names[s->act_hidden]);
-	rt_buf_printf(b, "activation output %s\n", act_names[s->act_output]);
+	rt_buf_printf(b, "activation hidden %s\n", mbp_activation_names[s->act_hidden]);
+	rt_buf_printf(b, "activation output %s\n", mbp_activation_names[s->act_output]);
 	if (s->space)
-		rt_buf_printf(b, "activation space %s\n", act_names[s->act_space]);
+		rt_buf_printf(b, "activation space %s\n", mbp_activation_names[s->act_space]);
 	if (!d)
 		return;
 	for (int i = 0; i < s->ni; i++)
@@ -355,8 +356,8 @@ static rt_status head_activation(net_reader *r, net_head *h, mbp_shape *s)
 	if (role == 2 && h->at[H_SPACE] && !s->space)
 		return fail_at(r, "expected no 'activation space' line (line %d says space 0: no space "
 			       "network), got %s", h->at[H_SPACE], shown(r, buf, sizeof buf));
-	for (int k = 0; act_names[k]; k++)
-		if (word_is(r, 2, act_names[k]))
+	for (int k = 0; mbp_activation_names[k]; k++)
+		if (word_is(r, 2, mbp_activation_names[k]))
 			act = k;
 	if (act < 0)
 		return fail_at(r, "expected an activation (sigmoid, tanh or linear), got '%.*s'",
