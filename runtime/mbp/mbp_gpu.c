@@ -93,12 +93,21 @@ static int block_threads(const mbp_job *job)
 	return t < 128 ? 128 : t > 1024 ? 1024 : (int)t;
 }
 
-/* Dynamic shared memory of the fused kernel (MBP_S_FLOATS in mbp.cu). */
+/* Are a chunk's inputs copied to shared memory? For a few networks (each
+ * block has an SM to itself) the copy replaces indirect global loads in the
+ * two busiest phases; for many, the smaller block fits more per SM. */
+static int stage_inputs(const mbp_job *job)
+{
+	return job->networks <= MBP_GPU_FEW_NETWORKS;
+}
+
+/* Dynamic shared memory of the kernels (MBP_S_FLOATS in mbp.cu). */
 static unsigned smem_bytes(const mbp_job *job)
 {
 	const mbp_shape *s = &job->shape;
 	size_t c = (size_t)job->chunk, h2 = s->h2 > 0 ? (size_t)s->h2 : 1;
-	return (unsigned)(4 * ((size_t)s->nweights + c * (5 * (size_t)s->h1 + 2 * h2 + 2 * s->no + 1)));
+	size_t x = stage_inputs(job) ? c * (size_t)s->ni : 0;
+	return (unsigned)(4 * ((size_t)s->nweights + c * (5 * (size_t)s->h1 + 2 * h2 + 2 * s->no + 1) + x));
 }
 
 rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err)
@@ -123,6 +132,7 @@ rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err)
 	gen_line(src, "#define MBP_MODE %d  /* %s */", job->mode, mbp_mode_name(job->mode));
 	gen_line(src, "#define MBP_CHUNK %d", job->chunk);
 	gen_line(src, "#define MBP_THREADS %d", threads);
+	gen_line(src, "#define MBP_STAGE_X %d", stage_inputs(job));
 	return gen_template(src, "mbp/mbp.cu", err);
 }
 

@@ -34,6 +34,9 @@
 #define MBP_CHUNK 128
 #define MBP_THREADS 128
 #endif
+#ifndef MBP_STAGE_X
+#define MBP_STAGE_X 0          /* 1: a chunk's inputs are copied to shared memory */
+#endif
 
 #define MBP_NLAST (MBP_H2 > 0 ? MBP_H2 : MBP_H1)
 #define MBP_OFF_W2 (MBP_H1 * (MBP_NI + 1))
@@ -55,7 +58,8 @@
 #define MBP_S_DO (MBP_S_D2 + MBP_CHUNK * MBP_H2X)
 #define MBP_S_SQ (MBP_S_DO + MBP_CHUNK * MBP_NO)
 #define MBP_S_PAT (MBP_S_SQ + MBP_CHUNK * MBP_NO)
-#define MBP_S_FLOATS (MBP_S_PAT + MBP_CHUNK)
+#define MBP_S_X (MBP_S_PAT + MBP_CHUNK)
+#define MBP_S_FLOATS (MBP_S_X + (MBP_STAGE_X ? MBP_CHUNK * MBP_NI : 0))
 
 /* A network's scalar state between launches. */
 typedef struct mbp_gpu_state {
@@ -73,6 +77,34 @@ __device__ __forceinline__ mbp_shape mbp_the_shape(void)
 	return s;
 }
 
+/* The inputs of the chunk's pattern p: staged in shared memory, or in X. */
+__device__ __forceinline__ const float *mbp_input_row(const float *sm, const int *pat, int p,
+						      const float *__restrict__ X)
+{
+#if MBP_STAGE_X
+	(void)pat;
+	(void)X;
+	return sm + MBP_S_X + p * MBP_NI;
+#else
+	return X + (size_t)pat[p] * MBP_NI;
+#endif
+}
+
+/* Copies the chunk's inputs to shared memory (MBP_STAGE_X; pat is ready). */
+__device__ __forceinline__ void mbp_stage_inputs(float *sm, const int *pat, int nc,
+						 const float *__restrict__ X)
+{
+#if MBP_STAGE_X
+	for (int q = threadIdx.x; q < nc * MBP_NI; q += MBP_THREADS) {
+		int p = q / MBP_NI;
+		sm[MBP_S_X + q] = X[(size_t)pat[p] * MBP_NI + (q - p * MBP_NI)];
+	}
+	__syncthreads();
+#else
+	(void)sm; (void)pat; (void)nc; (void)X;
+#endif
+}
+
 /* The forward and backward phases of one chunk of nc patterns. */
 __device__ __forceinline__ void mbp_chunk_phases(float *sm, const int *pat, int nc,
 						 const float *__restrict__ X,
@@ -85,7 +117,7 @@ __device__ __forceinline__ void mbp_chunk_phases(float *sm, const int *pat, int 
 	float *dout = sm + MBP_S_DO, *sq = sm + MBP_S_SQ;
 	for (int q = threadIdx.x; q < nc * MBP_H1; q += MBP_THREADS) {
 		int p = q / MBP_H1, j = q - p * MBP_H1;
-		mbp_fire_h1(&S, w, X + (size_t)pat[p] * MBP_NI, j, &f1[q], &m1[q], &y1[q]);
+		mbp_fire_h1(&S, w, mbp_input_row(sm, pat, p, X), j, &f1[q], &m1[q], &y1[q]);
 	}
 	__syncthreads();
 #if MBP_H2 > 0
@@ -151,6 +183,11 @@ __device__ __noinline__ float mbp_chunk_sum(const float *sm, const int *pat, int
 #pragma unroll 8
 		for (int p = 0; p < nc; p++)
 			s = s + delta[p * rows] * 1.0f;
+	} else if ((layer == 0 || layer == 3) && MBP_STAGE_X) {
+		const float *x = sm + MBP_S_X + (i - 1);
+#pragma unroll 8
+		for (int p = 0; p < nc; p++)
+			s = s + delta[p * rows] * x[p * MBP_NI];
 	} else if (layer == 0 || layer == 3) {
 		const float *x = X + (i - 1);
 #pragma unroll 8
@@ -296,6 +333,7 @@ __device__ __forceinline__ void mbp_epoch_passes(mbp_owner *o, float *sm, const 
 				pat[q] = set[b0 + c0 + q];
 #endif
 			__syncthreads();
+			mbp_stage_inputs(sm, pat, nc, X);
 			mbp_chunk_phases(sm, pat, nc, X, T);
 #pragma unroll
 			for (int r = 0; r < MBP_WPT; r++)
@@ -403,6 +441,7 @@ mbp_split_grad(const float *__restrict__ X, const float *__restrict__ T,
 	for (int q = tid; q < nc; q += MBP_THREADS)
 		pat[q] = set[c0 + q];
 	__syncthreads();
+	mbp_stage_inputs(sm, pat, nc, X);
 	mbp_chunk_phases(sm, pat, nc, X, T);
 	float *out = P + ((size_t)net * nchunks + c) * MBP_NW;
 	for (int k = tid; k < MBP_NW; k += MBP_THREADS)
