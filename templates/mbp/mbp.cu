@@ -17,7 +17,8 @@
  * the RMS run at the end of the epoch. The weights live in shared memory; each
  * owner's step sizes, momentum memories, previous gradients, best weights and
  * gradient sums live in registers for the whole launch. The patterns stay in
- * global memory (read through L1; all networks of a launch share them). */
+ * global memory (all networks of a launch share them); with a few networks
+ * (MBP_STAGE_X) each chunk's inputs are copied to shared memory first. */
 #include "mbp_core.h"
 #include "philox.h"
 
