@@ -6,16 +6,13 @@
 #include "de/de.h"
 #include "gp/gp.h"
 #include "mbp/mbp.h"
+#include "svm/svm.h"
 #include "kinds.h"
 #include "out.h"
 
-/* Families whose issues come later: named so a spec of theirs gets a clear
- * "not built yet" instead of "unknown kind". */
-static const rt_kind later_svm = {"svm", "SMO training of an RBF SVM (not built yet)",
-				  NULL, NULL, NULL, NULL};
 
 static const rt_kind *const kind_table[] = {&gp_kind, &de_kind, &aco_kind, &mbp_kind,
-					    &later_svm, NULL};
+					    &svm_kind, NULL};
 
 const rt_kind *rt_kind_find(const char *name)
 {

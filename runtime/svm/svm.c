@@ -1,0 +1,294 @@
+/* svm.c: kind `svm`, C-SVC trained by SMO as LIBSVM trains it (CPU path;
+ * the GPU kernels are not built yet): `evoforge run` reads [svm] and
+ * [data], trains, writes the model in LIBSVM's format (model.txt, which
+ * Debian's svm-predict reads), predictions.csv for the test set and
+ * result.json.
+ *
+ *   [svm]
+ *   kernel = rbf        ; linear, polynomial, rbf, sigmoid (svm-train -t)
+ *   C = 1               ; -c
+ *   gamma = 0           ; -g; 0: 1 / features, as LIBSVM
+ *   degree = 3          ; -d
+ *   coef0 = 0           ; -r
+ *   eps = 0.001         ; -e
+ *   cache_mb = 100      ; -m
+ *   shrinking = 1       ; -h: accepted for compatibility; the solver does not shrink
+ *   weights = 1:2 -1:1  ; -wi: C of class label i times its weight
+ *   wss = second        ; second (LIBSVM's WSS2) or first (maximal violating pair)
+ *   max_iter = 0        ; 0: LIBSVM's limit, max(10^7, 100 n)
+ *   [data]
+ *   train = svm/a9a     ; LIBSVM format (or a .csv file with label = column)
+ *   test = a9a.t        ; optional: predicted and scored
+ *   label = Class       ; csv only: the label column (default: last)
+ *   features = 0        ; LIBSVM format: feature count (0: the largest index) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "data.h"
+#include "log.h"
+#include "out.h"
+#include "svm.h"
+#include "svm_impl.h"
+
+static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
+static const char *const wss_names[] = { "second", "first", NULL };
+
+typedef struct svm_job {
+	char name[128], spec_path[RT_PATH_MAX], train_path[RT_PATH_MAX], test_path[RT_PATH_MAX];
+	svm_params params;
+	svm_data train, test;
+	double weight_label[64], weight[64];
+} svm_job;
+
+/* A table (column-major, numeric label) as dense row-major svm data. */
+static rt_status table_to_data(const rt_table *t, svm_data *d, rt_error *err)
+{
+	d->n = (long)t->nrows;
+	d->nfeat = t->ncols;
+	d->x = rt_malloc((size_t)d->n * d->nfeat * sizeof *d->x + 1, err);
+	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
+	if (!d->x || !d->y)
+		return RT_ERR_SYSTEM;
+	for (long r = 0; r < d->n; r++) {
+		for (int c = 0; c < d->nfeat; c++)
+			d->x[(size_t)r * d->nfeat + c] = rt_table_at(t, c, (size_t)r);
+		d->y[r] = t->label[r];
+	}
+	return RT_OK;
+}
+
+static rt_status load_data(rt_spec *spec, const char *key, int nfeat, const char *label,
+			   char *path, svm_data *d, rt_error *err)
+{
+	const char *name;
+	rt_table t;
+	size_t len;
+	rt_status st;
+	memset(&t, 0, sizeof t);
+	if ((st = rt_spec_string(spec, "data", key, NULL, &name, err)) != RT_OK ||
+	    (st = rt_spec_data_path(spec, name, path, RT_PATH_MAX, err)) != RT_OK)
+		return st;
+	len = strlen(path);
+	if (len > 4 && !strcmp(path + len - 4, ".csv")) {
+		rt_csv_options o = rt_csv_defaults();
+		o.label = label;
+		st = rt_csv_load(path, &o, &t, err);
+		if (st == RT_OK && t.classes.n > 0)
+			for (size_t r = 0; r < t.nrows; r++)   /* string classes: 1, 2, ... */
+				t.label[r] += 1;
+	} else {
+		st = rt_libsvm_load(path, nfeat, &t, err);
+	}
+	if (st == RT_OK)
+		st = table_to_data(&t, d, err);
+	rt_table_free(&t);
+	return st;
+}
+
+/* "label:weight label:weight ..." (svm-train's -wi, as a list). */
+static rt_status read_weights(rt_spec *spec, svm_job *job, rt_error *err)
+{
+	const char *text;
+	char loc[RT_PATH_MAX + 32];
+	rt_spec_entry *e = rt_spec_find(spec, "svm", "weights");
+	rt_status st = rt_spec_string(spec, "svm", "weights", "", &text, err);
+	if (st != RT_OK)
+		return st;
+	job->params.weight_label = job->weight_label;
+	job->params.weight = job->weight;
+	while (*text) {
+		char *end;
+		double lab, w;
+		while (*text == ' ' || *text == ',')
+			text++;
+		if (!*text)
+			break;
+		lab = strtod(text, &end);
+		if (end == text || *end != ':' || job->params.nweights == 64)
+			goto bad;
+		text = end + 1;
+		w = strtod(text, &end);
+		if (end == text || !(w >= 0) || !isfinite(w))
+			goto bad;
+		text = end;
+		job->weight_label[job->params.nweights] = lab;
+		job->weight[job->params.nweights++] = w;
+	}
+	return RT_OK;
+bad:
+	return rt_fail(err, RT_ERR_INPUT, "%s: svm.weights: expected 'label:weight' pairs with "
+		       "weights >= 0 (at most 64), got '%s'", rt_spec_where(spec, e, loc, sizeof loc),
+		       e->value);
+}
+
+static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err)
+{
+	svm_params *p = &job->params;
+	const char *name, *label;
+	long v;
+	uint64_t seed;
+	rt_status st;
+	memset(job, 0, sizeof *job);
+	snprintf(job->spec_path, sizeof job->spec_path, "%s", spec->path);
+#define TRY(x) do { if ((st = (x)) != RT_OK) return st; } while (0)
+	TRY(rt_spec_string(spec, "problem", "kind", "svm", &name, err));
+	TRY(rt_spec_string(spec, "problem", "name", "svm", &name, err));
+	snprintf(job->name, sizeof job->name, "%s", name);
+	TRY(rt_job_seed(spec, opt, &seed, err));
+	TRY(rt_spec_enum(spec, "svm", "kernel", kernel_names, SVM_RBF, &p->kernel.type, err));
+	TRY(rt_spec_double(spec, "svm", "C", 1.0, 1e-12, 1e12, &p->C, err));
+	TRY(rt_spec_double(spec, "svm", "gamma", 0.0, 0.0, 1e12, &p->kernel.gamma, err));
+	TRY(rt_spec_int(spec, "svm", "degree", 3, 0, 100, &v, err));
+	p->kernel.degree = (int)v;
+	TRY(rt_spec_double(spec, "svm", "coef0", 0.0, -1e12, 1e12, &p->kernel.coef0, err));
+	TRY(rt_spec_double(spec, "svm", "eps", 0.001, 1e-12, 1e6, &p->eps, err));
+	TRY(rt_spec_double(spec, "svm", "cache_mb", 100.0, 1.0, 1e6, &p->cache_mb, err));
+	TRY(rt_spec_bool(spec, "svm", "shrinking", 1, &p->shrinking, err));
+	TRY(rt_spec_enum(spec, "svm", "wss", wss_names, SVM_WSS_SECOND, &p->wss, err));
+	TRY(rt_spec_int(spec, "svm", "max_iter", 0, 0, 1L << 50, &p->max_iter, err));
+	TRY(read_weights(spec, job, err));
+	TRY(rt_spec_int(spec, "data", "features", 0, 0, 1 << 24, &v, err));
+	TRY(rt_spec_string(spec, "data", "label", "", &label, err));
+	TRY(load_data(spec, "train", (int)v, *label ? label : NULL, job->train_path, &job->train, err));
+	if (rt_spec_find(spec, "data", "test"))
+		TRY(load_data(spec, "test", job->train.nfeat, *label ? label : NULL, job->test_path,
+			      &job->test, err));
+#undef TRY
+	if (p->kernel.gamma == 0)
+		p->kernel.gamma = 1.0 / job->train.nfeat;
+	return rt_spec_check_unused(spec, err);
+}
+
+static void job_free(svm_job *job)
+{
+	free(job->train.x);
+	free(job->train.y);
+	free(job->test.x);
+	free(job->test.y);
+}
+
+/* Accuracy of model m on d (fraction right), predictions into pred. */
+static double accuracy(const svm_model *m, const svm_data *d, double *pred)
+{
+	long right = 0;
+	for (long i = 0; i < d->n; i++) {
+		pred[i] = svm_predict(m, d->x + (size_t)i * d->nfeat, d->nfeat);
+		right += pred[i] == d->y[i];
+	}
+	return d->n ? (double)right / d->n : NAN;
+}
+
+static rt_status write_outputs(const svm_job *job, const svm_model *m, double seconds,
+			       double train_acc, double test_acc, const double *pred,
+			       const char *dir, rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	rt_json j;
+	rt_buf b;
+	double obj = 0;
+	rt_status st;
+	int pairs = m->nr_class * (m->nr_class - 1) / 2;
+	snprintf(path, sizeof path, "%s/model.txt", dir);
+	if ((st = svm_model_write(path, m, err)) != RT_OK)
+		return st;
+	memset(&j, 0, sizeof j);
+	rt_json_begin_object(&j, NULL);
+	rt_json_string(&j, "kind", "svm");
+	rt_json_string(&j, "name", job->name);
+	rt_json_string(&j, "spec", job->spec_path);
+	rt_json_string(&j, "train", job->train_path);
+	rt_json_int(&j, "train_points", job->train.n);
+	rt_json_int(&j, "features", job->train.nfeat);
+	rt_json_string(&j, "backend", "cpu");
+	rt_json_string(&j, "kernel", kernel_names[m->kernel.type]);
+	rt_json_double(&j, "C", job->params.C);
+	rt_json_double(&j, "gamma", m->kernel.gamma);
+	rt_json_double(&j, "eps", job->params.eps);
+	rt_json_string(&j, "wss", wss_names[job->params.wss]);
+	rt_json_int(&j, "classes", m->nr_class);
+	rt_json_int(&j, "support_vectors", m->total_sv);
+	rt_json_int(&j, "iterations", m->iterations);
+	for (int q = 0; q < pairs; q++)
+		obj += m->obj[q];
+	rt_json_double(&j, "objective", obj);
+	rt_json_begin_array(&j, "rho");
+	for (int q = 0; q < pairs; q++)
+		rt_json_double(&j, NULL, m->rho[q]);
+	rt_json_end_array(&j);
+	rt_json_double(&j, "train_accuracy", train_acc);
+	if (job->test.n)
+		rt_json_double(&j, "test_accuracy", test_acc);
+	rt_json_double(&j, "time_s", seconds);
+	rt_json_end_object(&j);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	st = rt_json_write(&j, path, err);
+	rt_buf_free(&j.buf);
+	if (st != RT_OK || !job->test.n)
+		return st;
+	memset(&b, 0, sizeof b);
+	rt_buf_puts(&b, "point,label,predicted\n");
+	for (long i = 0; i < job->test.n; i++)
+		rt_buf_printf(&b, "%ld,%.17g,%.17g\n", i, job->test.y[i], pred[i]);
+	snprintf(path, sizeof path, "%s/predictions.csv", dir);
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+		      : rt_write_file_atomic(path, b.data, b.len, err);
+	rt_buf_free(&b);
+	return st;
+}
+
+static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
+{
+	svm_job job;
+	svm_model m;
+	char dir[RT_PATH_MAX];
+	double *pred = NULL, train_acc, test_acc = NAN, t0;
+	rt_status st;
+	memset(&m, 0, sizeof m);
+	if ((st = job_from_spec(spec, opt, &job, err)) != RT_OK)
+		goto done;
+	if (opt->backend == RT_BACKEND_GPU) {
+		st = rt_fail(err, RT_ERR_UNSUPPORTED, "svm: the GPU path is not built yet; "
+			     "use --backend cpu (or auto)");
+		goto done;
+	}
+	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, cpu", job.name,
+		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
+		job.params.kernel.gamma, job.params.eps);
+	t0 = rt_now();
+	if ((st = svm_train(&job.train, &job.params, &m, err)) != RT_OK)
+		goto done;
+	double seconds = rt_now() - t0;
+	pred = rt_malloc((size_t)(job.train.n > job.test.n ? job.train.n : job.test.n) *
+			 sizeof *pred + 1, err);
+	if (!pred) {
+		st = RT_ERR_SYSTEM;
+		goto done;
+	}
+	train_acc = accuracy(&m, &job.train, pred);
+	if (job.test.n)
+		test_acc = accuracy(&m, &job.test, pred);
+	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK)
+		goto done;
+	rt_info("svm: %d classes, %ld support vectors, %ld iterations, objective %.6f%s, %.3f s; "
+		"training accuracy %.2f%%", m.nr_class, m.total_sv, m.iterations, m.obj[0],
+		m.nr_class > 2 ? " (first pair)" : "", seconds, 100 * train_acc);
+	if (job.test.n)
+		rt_info("svm: test accuracy %.2f%% on %ld points", 100 * test_acc, job.test.n);
+	rt_info("svm: wrote %s/model.txt (LIBSVM format) and result.json%s", dir,
+		job.test.n ? " and predictions.csv" : "");
+done:
+	free(pred);
+	svm_model_free(&m);
+	job_free(&job);
+	return st;
+}
+
+const rt_kind svm_kind = {
+	"svm",
+	"C-SVC trained by SMO as LIBSVM does, LIBSVM model files (CPU path; GPU not built yet)",
+	svm_run, NULL, NULL, NULL
+};

@@ -1,0 +1,83 @@
+/* svm_impl.h: the parts of kind `svm` shared by its files: the training
+ * problem (dense features, labels), the SMO solver of one binary C-SVC
+ * problem, the model (LIBSVM's structure: one-vs-one binary machines over
+ * the classes, support vectors shared), the LIBSVM model-file format, and
+ * prediction. Not for other modules. */
+#ifndef RT_SVM_IMPL_H
+#define RT_SVM_IMPL_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "svm/svm_core.h"
+
+/* Working-set selection: LIBSVM's second-order rule (WSS2, Fan et al. 2005)
+ * or the seed's first-order maximal violating pair. */
+enum svm_wss { SVM_WSS_SECOND = 0, SVM_WSS_FIRST = 1 };
+
+/* Dense training data: row-major features x[i * nfeat + f], labels as
+ * given (LIBSVM labels are numbers). */
+typedef struct svm_data {
+	long n;
+	int nfeat;
+	float *x;
+	double *y;
+} svm_data;
+
+/* The parameters LIBSVM's svm-train takes (-s 0 only). */
+typedef struct svm_params {
+	svm_kernel_params kernel;  /* -t -d -g -r (gamma 0: 1 / nfeat) */
+	double C;                  /* -c */
+	double eps;                /* -e stopping tolerance */
+	double cache_mb;           /* -m kernel row cache */
+	int shrinking;             /* -h (accepted; the solver does not shrink) */
+	int nweights;              /* -wi: class label -> weight */
+	double *weight_label, *weight;
+	int wss;                   /* enum svm_wss */
+	long max_iter;             /* 0: no limit */
+} svm_params;
+
+/* The result of one binary problem. */
+typedef struct svm_binary {
+	double *alpha;             /* [n] */
+	double rho, obj;
+	long iterations, nsv, nbsv;
+} svm_binary;
+
+/* Solves min 1/2 a'Qa - e'a, 0 <= a_i <= C_i, y'a = 0 for the n points
+ * x[idx[0..n)] with labels y[i] = +1/-1 and bounds Cp (y = +1), Cn (y = -1),
+ * on the CPU, as LIBSVM's Solver does without shrinking. */
+rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
+			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   rt_error *err);
+void svm_binary_free(svm_binary *b);
+
+/* A trained model in LIBSVM's structure (nr_class classes, one-vs-one). */
+typedef struct svm_model {
+	svm_kernel_params kernel;
+	int nr_class;
+	long total_sv;
+	int nfeat;                 /* dense width of the support vectors */
+	double *rho;               /* [k(k-1)/2] */
+	int *label;                /* [nr_class] (LIBSVM labels are ints) */
+	long *nsv;                 /* [nr_class] */
+	double *sv_coef;           /* [(nr_class - 1) * total_sv], row-major by column j */
+	float *sv;                 /* [total_sv * nfeat] */
+	double *obj;               /* [k(k-1)/2] dual objectives (not in the file) */
+	long iterations;           /* over all binary problems (not in the file) */
+} svm_model;
+
+/* Trains a C-SVC model (one-vs-one as LIBSVM for more than two classes). */
+rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err);
+/* Predicted label of one dense point (votes, ties to the lower class index). */
+double svm_predict(const svm_model *m, const float *x, int nfeat);
+void svm_model_free(svm_model *m);
+
+/* LIBSVM's model-file format ("svm_type c_svc", "kernel_type rbf", ...,
+ * "SV", then one line per support vector: the nr_class - 1 coefficients
+ * and index:value pairs, 1-based, zeros left out). Written atomically;
+ * read back with errors naming file:line and what was expected. */
+rt_status svm_model_write(const char *path, const svm_model *m, rt_error *err);
+rt_status svm_model_read(const char *path, svm_model *m, rt_error *err);
+
+#endif

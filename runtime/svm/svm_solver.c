@@ -1,0 +1,300 @@
+/* svm_solver.c: SMO for one binary C-SVC problem on the CPU, as LIBSVM's
+ * Solver does it without shrinking: the gradient G = Q alpha - e kept for
+ * every point, a working pair chosen by LIBSVM's second-order rule (WSS2)
+ * or by the maximal violating pair (first order, the seed's), the pair's
+ * analytic update with clipping, then G updated from the two kernel rows.
+ * Kernel rows are stored as float (LIBSVM's Qfloat) in an LRU row cache and
+ * computed over the thread pool. Stops when the maximal violation
+ * m(alpha) - M(alpha) falls below eps; rho is the mean of y_i G_i over the
+ * free points (else the middle of the feasible range), as LIBSVM. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "log.h"
+#include "svm_impl.h"
+
+#define SVM_TAU 1e-12
+
+/* The LRU cache of Q rows (Q_ij = y_i y_j K(x_i, x_j)). */
+typedef struct row_cache {
+	long n, slots, used;
+	float *rows;               /* [slots][n] */
+	long *slot_of;             /* point -> slot, or -1 */
+	long *point_of;            /* slot -> point */
+	unsigned long long *stamp, clock;
+} row_cache;
+
+typedef struct solver {
+	const svm_data *d;
+	const long *idx;
+	const signed char *y;
+	long n;
+	const svm_params *p;
+	double Cp, Cn;
+	double *alpha, *G, *QD, *sq;
+	row_cache cache;
+	long fill_row;             /* the row being computed (parallel body) */
+	float *fill_out;
+} solver;
+
+static double bound(const solver *s, long i) { return s->y[i] > 0 ? s->Cp : s->Cn; }
+static int at_upper(const solver *s, long i) { return s->alpha[i] >= bound(s, i); }
+static int at_lower(const solver *s, long i) { return s->alpha[i] <= 0; }
+
+static const float *point(const solver *s, long i)
+{
+	return s->d->x + (size_t)s->idx[i] * s->d->nfeat;
+}
+
+static void fill_body(void *ctx, long begin, long end, int thread)
+{
+	solver *s = ctx;
+	long i = s->fill_row;
+	const float *xi = point(s, i);
+	(void)thread;
+	for (long k = begin; k < end; k++)
+		s->fill_out[k] = (float)(s->y[i] * s->y[k] *
+					 svm_kernel(&s->p->kernel, xi, point(s, k), s->d->nfeat,
+						    s->sq[i], s->sq[k]));
+}
+
+/* Row i of Q, from the cache or computed (evicting the least recently used). */
+static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
+{
+	row_cache *c = &s->cache;
+	long slot = c->slot_of[i];
+	if (slot < 0) {
+		if (c->used < c->slots) {
+			slot = c->used++;
+		} else {
+			slot = 0;
+			for (long t = 1; t < c->slots; t++)
+				if (c->stamp[t] < c->stamp[slot])
+					slot = t;
+			c->slot_of[c->point_of[slot]] = -1;
+		}
+		s->fill_row = i;
+		s->fill_out = c->rows + (size_t)slot * c->n;
+		rt_status st = cpu_parallel_for(s->n, 2048, fill_body, s, err);
+		if (st != RT_OK)
+			return st;
+		c->slot_of[i] = slot;
+		c->point_of[slot] = i;
+	}
+	c->stamp[slot] = ++c->clock;
+	*row = c->rows + (size_t)slot * c->n;
+	return RT_OK;
+}
+
+static rt_status cache_init(row_cache *c, long n, double mb, rt_error *err)
+{
+	long slots = (long)(mb * 1048576.0 / ((double)n * sizeof(float)));
+	memset(c, 0, sizeof *c);
+	c->n = n;
+	c->slots = slots < 2 ? 2 : slots > n ? n : slots;
+	c->rows = rt_malloc((size_t)c->slots * n * sizeof(float), err);
+	c->slot_of = rt_malloc((size_t)n * sizeof(long), err);
+	c->point_of = rt_calloc((size_t)c->slots, sizeof(long), err);
+	c->stamp = rt_calloc((size_t)c->slots, sizeof *c->stamp, err);
+	if (!c->rows || !c->slot_of || !c->point_of || !c->stamp)
+		return RT_ERR_SYSTEM;
+	for (long i = 0; i < n; i++)
+		c->slot_of[i] = -1;
+	return RT_OK;
+}
+
+static void cache_free(row_cache *c)
+{
+	free(c->rows);
+	free(c->slot_of);
+	free(c->point_of);
+	free(c->stamp);
+}
+
+/* i: the index with the largest -y G in I_up; *gmax its value. */
+static long select_i(const solver *s, double *gmax)
+{
+	long best = -1;
+	*gmax = -INFINITY;
+	for (long t = 0; t < s->n; t++) {
+		if (s->y[t] > 0 ? !at_upper(s, t) : !at_lower(s, t)) {
+			double v = s->y[t] > 0 ? -s->G[t] : s->G[t];
+			if (v >= *gmax) {
+				*gmax = v;
+				best = t;
+			}
+		}
+	}
+	return best;
+}
+
+/* j for a chosen i: second order (LIBSVM WSS2) or the maximal violator;
+ * *gmax2 gets max over I_low of y G (for the stopping rule). */
+static long select_j(const solver *s, long i, const float *qi, double gmax, double *gmax2)
+{
+	long best = -1;
+	double best_obj = INFINITY;
+	*gmax2 = -INFINITY;
+	for (long j = 0; j < s->n; j++) {
+		int up = s->y[j] > 0;
+		double v = up ? s->G[j] : -s->G[j];
+		if (up ? at_lower(s, j) : at_upper(s, j))
+			continue;
+		if (s->p->wss == SVM_WSS_FIRST) {
+			if (v >= *gmax2) {
+				*gmax2 = v;
+				best = j;
+			}
+			continue;
+		}
+		if (v >= *gmax2)
+			*gmax2 = v;
+		double grad_diff = gmax + v;
+		if (grad_diff > 0) {
+			double quad = s->QD[i] + s->QD[j] - 2.0 * s->y[i] * qi[j] * (up ? 1 : -1);
+			double obj = -(grad_diff * grad_diff) / (quad > 0 ? quad : SVM_TAU);
+			if (obj <= best_obj) {
+				best_obj = obj;
+				best = j;
+			}
+		}
+	}
+	return best;
+}
+
+/* The analytic update of alpha_i, alpha_j (LIBSVM's, with its clipping). */
+static void update_pair(solver *s, long i, long j, const float *qi)
+{
+	double Ci = bound(s, i), Cj = bound(s, j), *a = s->alpha;
+	if (s->y[i] != s->y[j]) {
+		double quad = s->QD[i] + s->QD[j] + 2.0 * qi[j];
+		double delta = (-s->G[i] - s->G[j]) / (quad > 0 ? quad : SVM_TAU);
+		double diff = a[i] - a[j];
+		a[i] += delta;
+		a[j] += delta;
+		if (diff > 0 && a[j] < 0) { a[j] = 0; a[i] = diff; }
+		else if (diff <= 0 && a[i] < 0) { a[i] = 0; a[j] = -diff; }
+		if (diff > Ci - Cj && a[i] > Ci) { a[i] = Ci; a[j] = Ci - diff; }
+		else if (diff <= Ci - Cj && a[j] > Cj) { a[j] = Cj; a[i] = Cj + diff; }
+	} else {
+		double quad = s->QD[i] + s->QD[j] - 2.0 * qi[j];
+		double delta = (s->G[i] - s->G[j]) / (quad > 0 ? quad : SVM_TAU);
+		double sum = a[i] + a[j];
+		a[i] -= delta;
+		a[j] += delta;
+		if (sum > Ci && a[i] > Ci) { a[i] = Ci; a[j] = sum - Ci; }
+		else if (sum <= Ci && a[j] < 0) { a[j] = 0; a[i] = sum; }
+		if (sum > Cj && a[j] > Cj) { a[j] = Cj; a[i] = sum - Cj; }
+		else if (sum <= Cj && a[i] < 0) { a[i] = 0; a[j] = sum; }
+	}
+}
+
+/* rho as LIBSVM's calculate_rho. */
+static double compute_rho(const solver *s)
+{
+	double ub = INFINITY, lb = -INFINITY, sum_free = 0;
+	long nr_free = 0;
+	for (long i = 0; i < s->n; i++) {
+		double yG = s->y[i] * s->G[i];
+		if (at_upper(s, i)) {
+			if (s->y[i] < 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
+		} else if (at_lower(s, i)) {
+			if (s->y[i] > 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
+		} else {
+			nr_free++;
+			sum_free += yG;
+		}
+	}
+	return nr_free > 0 ? sum_free / nr_free : (ub + lb) / 2;
+}
+
+/* SMO iterations until the violation is below eps (or max_iter). */
+static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
+{
+	long max_iter = s->p->max_iter > 0 ? s->p->max_iter
+			: (s->n > LONG_MAX / 100 ? LONG_MAX : (100 * s->n > 10000000 ? 100 * s->n : 10000000));
+	long it = 0;
+	rt_status st;
+	for (; it < max_iter; it++) {
+		const float *qi, *qj;
+		double gmax, gmax2;
+		long i = select_i(s, &gmax), j;
+		if (i < 0)
+			break;
+		if ((st = q_row(s, i, &qi, err)) != RT_OK)
+			return st;
+		j = select_j(s, i, qi, gmax, &gmax2);
+		if (gmax + gmax2 < s->p->eps || j < 0)
+			break;
+		double old_i = s->alpha[i], old_j = s->alpha[j];
+		update_pair(s, i, j, qi);
+		if ((st = q_row(s, j, &qj, err)) != RT_OK)
+			return st;
+		if ((st = q_row(s, i, &qi, err)) != RT_OK)   /* j's row may have evicted i's */
+			return st;
+		double dai = s->alpha[i] - old_i, daj = s->alpha[j] - old_j;
+		for (long k = 0; k < s->n; k++)
+			s->G[k] += qi[k] * dai + qj[k] * daj;
+	}
+	if (it == max_iter)
+		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
+	*iterations = it;
+	return RT_OK;
+}
+
+rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
+			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   rt_error *err)
+{
+	solver s;
+	rt_status st;
+	memset(&s, 0, sizeof s);
+	memset(out, 0, sizeof *out);
+	s.d = d; s.idx = idx; s.y = y; s.n = n; s.p = p; s.Cp = Cp; s.Cn = Cn;
+	s.alpha = rt_calloc((size_t)n, sizeof(double), err);
+	s.G = rt_malloc((size_t)n * sizeof(double), err);
+	s.QD = rt_malloc((size_t)n * sizeof(double), err);
+	s.sq = rt_malloc((size_t)n * sizeof(double), err);
+	st = s.alpha && s.G && s.QD && s.sq ? cache_init(&s.cache, n, p->cache_mb, err) : RT_ERR_SYSTEM;
+	if (st == RT_OK) {
+		for (long i = 0; i < n; i++) {
+			const float *xi = point(&s, i);
+			double q = 0;
+			for (int f = 0; f < d->nfeat; f++)
+				q += (double)xi[f] * xi[f];
+			s.sq[i] = q;
+		}
+		for (long i = 0; i < n; i++) {
+			s.G[i] = -1.0;
+			s.QD[i] = svm_kernel(&p->kernel, point(&s, i), point(&s, i), d->nfeat,
+						    s.sq[i], s.sq[i]);
+		}
+		st = smo_loop(&s, &out->iterations, err);
+	}
+	if (st == RT_OK) {
+		out->rho = compute_rho(&s);
+		for (long i = 0; i < n; i++) {
+			out->obj += s.alpha[i] * (s.G[i] - 1.0);
+			out->nsv += s.alpha[i] > 0;
+			out->nbsv += at_upper(&s, i);
+		}
+		out->obj /= 2;
+		out->alpha = s.alpha;
+		s.alpha = NULL;
+	}
+	free(s.alpha);
+	free(s.G);
+	free(s.QD);
+	free(s.sq);
+	cache_free(&s.cache);
+	return st;
+}
+
+void svm_binary_free(svm_binary *b)
+{
+	free(b->alpha);
+	memset(b, 0, sizeof *b);
+}

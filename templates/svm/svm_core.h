@@ -1,0 +1,52 @@
+/* svm_core.h: the kernel functions of kind `svm` (LIBSVM's definitions),
+ * shared by the CPU solver and, later, the generated CUDA kernels:
+ *   linear      u.v
+ *   polynomial  (gamma u.v + coef0)^degree
+ *   rbf         exp(-gamma |u - v|^2)
+ *   sigmoid     tanh(gamma u.v + coef0)
+ * Computed in double, as LIBSVM does. */
+#ifndef EVO_SVM_CORE_H
+#define EVO_SVM_CORE_H
+
+#include "common.h"
+
+/* LIBSVM's -t numbers. */
+enum svm_kernel_type { SVM_LINEAR = 0, SVM_POLY = 1, SVM_RBF = 2, SVM_SIGMOID = 3 };
+
+typedef struct svm_kernel_params {
+	int type;
+	int degree;
+	double gamma, coef0;
+} svm_kernel_params;
+
+RT_HD double svm_powi(double base, int times)
+{
+	double tmp = base, ret = 1.0;
+	for (int t = times; t > 0; t /= 2) {
+		if (t % 2 == 1)
+			ret *= tmp;
+		tmp = tmp * tmp;
+	}
+	return ret;
+}
+
+/* K(u, v) for dense vectors of n features; sq_u, sq_v: |u|^2, |v|^2 (RBF). */
+RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float *v, int n,
+			double sq_u, double sq_v)
+{
+	double dot = 0.0;
+	for (int i = 0; i < n; i++)
+		dot += (double)u[i] * (double)v[i];
+	switch (k->type) {
+	case SVM_LINEAR:
+		return dot;
+	case SVM_POLY:
+		return svm_powi(k->gamma * dot + k->coef0, k->degree);
+	case SVM_RBF:
+		return exp(-k->gamma * (sq_u + sq_v - 2.0 * dot));
+	default:
+		return tanh(k->gamma * dot + k->coef0);
+	}
+}
+
+#endif
