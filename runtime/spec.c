@@ -277,6 +277,16 @@ const char *rt_spec_where(const rt_spec *spec, const rt_spec_entry *e, char *buf
 	return buf;
 }
 
+const char *rt_spec_key_where(rt_spec *spec, const char *section, const char *key, char *buf,
+			      int size)
+{
+	rt_spec_entry *e = rt_spec_find(spec, section, key);
+	if (e)
+		return rt_spec_where(spec, e, buf, size);
+	snprintf(buf, (size_t)size, "%s", spec->path);
+	return buf;
+}
+
 /* ---- typed getters --------------------------------------------------------- */
 
 /* Finds the entry and marks it used; NULL when absent. */

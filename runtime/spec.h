@@ -85,6 +85,10 @@ rt_status rt_spec_check_unused(const rt_spec *spec, rt_error *err);
 
 /* Formats the location of an entry ("path:line" or "command line") into buf. */
 const char *rt_spec_where(const rt_spec *spec, const rt_spec_entry *e, char *buf, int size);
+/* The same for section.key, or the spec's path when the key is absent (for
+ * messages about a value that was defaulted). */
+const char *rt_spec_key_where(rt_spec *spec, const char *section, const char *key, char *buf,
+			      int size);
 
 /* Resolves a data file named in the spec: tried relative to the spec's folder,
  * then under $EVOFORGE_DATA, then under ../shared/data next to the checkout.

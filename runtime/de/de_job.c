@@ -79,16 +79,6 @@ void de_job_default(de_job *job, int fn, int dim)
 	job->persistent = 0;
 }
 
-/* "path:line" of an entry, or the spec's path when the key is absent. */
-static const char *where(rt_spec *spec, const char *section, const char *key, char *buf, int size)
-{
-	rt_spec_entry *e = rt_spec_find(spec, section, key);
-	if (e)
-		return rt_spec_where(spec, e, buf, size);
-	snprintf(buf, (size_t)size, "%s", spec->path);
-	return buf;
-}
-
 static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
@@ -100,11 +90,11 @@ static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
 		return st;
 	if (code && file)
 		return rt_fail(err, RT_ERR_INPUT, "%s: objective.code and objective.file: give one, not both",
-			       where(spec, "objective", "file", loc, sizeof loc));
+			       rt_spec_key_where(spec, "objective", "file", loc, sizeof loc));
 	if (!code && !file)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: [objective] needs code = <C body over const float *x, int n> or file = <path>",
-			       where(spec, "de", "function", loc, sizeof loc));
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
 	if (code) {
 		if ((st = rt_spec_string(spec, "objective", "code", NULL, &text, err)))
 			return st;
@@ -114,7 +104,8 @@ static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
 	if ((st = rt_spec_string(spec, "objective", "file", NULL, &text, err)))
 		return st;
 	if ((st = rt_spec_data_path(spec, text, path, sizeof path, err))) {
-		rt_error_prefix(err, "%s: objective.file", where(spec, "objective", "file", loc, sizeof loc));
+		rt_error_prefix(err, "%s: objective.file",
+				rt_spec_key_where(spec, "objective", "file", loc, sizeof loc));
 		return st;
 	}
 	return de_user_set(&job->user, NULL, path, 1, path, err);
@@ -143,12 +134,12 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	if (fn == DE_FN_USER && !has_obj)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.function = user needs an [objective] section (code = ... or file = ...)",
-			       where(spec, "de", "function", loc, sizeof loc));
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
 	if (fn != DE_FN_USER && has_obj)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.function = %s, but the spec has an [objective] section: "
 			       "set function = user or remove it",
-			       where(spec, "de", "function", loc, sizeof loc), de_function_name(fn));
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc), de_function_name(fn));
 
 	TRY(rt_spec_int(spec, "de", "dim", 30, 1, 1 << 20, &v, err));
 	job->dim = (int)v;
@@ -158,13 +149,13 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_double(spec, "de", "upper", hi, -1e30, 1e30, &job->upper, err));
 	if (!(job->lower < job->upper))
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.upper: expected a value above de.lower (%g), got %g",
-			       where(spec, "de", "upper", loc, sizeof loc), job->lower, job->upper);
+			       rt_spec_key_where(spec, "de", "upper", loc, sizeof loc), job->lower, job->upper);
 	TRY(rt_spec_int(spec, "de", "population", 10L * job->dim, 4, 1L << 24, &v, err));
 	job->np = (int)v;
 	if ((long long)job->np * job->dim > INT_MAX / 2)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.population: population x dim must stay below %d, got %d x %d",
-			       where(spec, "de", "population", loc, sizeof loc), INT_MAX / 2, job->np,
+			       rt_spec_key_where(spec, "de", "population", loc, sizeof loc), INT_MAX / 2, job->np,
 			       job->dim);
 	TRY(rt_spec_double(spec, "de", "F", 0.5, 0.0, 2.0, &job->F, err));
 	TRY(rt_spec_double(spec, "de", "CR", 0.9, 0.0, 1.0, &job->CR, err));
@@ -176,11 +167,11 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	if (v > 0 && v < job->np)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.max_evals: expected at least one population (%d evaluations), got %ld",
-			       where(spec, "de", "max_evals", loc, sizeof loc), job->np, v);
+			       rt_spec_key_where(spec, "de", "max_evals", loc, sizeof loc), job->np, v);
 	if (v == 0 && job->generations == 0)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.max_evals = 0 and no generations: set one of them (a target alone "
-			       "may never be reached)", where(spec, "de", "max_evals", loc, sizeof loc));
+			       "may never be reached)", rt_spec_key_where(spec, "de", "max_evals", loc, sizeof loc));
 	TRY(rt_spec_double(spec, "de", "target", 0.0, 0.0, 1e30, &job->target, err));
 	TRY(rt_spec_int(spec, "de", "problems", 1, 1, 1L << 24, &job->problems, err));
 	TRY(rt_spec_enum(spec, "de", "shift", shift_names, 0, &job->shift, err));
@@ -188,7 +179,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	if (fn == DE_FN_USER && (job->shift || job->rotate))
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.shift and de.rotate apply to the built-in functions, not to a user objective",
-			       where(spec, "de", job->shift ? "shift" : "rotate", loc, sizeof loc));
+			       rt_spec_key_where(spec, "de", job->shift ? "shift" : "rotate", loc, sizeof loc));
 	TRY(rt_spec_int(spec, "de", "history_every", 10, 0, INT_MAX, &v, err));
 	job->history_every = (int)v;
 	TRY(rt_spec_int(spec, "de", "report_every", 100, 1, INT_MAX, &v, err));
@@ -198,7 +189,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_int(spec, "de", "block", 0, 0, 1024, &v, err));
 	if (v % 32 != 0)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.block: expected 0 or a multiple of 32, got %ld",
-			       where(spec, "de", "block", loc, sizeof loc), v);
+			       rt_spec_key_where(spec, "de", "block", loc, sizeof loc), v);
 	job->block = (int)v;
 	TRY(rt_spec_int(spec, "de", "streams", 1, 1, 64, &v, err));
 	job->streams = (int)v;

@@ -54,17 +54,6 @@ typedef struct data_opts {
 
 #define TRY(x) do { if ((st = (x)) != RT_OK) return st; } while (0)
 
-/* "path:line" of section.key, or the spec's path when the key is absent. */
-static const char *where(rt_spec *spec, const char *section, const char *key, char *buf,
-			 int size)
-{
-	rt_spec_entry *e = rt_spec_find(spec, section, key);
-	if (e)
-		return rt_spec_where(spec, e, buf, size);
-	snprintf(buf, (size_t)size, "%s", spec->path);
-	return buf;
-}
-
 /* ---- allocation -------------------------------------------------------------- */
 
 /* A copy of s in *slot. */
@@ -287,7 +276,7 @@ static rt_status load_csv(mbp_dataset *d, rt_spec *spec, const data_opts *o, flo
 	rt_table tab;
 	rt_status st = rt_spec_data_path(spec, o->file, d->path, sizeof d->path, err);
 	if (st) {
-		rt_error_prefix(err, "%s: data.file", where(spec, "data", "file", loc, sizeof loc));
+		rt_error_prefix(err, "%s: data.file", rt_spec_key_where(spec, "data", "file", loc, sizeof loc));
 		return st;
 	}
 	co.label = o->label[0] ? o->label : NULL;
@@ -514,7 +503,7 @@ static rt_status read_source(rt_spec *spec, data_opts *o, rt_error *err)
 		if (!rt_spec_find(spec, "data", "file"))
 			return rt_fail(err, RT_ERR_INPUT, "%s: data.source = csv: expected a 'file = "
 				       "DATA.csv' line in [data], got none",
-				       where(spec, "data", "source", loc, sizeof loc));
+				       rt_spec_key_where(spec, "data", "source", loc, sizeof loc));
 		TRY(rt_spec_string(spec, "data", "file", NULL, &o->file, err));
 		TRY(rt_spec_string(spec, "data", "label", "", &o->label, err));
 	}
@@ -546,7 +535,7 @@ static rt_status read_split(rt_spec *spec, data_opts *o, rt_error *err)
 		if (o->valid_fraction <= 0.0 || o->valid_fraction >= 1.0)
 			return rt_fail(err, RT_ERR_INPUT, "%s: data.valid_fraction: expected a number "
 				       "between 0 and 1 (exclusive), got %g",
-				       where(spec, "data", "valid_fraction", loc, sizeof loc),
+				       rt_spec_key_where(spec, "data", "valid_fraction", loc, sizeof loc),
 				       o->valid_fraction);
 	}
 	e = rt_spec_find(spec, "data", "data_seed");
@@ -587,7 +576,7 @@ rt_status mbp_dataset_from_spec(mbp_dataset *d, rt_spec *spec, int act_output, i
 	if (act_output < MBP_SIGMOID || act_output > MBP_LINEAR)
 		return rt_fail(err, RT_ERR_INTERNAL, "mbp: output activation %d out of range",
 			       act_output);
-	where(spec, "mbp", "folds", loc, sizeof loc);
+	rt_spec_key_where(spec, "mbp", "folds", loc, sizeof loc);
 	if (folds < 0 || folds == 1)
 		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.folds: expected 0 (none) or at least 2, got %d",
 			       loc, folds);
@@ -595,7 +584,7 @@ rt_status mbp_dataset_from_spec(mbp_dataset *d, rt_spec *spec, int act_output, i
 	TRY(read_source(spec, &o, err));
 	TRY(read_split(spec, &o, err));
 	if (!folds)
-		where(spec, "data", rt_spec_find(spec, "data", "split") ? "split" : "source", loc,
+		rt_spec_key_where(spec, "data", rt_spec_find(spec, "data", "split") ? "split" : "source", loc,
 		      sizeof loc);
 	st = dataset_build(d, spec, &o, act_output, loc, err);
 	if (st != RT_OK)

@@ -69,16 +69,6 @@ static void job_defaults(mbp_job *job)
 	job->report_every = 100;
 }
 
-/* "path:line" of an entry, or the spec's path when the key is absent. */
-static const char *where(rt_spec *spec, const char *key, char *buf, int size)
-{
-	rt_spec_entry *e = rt_spec_find(spec, "mbp", key);
-	if (e)
-		return rt_spec_where(spec, e, buf, size);
-	snprintf(buf, (size_t)size, "%s", spec->path);
-	return buf;
-}
-
 static rt_status read_hidden(mbp_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
@@ -93,11 +83,12 @@ static rt_status read_hidden(mbp_job *job, rt_spec *spec, rt_error *err)
 	}
 	if (n > 2)
 		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.hidden: expected one or two layer sizes "
-			       "(\"10\" or \"20 10\"), got %d", where(spec, "hidden", loc, sizeof loc), n);
+			       "(\"10\" or \"20 10\"), got %d",
+			       rt_spec_key_where(spec, "mbp", "hidden", loc, sizeof loc), n);
 	for (int i = 0; i < n; i++)
 		if (h[i] != floor(h[i]) || h[i] < 1 || h[i] > MBP_MAX_UNITS)
 			return rt_fail(err, RT_ERR_INPUT, "%s: mbp.hidden: expected whole numbers "
-				       "from 1 to %d, got %g", where(spec, "hidden", loc, sizeof loc),
+				       "from 1 to %d, got %g", rt_spec_key_where(spec, "mbp", "hidden", loc, sizeof loc),
 				       MBP_MAX_UNITS, h[i]);
 	job->shape.h1 = (int)h[0];
 	job->shape.h2 = n > 1 ? (int)h[1] : 0;
@@ -151,7 +142,7 @@ static rt_status read_training(mbp_job *job, rt_spec *spec, rt_error *err)
 	if (job->variant == MBP_VARIANT_SPLIT && job->mode != MBP_BATCH) {
 		char loc[RT_PATH_MAX + 32];
 		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.variant = split is for batch mode, the job's "
-			       "mode is %s", where(spec, "variant", loc, sizeof loc),
+			       "mode is %s", rt_spec_key_where(spec, "mbp", "variant", loc, sizeof loc),
 			       mode_names[job->mode]);
 	}
 	return RT_OK;
@@ -190,7 +181,7 @@ static rt_status read_weights(mbp_job *job, rt_spec *spec, rt_error *err)
 	if (a->ni != b->ni || a->h1 != b->h1 || a->h2 != b->h2 || a->no != b->no ||
 	    a->space != b->space) {
 		st = rt_fail(err, RT_ERR_INPUT, "%s: mbp.weights: %s is a %d-%d%s%.0d-%d network%s, "
-			     "the job's is %d-%d%s%.0d-%d%s", where(spec, "weights", loc, sizeof loc),
+			     "the job's is %d-%d%s%.0d-%d%s", rt_spec_key_where(spec, "mbp", "weights", loc, sizeof loc),
 			     job->weights_path, b->ni, b->h1, b->h2 ? "-" : "", b->h2, b->no,
 			     b->space ? " with a space network" : "", a->ni, a->h1, a->h2 ? "-" : "",
 			     a->h2, a->no, a->space ? " with a space network" : "");
@@ -220,7 +211,7 @@ rt_status mbp_job_from_spec(mbp_job *job, rt_spec *spec, const rt_options *opt, 
 		return st;
 	if (job->folds == 1)
 		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.folds: expected 0 (none) or at least 2, got 1",
-			       where(spec, "folds", loc, sizeof loc));
+			       rt_spec_key_where(spec, "mbp", "folds", loc, sizeof loc));
 	if ((st = mbp_dataset_from_spec(&job->data, spec, job->shape.act_output, job->folds, err)))
 		return st;
 	job->shape.ni = job->data.ni;

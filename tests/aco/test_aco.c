@@ -25,24 +25,12 @@
 #include "rng.h"
 #include "spec.h"
 
-static char tmpdir[256];
+#include "../test_tmp.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/evoforge-test-aco-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	rt_log_set_quiet(1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_setup("aco");
 }
 
 static void write_text(const char *path, const char *text)
@@ -431,5 +419,5 @@ int main(void)
 		cmocka_unit_test(loop_small_optimum),
 		cmocka_unit_test(loop_pcb442),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

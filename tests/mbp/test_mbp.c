@@ -25,24 +25,12 @@
 #include "rng.h"
 #include "spec.h"
 
-static char tmpdir[256];
+#include "../test_tmp.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/evoforge-test-mbp-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	rt_log_set_quiet(1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_setup("mbp");
 }
 
 static void expf_is_accurate(void **state)
@@ -418,5 +406,5 @@ int main(void)
 		cmocka_unit_test(run_writes_files),
 		cmocka_unit_test(folds_report_each),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

@@ -24,21 +24,12 @@
 #include "rng.h"
 #include "spec.h"
 
-static char tmpdir[256];
+#include "../test_tmp.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/evoforge-test-mbp-XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_setup("mbp-data");
 }
 
 static void write_text(const char *path, const char *text)
@@ -854,5 +845,5 @@ int main(void)
 		cmocka_unit_test(net_missing_file),
 		cmocka_unit_test(alloc_failures),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

@@ -23,24 +23,12 @@
 #include "spec.h"
 #include "svm/svm_impl.h"
 
-static char tmpdir[256];
+#include "../test_tmp.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/evoforge-test-svm-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	rt_log_set_quiet(1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_setup("svm");
 }
 
 static int have_libsvm(void)
@@ -289,5 +277,5 @@ int main(void)
 		cmocka_unit_test(both_selections_same_objective),
 		cmocka_unit_test(run_from_spec),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

@@ -25,24 +25,12 @@
 #include "rng.h"
 #include "svm/svm_impl.h"
 
-static char tmpdir[256];
+#include "../test_tmp.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/evoforge-test-svm-model-XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	rt_log_set_quiet(1);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[300];
-	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_setup("svm-model");
 }
 
 static void write_bytes(const char *path, const char *text, size_t n)
@@ -716,5 +704,5 @@ int main(void)
 		cmocka_unit_test(svm_predict_reads_ours),
 		cmocka_unit_test(reads_svm_train_model),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }
