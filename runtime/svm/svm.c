@@ -1,5 +1,5 @@
-/* svm.c: kind `svm`, C-SVC trained by SMO as LIBSVM trains it (CPU path;
- * the GPU kernels are not built yet): `evoforge run` reads [svm] and
+/* svm.c: kind `svm`, C-SVC trained by SMO as LIBSVM trains it, on the CPU
+ * (svm_solver.c) or the GPU (svm_gpu.c): `evoforge run` reads [svm] and
  * [data], trains, writes the model in LIBSVM's format (model.txt, which
  * Debian's svm-predict reads), predictions.csv for the test set and
  * result.json.
@@ -202,7 +202,7 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	rt_json_string(&j, "train", job->train_path);
 	rt_json_int(&j, "train_points", job->train.n);
 	rt_json_int(&j, "features", job->train.nfeat);
-	rt_json_string(&j, "backend", "cpu");
+	rt_json_string(&j, "backend", job->params.gpu ? "gpu" : "cpu");
 	rt_json_string(&j, "kernel", kernel_names[m->kernel.type]);
 	rt_json_double(&j, "C", job->params.C);
 	rt_json_double(&j, "gamma", m->kernel.gamma);
@@ -249,14 +249,15 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&m, 0, sizeof m);
 	if ((st = job_from_spec(spec, opt, &job, err)) != RT_OK)
 		goto done;
-	if (opt->backend == RT_BACKEND_GPU) {
-		st = rt_fail(err, RT_ERR_UNSUPPORTED, "svm: the GPU path is not built yet; "
-			     "use --backend cpu (or auto)");
-		goto done;
+	{
+		rt_backend chosen;
+		if ((st = rt_backend_select(opt->backend, &chosen, NULL, err)) != RT_OK)
+			goto done;
+		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
-	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, cpu", job.name,
+	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, %s", job.name,
 		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
-		job.params.kernel.gamma, job.params.eps);
+		job.params.kernel.gamma, job.params.eps, job.params.gpu ? "gpu" : "cpu");
 	t0 = rt_now();
 	if ((st = svm_train(&job.train, &job.params, &m, err)) != RT_OK)
 		goto done;
@@ -289,6 +290,6 @@ done:
 
 const rt_kind svm_kind = {
 	"svm",
-	"C-SVC trained by SMO as LIBSVM does, LIBSVM model files (CPU path; GPU not built yet)",
+	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
 	svm_run, NULL, NULL, NULL
 };

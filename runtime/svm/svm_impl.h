@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "gen.h"
 #include "svm/svm_core.h"
 
 /* Working-set selection: LIBSVM's second-order rule (WSS2, Fan et al. 2005)
@@ -34,7 +35,8 @@ typedef struct svm_params {
 	int nweights;              /* -wi: class label -> weight */
 	double *weight_label, *weight;
 	int wss;                   /* enum svm_wss */
-	long max_iter;             /* 0: no limit */
+	long max_iter;             /* 0: LIBSVM's limit, max(10^7, 100 n) */
+	int gpu;                   /* 1: solve on the GPU (svm_gpu.c) */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -51,6 +53,17 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 			   const svm_params *p, double Cp, double Cn, svm_binary *out,
 			   rt_error *err);
 void svm_binary_free(svm_binary *b);
+/* The same problem on device 0 (templates/svm/svm.cu). */
+rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
+			       const svm_params *p, double Cp, double Cn, svm_binary *out,
+			       rt_error *err);
+/* The generated CUDA source of the GPU solver and its NVRTC options. */
+rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
+const char *const *svm_gpu_nvrtc_options(int *n);
+/* Fills rho (LIBSVM's calculate_rho), the objective and the SV counts from
+ * the final alpha and G, and takes alpha (out->alpha = alpha). */
+void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
+		       long n, double Cp, double Cn);
 
 /* A trained model in LIBSVM's structure (nr_class classes, one-vs-one). */
 typedef struct svm_model {

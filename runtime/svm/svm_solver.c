@@ -165,50 +165,37 @@ static long select_j(const solver *s, long i, const float *qi, double gmax, doub
 	return best;
 }
 
-/* The analytic update of alpha_i, alpha_j (LIBSVM's, with its clipping). */
+/* The analytic update of alpha_i, alpha_j (svm_core.h). */
 static void update_pair(solver *s, long i, long j, const float *qi)
 {
-	double Ci = bound(s, i), Cj = bound(s, j), *a = s->alpha;
-	if (s->y[i] != s->y[j]) {
-		double quad = s->QD[i] + s->QD[j] + 2.0 * qi[j];
-		double delta = (-s->G[i] - s->G[j]) / (quad > 0 ? quad : SVM_TAU);
-		double diff = a[i] - a[j];
-		a[i] += delta;
-		a[j] += delta;
-		if (diff > 0 && a[j] < 0) { a[j] = 0; a[i] = diff; }
-		else if (diff <= 0 && a[i] < 0) { a[i] = 0; a[j] = -diff; }
-		if (diff > Ci - Cj && a[i] > Ci) { a[i] = Ci; a[j] = Ci - diff; }
-		else if (diff <= Ci - Cj && a[j] > Cj) { a[j] = Cj; a[i] = Cj + diff; }
-	} else {
-		double quad = s->QD[i] + s->QD[j] - 2.0 * qi[j];
-		double delta = (s->G[i] - s->G[j]) / (quad > 0 ? quad : SVM_TAU);
-		double sum = a[i] + a[j];
-		a[i] -= delta;
-		a[j] += delta;
-		if (sum > Ci && a[i] > Ci) { a[i] = Ci; a[j] = sum - Ci; }
-		else if (sum <= Ci && a[j] < 0) { a[j] = 0; a[i] = sum; }
-		if (sum > Cj && a[j] > Cj) { a[j] = Cj; a[i] = sum - Cj; }
-		else if (sum <= Cj && a[i] < 0) { a[i] = 0; a[j] = sum; }
-	}
+	svm_update_pair(&s->alpha[i], &s->alpha[j], s->y[i], s->y[j], bound(s, i), bound(s, j),
+			s->G[i], s->G[j], s->QD[i], s->QD[j], qi[j]);
 }
 
-/* rho as LIBSVM's calculate_rho. */
-static double compute_rho(const solver *s)
+void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
+		       long n, double Cp, double Cn)
 {
 	double ub = INFINITY, lb = -INFINITY, sum_free = 0;
 	long nr_free = 0;
-	for (long i = 0; i < s->n; i++) {
-		double yG = s->y[i] * s->G[i];
-		if (at_upper(s, i)) {
-			if (s->y[i] < 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
-		} else if (at_lower(s, i)) {
-			if (s->y[i] > 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
+	out->obj = 0;
+	out->nsv = out->nbsv = 0;
+	for (long i = 0; i < n; i++) {
+		double yG = y[i] * G[i], C = y[i] > 0 ? Cp : Cn;
+		if (alpha[i] >= C) {
+			if (y[i] < 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
+			out->nbsv++;
+		} else if (alpha[i] <= 0) {
+			if (y[i] > 0) ub = fmin(ub, yG); else lb = fmax(lb, yG);
 		} else {
 			nr_free++;
 			sum_free += yG;
 		}
+		out->obj += alpha[i] * (G[i] - 1.0);
+		out->nsv += alpha[i] > 0;
 	}
-	return nr_free > 0 ? sum_free / nr_free : (ub + lb) / 2;
+	out->obj /= 2;
+	out->rho = nr_free > 0 ? sum_free / nr_free : (ub + lb) / 2;
+	out->alpha = alpha;
 }
 
 /* SMO iterations until the violation is below eps (or max_iter). */
@@ -250,6 +237,8 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 			   rt_error *err)
 {
 	solver s;
+	if (p->gpu)
+		return svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, out, err);
 	rt_status st;
 	memset(&s, 0, sizeof s);
 	memset(out, 0, sizeof *out);
@@ -275,14 +264,9 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 		st = smo_loop(&s, &out->iterations, err);
 	}
 	if (st == RT_OK) {
-		out->rho = compute_rho(&s);
-		for (long i = 0; i < n; i++) {
-			out->obj += s.alpha[i] * (s.G[i] - 1.0);
-			out->nsv += s.alpha[i] > 0;
-			out->nbsv += at_upper(&s, i);
-		}
-		out->obj /= 2;
-		out->alpha = s.alpha;
+		long iterations = out->iterations;
+		svm_binary_finish(out, s.alpha, s.G, y, n, Cp, Cn);
+		out->iterations = iterations;
 		s.alpha = NULL;
 	}
 	free(s.alpha);

@@ -49,4 +49,34 @@ RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float 
 	}
 }
 
+/* The analytic update of one SMO pair (LIBSVM's, with its clipping): a_i,
+ * a_j in [0, C_i], [0, C_j] with labels y_i, y_j, gradients G_i, G_j,
+ * diagonal kernel values QD_i, QD_j and Q_ij (y_i y_j K_ij). */
+RT_HD void svm_update_pair(double *ai, double *aj, int yi, int yj, double Ci, double Cj,
+			   double Gi, double Gj, double QDi, double QDj, double Qij)
+{
+	const double tau = 1e-12;
+	if (yi != yj) {
+		double quad = QDi + QDj + 2.0 * Qij;
+		double delta = (-Gi - Gj) / (quad > 0 ? quad : tau);
+		double diff = *ai - *aj;
+		*ai += delta;
+		*aj += delta;
+		if (diff > 0 && *aj < 0) { *aj = 0; *ai = diff; }
+		else if (diff <= 0 && *ai < 0) { *ai = 0; *aj = -diff; }
+		if (diff > Ci - Cj && *ai > Ci) { *ai = Ci; *aj = Ci - diff; }
+		else if (diff <= Ci - Cj && *aj > Cj) { *aj = Cj; *ai = Cj + diff; }
+	} else {
+		double quad = QDi + QDj - 2.0 * Qij;
+		double delta = (Gi - Gj) / (quad > 0 ? quad : tau);
+		double sum = *ai + *aj;
+		*ai -= delta;
+		*aj += delta;
+		if (sum > Ci && *ai > Ci) { *ai = Ci; *aj = sum - Ci; }
+		else if (sum <= Ci && *aj < 0) { *aj = 0; *ai = sum; }
+		if (sum > Cj && *aj > Cj) { *aj = Cj; *ai = sum - Cj; }
+		else if (sum <= Cj && *ai < 0) { *ai = 0; *aj = sum; }
+	}
+}
+
 #endif

@@ -19,6 +19,7 @@
 
 #include "kinds.h"
 #include "log.h"
+#include "nvrtc.h"
 #include "rng.h"
 #include "spec.h"
 #include "svm/svm_impl.h"
@@ -268,6 +269,34 @@ static void run_from_spec(void **state)
 	free_data(&d);
 }
 
+/* Every kernel type and selection rule compiles under NVRTC for sm_90. */
+static void gpu_kernels_compile(void **state)
+{
+	rt_error err;
+	int nopt, maj, min;
+	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
+	(void)state;
+	if (nvrtc_open(&err) != RT_OK || nvrtc_version(&maj, &min, &err) != RT_OK) {
+		printf("SKIP: NVRTC not available: %s\n", err.msg);
+		skip();
+	}
+	for (int k = 0; k < 4; k++)
+		for (int w = 0; w < 2; w++) {
+			svm_params p;
+			gen_source src;
+			nvrtc_output out;
+			memset(&src, 0, sizeof src);
+			default_params(&p, 1, 0.5);
+			p.kernel.type = k;
+			p.wss = w;
+			assert_int_equal(svm_gpu_source(&p, 123, &src, &err), RT_OK);
+			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
+				fail_msg("%s", err.msg);
+			nvrtc_output_free(&out);
+			gen_free(&src);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +305,7 @@ int main(void)
 		cmocka_unit_test(class_weights_match_libsvm),
 		cmocka_unit_test(both_selections_same_objective),
 		cmocka_unit_test(run_from_spec),
+		cmocka_unit_test(gpu_kernels_compile),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }
