@@ -291,5 +291,5 @@ done:
 const rt_kind svm_kind = {
 	"svm",
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
-	svm_run, NULL, NULL, NULL
+	svm_run, NULL, svm_bench, svm_bench_help
 };

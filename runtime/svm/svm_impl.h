@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "gen.h"
+#include "kinds.h"
 #include "svm/svm_core.h"
 
 /* Working-set selection: LIBSVM's second-order rule (WSS2, Fan et al. 2005)
@@ -90,6 +91,10 @@ void svm_model_free(svm_model *m);
  * "SV", then one line per support vector: the nr_class - 1 coefficients
  * and index:value pairs, 1-based, zeros left out). Written atomically;
  * read back with errors naming file:line and what was expected. */
+/* `evoforge bench svm` and its help (svm_bench.c). */
+rt_status svm_bench(int argc, char **argv, const rt_options *opt, rt_error *err);
+extern const char svm_bench_help[];
+
 rt_status svm_model_write(const char *path, const svm_model *m, rt_error *err);
 rt_status svm_model_read(const char *path, svm_model *m, rt_error *err);
 
