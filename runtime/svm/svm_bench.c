@@ -61,8 +61,7 @@ static rt_status load(const char *name, char *path, svm_data *d, rt_error *err)
 static rt_status ours(const svm_data *d, const svm_params *p, bench_row *r, rt_error *err)
 {
 	svm_model m;
-	long right = 0;
-	double t0 = rt_now();
+	double t0 = rt_now(), *pred;
 	rt_status st = svm_train(d, p, &m, err);
 	if (st != RT_OK)
 		return st;
@@ -70,11 +69,11 @@ static rt_status ours(const svm_data *d, const svm_params *p, bench_row *r, rt_e
 	r->obj = m.obj[0];
 	r->iterations = m.iterations;
 	r->nsv = m.total_sv;
-	for (long i = 0; i < d->n; i++)
-		right += svm_predict(&m, d->x + (size_t)i * d->nfeat, d->nfeat) == d->y[i];
-	r->acc = (double)right / d->n;
+	pred = rt_malloc((size_t)d->n * sizeof *pred + 1, err);
+	st = pred ? svm_accuracy(&m, d, pred, &r->acc, err) : RT_ERR_SYSTEM;
+	free(pred);
 	svm_model_free(&m);
-	return RT_OK;
+	return st;
 }
 
 /* svm-train -h 0 on the file; 0 if it could not run. */

@@ -2,7 +2,8 @@
  * (templates/svm/svm.cu): the points uploaded column-major and padded, the
  * generated source specialised to the kernel type, feature count and
  * working-set rule, then batches of SVM_GPU_BATCH iterations queued with no
- * host round trip between them; after each batch only the 48-byte solver
+ * host round trip between them (four fused launches per iteration, or the
+ * eight per-role kernels with gpu_kernels = roles); after each batch only the 48-byte solver
  * state comes back. rho, the objective and the counts come from the final
  * alpha and G as on the CPU (svm_binary_finish). */
 #include <math.h>
@@ -160,6 +161,29 @@ static rt_status queue_iteration(svm_gpu *g, const svm_params *p, double Cp, dou
 	return launch(g, "svm_grad", b, grad, err);
 }
 
+/* The same iteration in four launches (svm.cu's fused kernels). */
+static rt_status queue_fused(svm_gpu *g, const svm_params *p, double Cp, double Cn, int only_update,
+			     rt_error *err)
+{
+	int zero = 0, n = g->n, nparts = g->blocks;
+	double eps = p->eps;
+	svm_kernel_params kp = p->kernel;
+	void *a1[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &kp, &g->G, &g->alpha, &Cp, &Cn, &g->st,
+		       &g->pv, &g->pi, &g->pg, &only_update };
+	void *a2[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &zero, &eps };
+	void *a3[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &kp, &g->G, &g->alpha, &g->QD, &Cp, &Cn,
+		       &g->st, &g->pv, &g->pi, &g->pg };
+	void *a4[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &eps, &g->xt, &g->sq, &g->y,
+		       &g->npad, &kp, &g->alpha, &g->G, &g->QD, &Cp, &Cn };
+	unsigned b = (unsigned)g->blocks;
+	rt_status st;
+	if ((st = launch(g, "svm_fused_grad_pick", b, a1, err)) || only_update ||
+	    (st = launch(g, "svm_pick_finish", 1, a2, err)) ||
+	    (st = launch(g, "svm_fused_pick_j", b, a3, err)))
+		return st;
+	return launch(g, "svm_fused_finish_step", 1, a4, err);
+}
+
 static void release(svm_gpu *g)
 {
 	gpu_ptr *p[] = { &g->xt, &g->sq, &g->y, &g->QD, &g->alpha, &g->G, &g->row_i, &g->row_j,
@@ -193,14 +217,20 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 			       "8192 (dense rows); use --backend cpu", d->nfeat);
 	if ((st = open_module(&g, d, p, err)) == RT_OK && (st = upload(&g, d, idx, y, p, err)) == RT_OK) {
 		while (st == RT_OK && !state.done && state.iterations < max_iter) {
-			for (int k = 0; st == RT_OK && k < SVM_GPU_BATCH; k++)
-				st = queue_iteration(&g, p, Cp, Cn, err);
+			long batch = max_iter - state.iterations < SVM_GPU_BATCH ?
+				     max_iter - (long)state.iterations : SVM_GPU_BATCH;
+			for (long k = 0; st == RT_OK && k < batch; k++)
+				st = p->gpu_roles ? queue_iteration(&g, p, Cp, Cn, err)
+						  : queue_fused(&g, p, Cp, Cn, 0, err);
 			if (st == RT_OK)
 				st = gpu_download(g.ctx, &state, g.st, sizeof state, err);
 		}
 	}
-	if (st == RT_OK && !state.done)
+	if (st == RT_OK && !state.done) {
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
+		if (!p->gpu_roles)   /* the last step's G update is still pending */
+			st = queue_fused(&g, p, Cp, Cn, 1, err);
+	}
 	alpha = st == RT_OK ? rt_malloc((size_t)n * sizeof *alpha, err) : NULL;
 	G = alpha ? rt_malloc((size_t)n * sizeof *G, err) : NULL;
 	if (st == RT_OK && (!alpha || !G))

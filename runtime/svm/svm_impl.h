@@ -38,6 +38,8 @@ typedef struct svm_params {
 	int wss;                   /* enum svm_wss */
 	long max_iter;             /* 0: LIBSVM's limit, max(10^7, 100 n) */
 	int gpu;                   /* 1: solve on the GPU (svm_gpu.c) */
+	int gpu_roles;             /* GPU: 1 the per-role kernels (8 launches per iteration,
+	                              the default: measured faster), 0 the fused ones (4) */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -86,6 +88,10 @@ rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_err
 /* Predicted label of one dense point (votes, ties to the lower class index). */
 double svm_predict(const svm_model *m, const float *x, int nfeat);
 void svm_model_free(svm_model *m);
+/* Predictions for every point of d (pred[n], on the thread pool) and the
+ * fraction right. */
+rt_status svm_accuracy(const svm_model *m, const svm_data *d, double *pred, double *acc,
+		       rt_error *err);
 
 /* LIBSVM's model-file format ("svm_type c_svc", "kernel_type rbf", ...,
  * "SV", then one line per support vector: the nr_class - 1 coefficients

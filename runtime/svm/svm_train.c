@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "svm_impl.h"
 
 /* The classes: labels in order of first appearance, and each point's class. */
@@ -218,4 +219,32 @@ double svm_predict(const svm_model *m, const float *x, int nfeat)
 			best = c;
 	free(kv);
 	return m->label[best];
+}
+
+typedef struct accuracy_ctx {
+	const svm_model *m;
+	const svm_data *d;
+	double *pred;
+} accuracy_ctx;
+
+static void accuracy_body(void *ctx, long begin, long end, int thread)
+{
+	accuracy_ctx *a = ctx;
+	(void)thread;
+	for (long i = begin; i < end; i++)
+		a->pred[i] = svm_predict(a->m, a->d->x + (size_t)i * a->d->nfeat, a->d->nfeat);
+}
+
+rt_status svm_accuracy(const svm_model *m, const svm_data *d, double *pred, double *acc,
+		       rt_error *err)
+{
+	accuracy_ctx a = { m, d, pred };
+	long right = 0;
+	rt_status st = cpu_parallel_for(d->n, 64, accuracy_body, &a, err);
+	if (st != RT_OK)
+		return st;
+	for (long i = 0; i < d->n; i++)
+		right += pred[i] == d->y[i];
+	*acc = d->n ? (double)right / d->n : NAN;
+	return RT_OK;
 }

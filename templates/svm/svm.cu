@@ -202,3 +202,170 @@ svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_sta
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
 		G[t] += (double)row_i[t] * dai + (double)row_j[t] * daj;
 }
+
+/* ---- fused: four launches per iteration ------------------------------------
+ * The kernel rows are not stored: each thread computes the Q values it needs
+ * for its own points (the same float as svm_row), so the G update of one
+ * iteration joins the pick of i of the next, the pick of j computes Q_it on
+ * the fly, and the finishing block of the j pick also makes the step. */
+
+/* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
+__device__ __forceinline__ float svm_q(const float *xp, int p, int t, const float *xt,
+				       const double *sq, const signed char *y, int npad,
+				       const svm_kernel_params *kp)
+{
+	double dot = 0.0, k;
+	for (int f = 0; f < SVM_FEATURES; f++)
+		dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
+	if (SVM_KERNEL == SVM_LINEAR)
+		k = dot;
+	else if (SVM_KERNEL == SVM_POLY)
+		k = svm_powi(kp->gamma * dot + kp->coef0, kp->degree);
+	else if (SVM_KERNEL == SVM_RBF)
+		k = exp(-kp->gamma * (sq[p] + sq[t] - 2.0 * dot));
+	else
+		k = tanh(kp->gamma * dot + kp->coef0);
+	return (float)(y[p] * y[t] * k);
+}
+
+/* Loads point p into shared memory xp. */
+__device__ __forceinline__ void svm_load_point(float *xp, const float *xt, int p, int npad)
+{
+	for (int f = threadIdx.x; f < SVM_FEATURES; f += SVM_THREADS)
+		xp[f] = xt[(size_t)f * npad + p];
+}
+
+/* G += Q_i dai + Q_j daj for the previous step, then (unless only_update)
+ * each block's best i candidate. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_fused_grad_pick(const float *xt, const double *sq, const signed char *y, int n, int npad,
+		    svm_kernel_params kp, double *G, const double *alpha, double Cp, double Cn,
+		    const svm_state *st, double *part_v, int *part_i, double *part_g2,
+		    int only_update)
+{
+	__shared__ float xi[SVM_FEATURES], xj[SVM_FEATURES];
+	if (st->done)
+		return;
+	const int i = st->i, j = st->j;
+	const double dai = st->dai, daj = st->daj;
+	const int update = dai != 0.0 || daj != 0.0;
+	if (update) {
+		svm_load_point(xi, xt, i, npad);
+		svm_load_point(xj, xt, j, npad);
+	}
+	__syncthreads();
+	double best = SVM_NEG_HUGE;
+	int bi = -1;
+	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
+		double g = G[t];
+		if (update) {
+			g += (double)svm_q(xi, i, t, xt, sq, y, npad, &kp) * dai +
+			     (double)svm_q(xj, j, t, xt, sq, y, npad, &kp) * daj;
+			G[t] = g;
+		}
+		if (only_update || !svm_in_up(y[t], alpha[t], Cp, Cn))
+			continue;
+		double v = y[t] > 0 ? -g : g;
+		if (v > best || (v == best && t > bi)) {
+			best = v;
+			bi = t;
+		}
+	}
+	if (only_update)
+		return;
+	svm_block_best(&best, &bi);
+	if (threadIdx.x == 0) {
+		part_v[blockIdx.x] = best;
+		part_i[blockIdx.x] = bi;
+		part_g2[blockIdx.x] = SVM_NEG_HUGE;
+	}
+}
+
+/* Each block's best j for the chosen i (Q_it computed here). */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_fused_pick_j(const float *xt, const double *sq, const signed char *y, int n, int npad,
+		 svm_kernel_params kp, const double *G, const double *alpha, const double *QD,
+		 double Cp, double Cn, const svm_state *st, double *part_v, int *part_i,
+		 double *part_g2)
+{
+	__shared__ float xi[SVM_FEATURES];
+	if (st->done)
+		return;
+	const int i = st->i;
+	svm_load_point(xi, xt, i, npad);
+	__syncthreads();
+	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
+	int bi = -1, dummy = 0;
+	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
+		int yt = y[t];
+		double v;
+		if (!svm_in_low(yt, alpha[t], Cp, Cn))
+			continue;
+		double yg = yt > 0 ? G[t] : -G[t];
+		g2 = yg > g2 ? yg : g2;
+		if (SVM_WSS == 1) {
+			v = yg;
+		} else {
+			double grad_diff = st->gmax + yg;
+			if (!(grad_diff > 0))
+				continue;
+			double qit = (double)svm_q(xi, i, t, xt, sq, y, npad, &kp);
+			double quad = QD[i] + QD[t] - 2.0 * y[i] * qit * (yt > 0 ? 1 : -1);
+			v = (grad_diff * grad_diff) / (quad > 0 ? quad : 1e-12);
+		}
+		if (v > best || (v == best && t > bi)) {
+			best = v;
+			bi = t;
+		}
+	}
+	svm_block_best(&best, &bi);
+	svm_block_best(&g2, &dummy);
+	if (threadIdx.x == 0) {
+		part_v[blockIdx.x] = best;
+		part_i[blockIdx.x] = bi;
+		part_g2[blockIdx.x] = g2;
+	}
+}
+
+/* Finishes the j pick (one block) and, when not done, makes the step. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_fused_finish_step(const double *part_v, const int *part_i, const double *part_g2, int nparts,
+		      svm_state *st, double eps, const float *xt, const double *sq,
+		      const signed char *y, int npad, svm_kernel_params kp, double *alpha,
+		      const double *G, const double *QD, double Cp, double Cn)
+{
+	__shared__ float xi[SVM_FEATURES];
+	if (st->done)
+		return;
+	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
+	int bi = -1, dummy = 0;
+	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {
+		if (part_i[b] >= 0 && (part_v[b] > best || (part_v[b] == best && part_i[b] > bi))) {
+			best = part_v[b];
+			bi = part_i[b];
+		}
+		g2 = part_g2[b] > g2 ? part_g2[b] : g2;
+	}
+	svm_block_best(&best, &bi);
+	svm_block_best(&g2, &dummy);
+	svm_load_point(xi, xt, st->i, npad);
+	__syncthreads();
+	if (threadIdx.x != 0)
+		return;
+	st->j = bi;
+	st->gmax2 = g2;
+	if (st->gmax + g2 < eps || bi < 0) {
+		st->done = 1;
+		return;
+	}
+	const int i = st->i, j = bi;
+	double ai = alpha[i], aj = alpha[j], oi = ai, oj = aj;
+	double qij = (double)svm_q(xi, i, j, xt, sq, y, npad, &kp);
+	svm_update_pair(&ai, &aj, y[i], y[j], y[i] > 0 ? Cp : Cn, y[j] > 0 ? Cp : Cn, G[i], G[j],
+			QD[i], QD[j], qij);
+	alpha[i] = ai;
+	alpha[j] = aj;
+	st->dai = ai - oi;
+	st->daj = aj - oj;
+	st->iterations++;
+}

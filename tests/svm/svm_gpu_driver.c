@@ -54,17 +54,20 @@ static void blobs(svm_data *d, long n, int nf)
 
 static double accuracy(const svm_model *m, const svm_data *d)
 {
-	long right = 0;
-	for (long i = 0; i < d->n; i++)
-		right += svm_predict(m, d->x + (size_t)i * d->nfeat, d->nfeat) == d->y[i];
-	return (double)right / d->n;
+	double *pred = malloc((size_t)d->n * sizeof *pred), acc = NAN;
+	rt_error err;
+	if (pred && svm_accuracy(m, d, pred, &acc, &err) != RT_OK)
+		acc = NAN;
+	free(pred);
+	return acc;
 }
 
-static int run_case(const char *name, const svm_data *d, double C, double gamma, int wss)
+static int run_case(const char *name, const svm_data *d, double C, double gamma, int wss, int roles)
 {
 	svm_params p;
 	svm_model m[2];
 	double sec[2], acc[2];
+	char label[300];
 	rt_error err;
 	memset(&p, 0, sizeof p);
 	p.kernel.type = SVM_RBF;
@@ -73,6 +76,9 @@ static int run_case(const char *name, const svm_data *d, double C, double gamma,
 	p.eps = 1e-3;
 	p.cache_mb = 4000;
 	p.wss = wss;
+	p.gpu_roles = roles;
+	snprintf(label, sizeof label, "%s (gpu %s)", name, roles ? "roles" : "fused");
+	name = label;
 	for (int g = 0; g < 2; g++) {
 		double t0 = rt_now();
 		p.gpu = g;
@@ -103,7 +109,8 @@ int main(int argc, char **argv)
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	blobs(&d, 3000, 16);
 	for (int w = 0; w < 2; w++)
-		bad += !run_case("blobs", &d, 10, 0.1, w);
+		for (int r = 0; r < 2; r++)
+			bad += !run_case("blobs", &d, 10, 0.1, w, r);
 	free(d.x);
 	free(d.y);
 	for (int a = 1; a < argc; a++) {
@@ -120,7 +127,8 @@ int main(int argc, char **argv)
 		}
 		if (!load(path, &d))
 			continue;
-		bad += !run_case(path, &d, C, gamma > 0 ? gamma : 1.0 / d.nfeat, 0);
+		for (int r = 0; r < 2; r++)
+			bad += !run_case(path, &d, C, gamma > 0 ? gamma : 1.0 / d.nfeat, 0, r);
 		free(d.x);
 		free(d.y);
 	}
