@@ -113,6 +113,53 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 	}
 }
 
+/* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
+__device__ __forceinline__ float svm_q(const float *xp, int p, int t, const float *xt,
+				       const double *sq, const signed char *y, int npad,
+				       const svm_kernel_params *kp)
+{
+	double dot = 0.0, k;
+	for (int f = 0; f < SVM_FEATURES; f++)
+		dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
+	if (SVM_KERNEL == SVM_LINEAR)
+		k = dot;
+	else if (SVM_KERNEL == SVM_POLY)
+		k = svm_powi(kp->gamma * dot + kp->coef0, kp->degree);
+	else if (SVM_KERNEL == SVM_RBF)
+		k = exp(-kp->gamma * (sq[p] + sq[t] - 2.0 * dot));
+	else
+		k = tanh(kp->gamma * dot + kp->coef0);
+	return (float)(y[p] * y[t] * k);
+}
+
+/* Loads point p into shared memory xp. */
+__device__ __forceinline__ void svm_load_point(float *xp, const float *xt, int p, int npad)
+{
+	for (int f = threadIdx.x; f < SVM_FEATURES; f += SVM_THREADS)
+		xp[f] = xt[(size_t)f * npad + p];
+}
+
+/* Reduces the blocks' parts (one block): the best (value, index) and the
+ * largest g2. */
+__device__ __forceinline__ void svm_reduce_parts(const double *part_v, const int *part_i,
+						 const double *part_g2, int nparts, double *best,
+						 int *bi, double *g2)
+{
+	int dummy = 0;
+	*best = SVM_NEG_HUGE;
+	*g2 = SVM_NEG_HUGE;
+	*bi = -1;
+	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {
+		if (part_i[b] >= 0 && (part_v[b] > *best || (part_v[b] == *best && part_i[b] > *bi))) {
+			*best = part_v[b];
+			*bi = part_i[b];
+		}
+		*g2 = part_g2[b] > *g2 ? part_g2[b] : *g2;
+	}
+	svm_block_best(best, bi);
+	svm_block_best(g2, &dummy);
+}
+
 /* Phase 2: one block reduces the parts and records the pick. */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_finish(const double *part_v, const int *part_i, const double *part_g2, int nparts,
@@ -120,17 +167,9 @@ svm_pick_finish(const double *part_v, const int *part_i, const double *part_g2, 
 {
 	if (st->done)
 		return;
-	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
-	int bi = -1, dummy = 0;
-	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {
-		if (part_i[b] >= 0 && (part_v[b] > best || (part_v[b] == best && part_i[b] > bi))) {
-			best = part_v[b];
-			bi = part_i[b];
-		}
-		g2 = part_g2[b] > g2 ? part_g2[b] : g2;
-	}
-	svm_block_best(&best, &bi);
-	svm_block_best(&g2, &dummy);
+	double best, g2;
+	int bi;
+	svm_reduce_parts(part_v, part_i, part_g2, nparts, &best, &bi, &g2);
 	if (threadIdx.x != 0)
 		return;
 	if (which == 0) {
@@ -155,23 +194,10 @@ svm_row(const float *xt, const double *sq, const signed char *y, int n, int npad
 	if (st->done)
 		return;
 	const int p = which ? st->j : st->i;
-	for (int f = threadIdx.x; f < SVM_FEATURES; f += SVM_THREADS)
-		xp[f] = xt[(size_t)f * npad + p];
+	svm_load_point(xp, xt, p, npad);
 	__syncthreads();
-	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
-		double dot = 0.0, k;
-		for (int f = 0; f < SVM_FEATURES; f++)
-			dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
-		if (SVM_KERNEL == SVM_LINEAR)
-			k = dot;
-		else if (SVM_KERNEL == SVM_POLY)
-			k = svm_powi(kp.gamma * dot + kp.coef0, kp.degree);
-		else if (SVM_KERNEL == SVM_RBF)
-			k = exp(-kp.gamma * (sq[p] + sq[t] - 2.0 * dot));
-		else
-			k = tanh(kp.gamma * dot + kp.coef0);
-		row[t] = (float)(y[p] * y[t] * k);
-	}
+	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
+		row[t] = svm_q(xp, p, t, xt, sq, y, npad, &kp);
 }
 
 /* The pair's update (one thread). */
@@ -208,32 +234,6 @@ svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_sta
  * for its own points (the same float as svm_row), so the G update of one
  * iteration joins the pick of i of the next, the pick of j computes Q_it on
  * the fly, and the finishing block of the j pick also makes the step. */
-
-/* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
-__device__ __forceinline__ float svm_q(const float *xp, int p, int t, const float *xt,
-				       const double *sq, const signed char *y, int npad,
-				       const svm_kernel_params *kp)
-{
-	double dot = 0.0, k;
-	for (int f = 0; f < SVM_FEATURES; f++)
-		dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
-	if (SVM_KERNEL == SVM_LINEAR)
-		k = dot;
-	else if (SVM_KERNEL == SVM_POLY)
-		k = svm_powi(kp->gamma * dot + kp->coef0, kp->degree);
-	else if (SVM_KERNEL == SVM_RBF)
-		k = exp(-kp->gamma * (sq[p] + sq[t] - 2.0 * dot));
-	else
-		k = tanh(kp->gamma * dot + kp->coef0);
-	return (float)(y[p] * y[t] * k);
-}
-
-/* Loads point p into shared memory xp. */
-__device__ __forceinline__ void svm_load_point(float *xp, const float *xt, int p, int npad)
-{
-	for (int f = threadIdx.x; f < SVM_FEATURES; f += SVM_THREADS)
-		xp[f] = xt[(size_t)f * npad + p];
-}
 
 /* G += Q_i dai + Q_j daj for the previous step, then (unless only_update)
  * each block's best i candidate. */
@@ -337,17 +337,9 @@ svm_fused_finish_step(const double *part_v, const int *part_i, const double *par
 	__shared__ float xi[SVM_FEATURES];
 	if (st->done)
 		return;
-	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
-	int bi = -1, dummy = 0;
-	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {
-		if (part_i[b] >= 0 && (part_v[b] > best || (part_v[b] == best && part_i[b] > bi))) {
-			best = part_v[b];
-			bi = part_i[b];
-		}
-		g2 = part_g2[b] > g2 ? part_g2[b] : g2;
-	}
-	svm_block_best(&best, &bi);
-	svm_block_best(&g2, &dummy);
+	double best, g2;
+	int bi;
+	svm_reduce_parts(part_v, part_i, part_g2, nparts, &best, &bi, &g2);
 	svm_load_point(xi, xt, st->i, npad);
 	__syncthreads();
 	if (threadIdx.x != 0)
