@@ -30,6 +30,18 @@ rt_status mbp_outcome_alloc(mbp_outcome *out, const mbp_job *job, rt_error *err)
 	return RT_OK;
 }
 
+void mbp_outcome_count(mbp_outcome *out, const mbp_job *job)
+{
+	out->epochs = out->corrections = 0;
+	for (long k = 0; k < job->networks; k++) {
+		long n, batch;
+		mbp_job_train_set(job, k, &n);
+		batch = mbp_job_batch(job, n);
+		out->epochs += out->res[k].epochs;
+		out->corrections += (long long)out->res[k].epochs * ((n + batch - 1) / batch);
+	}
+}
+
 void mbp_outcome_free(mbp_outcome *out)
 {
 	free(out->w);

@@ -390,7 +390,6 @@ static void fill_outcome(const trainer *t, mbp_outcome *out, double seconds)
 {
 	const mbp_job *job = t->job;
 	size_t nw = (size_t)job->shape.nweights;
-	long n;
 	out->seconds = seconds;
 	for (long k = 0; k < job->networks; k++) {
 		const net_state *ns = &t->nets[k];
@@ -400,10 +399,8 @@ static void fill_outcome(const trainer *t, mbp_outcome *out, double seconds)
 		out->res[k].train_rms = ns->last_rms;
 		out->res[k].best_rms = ns->best;
 		out->res[k].restores = ns->restores;
-		out->epochs += ns->epoch;
-		mbp_job_train_set(job, k, &n);
-		out->corrections += ns->epoch * ((n + mbp_job_batch(job, n) - 1) / mbp_job_batch(job, n));
 	}
+	mbp_outcome_count(out, job);
 }
 
 rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,

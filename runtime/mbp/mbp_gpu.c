@@ -319,17 +319,13 @@ static void fill_results(const mbp_gpu *g, const mbp_job *job, mbp_outcome *out)
 {
 	for (long k = 0; k < job->networks; k++) {
 		const gpu_state *s = &g->host_state[k];
-		long n;
-		mbp_job_train_set(job, k, &n);
 		out->res[k].epochs = s->epoch;
 		out->res[k].reached = s->done;
 		out->res[k].train_rms = s->last_rms;
 		out->res[k].best_rms = s->best;
 		out->res[k].restores = s->restores;
-		out->epochs += s->epoch;
-		out->corrections += (long long)s->epoch * ((n + mbp_job_batch(job, n) - 1) /
-							   mbp_job_batch(job, n));
 	}
+	mbp_outcome_count(out, job);
 }
 
 static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn progress, void *ctx,

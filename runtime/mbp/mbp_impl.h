@@ -184,6 +184,9 @@ typedef struct mbp_outcome {
 
 rt_status mbp_outcome_alloc(mbp_outcome *out, const mbp_job *job, rt_error *err);
 void mbp_outcome_free(mbp_outcome *out);
+/* Sums the networks' epochs and weight corrections (epochs x batches per
+ * epoch) from out->res into out->epochs and out->corrections. */
+void mbp_outcome_count(mbp_outcome *out, const mbp_job *job);
 
 /* Progress, every job->report_every epochs: the epoch reached, networks
  * still training, and the lowest training RMS. */

@@ -196,7 +196,6 @@ static rt_status read_weights(mbp_job *job, rt_spec *spec, rt_error *err)
 
 rt_status mbp_job_from_spec(mbp_job *job, rt_spec *spec, const rt_options *opt, rt_error *err)
 {
-	char loc[RT_PATH_MAX + 32];
 	const char *name;
 	rt_status st;
 	job_defaults(job);
@@ -209,9 +208,6 @@ rt_status mbp_job_from_spec(mbp_job *job, rt_spec *spec, const rt_options *opt, 
 	    (st = read_network(job, spec, err)) != RT_OK || (st = read_rule(job, spec, err)) != RT_OK ||
 	    (st = read_training(job, spec, err)) != RT_OK)
 		return st;
-	if (job->folds == 1)
-		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.folds: expected 0 (none) or at least 2, got 1",
-			       rt_spec_key_where(spec, "mbp", "folds", loc, sizeof loc));
 	if ((st = mbp_dataset_from_spec(&job->data, spec, job->shape.act_output, job->folds, err)))
 		return st;
 	job->shape.ni = job->data.ni;
