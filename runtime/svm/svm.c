@@ -47,23 +47,6 @@ typedef struct svm_job {
 	double weight_label[64], weight[64];
 } svm_job;
 
-/* A table (column-major, numeric label) as dense row-major svm data. */
-static rt_status table_to_data(const rt_table *t, svm_data *d, rt_error *err)
-{
-	d->n = (long)t->nrows;
-	d->nfeat = t->ncols;
-	d->x = rt_malloc((size_t)d->n * d->nfeat * sizeof *d->x + 1, err);
-	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
-	if (!d->x || !d->y)
-		return RT_ERR_SYSTEM;
-	for (long r = 0; r < d->n; r++) {
-		for (int c = 0; c < d->nfeat; c++)
-			d->x[(size_t)r * d->nfeat + c] = rt_table_at(t, c, (size_t)r);
-		d->y[r] = t->label[r];
-	}
-	return RT_OK;
-}
-
 static rt_status load_data(rt_spec *spec, const char *key, int nfeat, const char *label,
 			   char *path, svm_data *d, rt_error *err)
 {
@@ -87,7 +70,7 @@ static rt_status load_data(rt_spec *spec, const char *key, int nfeat, const char
 		st = rt_libsvm_load(path, nfeat, &t, err);
 	}
 	if (st == RT_OK)
-		st = table_to_data(&t, d, err);
+		st = svm_data_from_table(&t, d, err);
 	rt_table_free(&t);
 	return st;
 }
@@ -169,10 +152,8 @@ static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *jo
 
 static void job_free(svm_job *job)
 {
-	free(job->train.x);
-	free(job->train.y);
-	free(job->test.x);
-	free(job->test.y);
+	svm_data_free(&job->train);
+	svm_data_free(&job->test);
 }
 
 

@@ -44,18 +44,9 @@ static rt_status load(const char *name, char *path, svm_data *d, rt_error *err)
 	if ((st = rt_spec_data_path(&spec, name, path, RT_PATH_MAX, err)) != RT_OK ||
 	    (st = rt_libsvm_load(path, 0, &t, err)) != RT_OK)
 		return st;
-	d->n = (long)t.nrows;
-	d->nfeat = t.ncols;
-	d->x = rt_malloc((size_t)d->n * d->nfeat * sizeof *d->x + 1, err);
-	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
-	if (d->x && d->y)
-		for (long r = 0; r < d->n; r++) {
-			for (int c = 0; c < d->nfeat; c++)
-				d->x[(size_t)r * d->nfeat + c] = rt_table_at(&t, c, (size_t)r);
-			d->y[r] = t.label[r];
-		}
+	st = svm_data_from_table(&t, d, err);
 	rt_table_free(&t);
-	return d->x && d->y ? RT_OK : RT_ERR_SYSTEM;
+	return st;
 }
 
 static rt_status ours(const svm_data *d, const svm_params *p, bench_row *r, rt_error *err)
@@ -168,8 +159,7 @@ static rt_status bench_item(const char *item, const char *exe, int cpu, int gpu,
 				print_row(j, name, d.n, g ? "evoforge gpu" : "evoforge cpu",
 					  w ? "first" : "second", &r, lib_s);
 		}
-	free(d.x);
-	free(d.y);
+	svm_data_free(&d);
 	return st;
 }
 

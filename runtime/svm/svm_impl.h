@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "data.h"
 #include "error.h"
 #include "gen.h"
 #include "kinds.h"
@@ -25,6 +26,10 @@ typedef struct svm_data {
 	float *x;
 	double *y;
 } svm_data;
+
+/* A table (column-major, numeric label) as dense row-major data. */
+rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err);
+void svm_data_free(svm_data *d);
 
 /* The parameters LIBSVM's svm-train takes (-s 0 only). */
 typedef struct svm_params {

@@ -16,8 +16,6 @@
 #include "log.h"
 #include "svm_impl.h"
 
-#define SVM_TAU 1e-12
-
 /* The LRU cache of Q rows (Q_ij = y_i y_j K(x_i, x_j)). */
 typedef struct row_cache {
 	long n, slots, used;
@@ -154,8 +152,7 @@ static long select_j(const solver *s, long i, const float *qi, double gmax, doub
 			*gmax2 = v;
 		double grad_diff = gmax + v;
 		if (grad_diff > 0) {
-			double quad = s->QD[i] + s->QD[j] - 2.0 * s->y[i] * qi[j] * (up ? 1 : -1);
-			double obj = -(grad_diff * grad_diff) / (quad > 0 ? quad : SVM_TAU);
+			double obj = -svm_wss2_gain(grad_diff, s->QD[i], s->QD[j], s->y[i], s->y[j], qi[j]);
 			if (obj <= best_obj) {
 				best_obj = obj;
 				best = j;

@@ -221,6 +221,32 @@ double svm_predict(const svm_model *m, const float *x, int nfeat)
 	return m->label[best];
 }
 
+rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err)
+{
+	d->n = (long)t->nrows;
+	d->nfeat = t->ncols;
+	d->x = rt_malloc((size_t)d->n * d->nfeat * sizeof *d->x + 1, err);
+	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
+	if (!d->x || !d->y) {
+		svm_data_free(d);
+		return RT_ERR_SYSTEM;
+	}
+	for (long r = 0; r < d->n; r++) {
+		for (int c = 0; c < d->nfeat; c++)
+			d->x[(size_t)r * d->nfeat + c] = rt_table_at(t, c, (size_t)r);
+		d->y[r] = t->label[r];
+	}
+	return RT_OK;
+}
+
+void svm_data_free(svm_data *d)
+{
+	free(d->x);
+	free(d->y);
+	d->x = NULL;
+	d->y = NULL;
+}
+
 typedef struct accuracy_ctx {
 	const svm_model *m;
 	const svm_data *d;

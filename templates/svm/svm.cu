@@ -62,6 +62,21 @@ __device__ __forceinline__ void svm_block_best(double *v, int *idx)
 	__syncthreads();
 }
 
+/* The end of a pick's phase 1: the block's best (value, index) and its
+ * largest g2 into the block's part. */
+__device__ __forceinline__ void svm_write_part(double best, int bi, double g2, double *part_v,
+					       int *part_i, double *part_g2)
+{
+	int dummy = 0;
+	svm_block_best(&best, &bi);
+	svm_block_best(&g2, &dummy);
+	if (threadIdx.x == 0) {
+		part_v[blockIdx.x] = best;
+		part_i[blockIdx.x] = bi;
+		part_g2[blockIdx.x] = g2;
+	}
+}
+
 /* Phase 1 of a pick: each block's best candidate into part[block].
  * which 0: i (value -y G over I_up); which 1: j (value -obj over I_low, or
  * y G for the first-order rule) and the block's max y G over I_low. */
@@ -93,8 +108,7 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 				double grad_diff = st->gmax + yg;
 				if (!(grad_diff > 0))
 					continue;
-				double quad = QD[i] + QD[t] - 2.0 * y[i] * (double)row_i[t] * (yt > 0 ? 1 : -1);
-				v = (grad_diff * grad_diff) / (quad > 0 ? quad : 1e-12);   /* -obj */
+				v = svm_wss2_gain(grad_diff, QD[i], QD[t], y[i], yt, (double)row_i[t]);
 			}
 		}
 		if (v > best || (v == best && t > bi)) {
@@ -102,15 +116,7 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 			bi = t;
 		}
 	}
-	svm_block_best(&best, &bi);
-	double gb = g2;
-	int dummy = 0;
-	svm_block_best(&gb, &dummy);
-	if (threadIdx.x == 0) {
-		part_v[blockIdx.x] = best;
-		part_i[blockIdx.x] = bi;
-		part_g2[blockIdx.x] = gb;
-	}
+	svm_write_part(best, bi, g2, part_v, part_i, part_g2);
 }
 
 /* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
@@ -273,12 +279,7 @@ svm_fused_grad_pick(const float *xt, const double *sq, const signed char *y, int
 	}
 	if (only_update)
 		return;
-	svm_block_best(&best, &bi);
-	if (threadIdx.x == 0) {
-		part_v[blockIdx.x] = best;
-		part_i[blockIdx.x] = bi;
-		part_g2[blockIdx.x] = SVM_NEG_HUGE;
-	}
+	svm_write_part(best, bi, SVM_NEG_HUGE, part_v, part_i, part_g2);
 }
 
 /* Each block's best j for the chosen i (Q_it computed here). */
@@ -295,7 +296,7 @@ svm_fused_pick_j(const float *xt, const double *sq, const signed char *y, int n,
 	svm_load_point(xi, xt, i, npad);
 	__syncthreads();
 	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
-	int bi = -1, dummy = 0;
+	int bi = -1;
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
 		int yt = y[t];
 		double v;
@@ -309,22 +310,15 @@ svm_fused_pick_j(const float *xt, const double *sq, const signed char *y, int n,
 			double grad_diff = st->gmax + yg;
 			if (!(grad_diff > 0))
 				continue;
-			double qit = (double)svm_q(xi, i, t, xt, sq, y, npad, &kp);
-			double quad = QD[i] + QD[t] - 2.0 * y[i] * qit * (yt > 0 ? 1 : -1);
-			v = (grad_diff * grad_diff) / (quad > 0 ? quad : 1e-12);
+			v = svm_wss2_gain(grad_diff, QD[i], QD[t], y[i], yt,
+					  (double)svm_q(xi, i, t, xt, sq, y, npad, &kp));
 		}
 		if (v > best || (v == best && t > bi)) {
 			best = v;
 			bi = t;
 		}
 	}
-	svm_block_best(&best, &bi);
-	svm_block_best(&g2, &dummy);
-	if (threadIdx.x == 0) {
-		part_v[blockIdx.x] = best;
-		part_i[blockIdx.x] = bi;
-		part_g2[blockIdx.x] = g2;
-	}
+	svm_write_part(best, bi, g2, part_v, part_i, part_g2);
 }
 
 /* Finishes the j pick (one block) and, when not done, makes the step. */

@@ -49,6 +49,15 @@ RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float 
 	}
 }
 
+/* LIBSVM's WSS2 gain of pairing i with candidate t (the objective decrease,
+ * -obj): grad_diff = gmax + y_t G_t (> 0 for a candidate), Q_it = y_i y_t
+ * K_it, and the curvature QD_i + QD_t - 2 y_i Q_it y_t (tau if not > 0). */
+RT_HD double svm_wss2_gain(double grad_diff, double QDi, double QDt, int yi, int yt, double Qit)
+{
+	double quad = QDi + QDt - 2.0 * yi * Qit * (yt > 0 ? 1 : -1);
+	return (grad_diff * grad_diff) / (quad > 0 ? quad : 1e-12);
+}
+
 /* The analytic update of one SMO pair (LIBSVM's, with its clipping): a_i,
  * a_j in [0, C_i], [0, C_j] with labels y_i, y_j, gradients G_i, G_j,
  * diagonal kernel values QD_i, QD_j and Q_ij (y_i y_j K_ij). */

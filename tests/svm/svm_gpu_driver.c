@@ -23,14 +23,10 @@ static int load(const char *path, svm_data *d)
 		printf("| %s | skipped: %s |\n", path, err.msg);
 		return 0;
 	}
-	d->n = (long)t.nrows;
-	d->nfeat = t.ncols;
-	d->x = malloc((size_t)d->n * d->nfeat * sizeof *d->x);
-	d->y = malloc((size_t)d->n * sizeof *d->y);
-	for (long r = 0; r < d->n; r++) {
-		for (int c = 0; c < d->nfeat; c++)
-			d->x[(size_t)r * d->nfeat + c] = rt_table_at(&t, c, (size_t)r);
-		d->y[r] = t.label[r];
+	if (svm_data_from_table(&t, d, &err) != RT_OK) {
+		printf("| %s | skipped: %s |\n", path, err.msg);
+		rt_table_free(&t);
+		return 0;
 	}
 	rt_table_free(&t);
 	return 1;
