@@ -51,28 +51,14 @@ static rt_status load_data(rt_spec *spec, const char *key, int nfeat, const char
 			   char *path, svm_data *d, rt_error *err)
 {
 	const char *name;
-	rt_table t;
-	size_t len;
+	svm_load_options o = svm_load_defaults();
 	rt_status st;
-	memset(&t, 0, sizeof t);
 	if ((st = rt_spec_string(spec, "data", key, NULL, &name, err)) != RT_OK ||
 	    (st = rt_spec_data_path(spec, name, path, RT_PATH_MAX, err)) != RT_OK)
 		return st;
-	len = strlen(path);
-	if (len > 4 && !strcmp(path + len - 4, ".csv")) {
-		rt_csv_options o = rt_csv_defaults();
-		o.label = label;
-		st = rt_csv_load(path, &o, &t, err);
-		if (st == RT_OK && t.classes.n > 0)
-			for (size_t r = 0; r < t.nrows; r++)   /* string classes: 1, 2, ... */
-				t.label[r] += 1;
-	} else {
-		st = rt_libsvm_load(path, nfeat, &t, err);
-	}
-	if (st == RT_OK)
-		st = svm_data_from_table(&t, d, err);
-	rt_table_free(&t);
-	return st;
+	o.nfeat = nfeat;
+	o.label = label;
+	return svm_data_load(path, &o, d, err);
 }
 
 /* "label:weight label:weight ..." (svm-train's -wi, as a list). */

@@ -27,6 +27,17 @@ typedef struct svm_data {
 	double *y;
 } svm_data;
 
+/* How svm_data_load reads a file (svm_load_defaults: all zero). */
+typedef struct svm_load_options {
+	int nfeat;                 /* LIBSVM format: feature count (0: the largest index) */
+	const char *label;         /* CSV: the label column by name (NULL: the last) */
+} svm_load_options;
+
+svm_load_options svm_load_defaults(void);
+/* Reads LIBSVM sparse data, or CSV (name ending .csv or .csv.gz; string
+ * labels become 1, 2, ... in order of first appearance) (svm_data.c). */
+rt_status svm_data_load(const char *path, const svm_load_options *o, svm_data *d, rt_error *err);
+
 /* A table (column-major, numeric label) as dense row-major data. */
 rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err);
 void svm_data_free(svm_data *d);
