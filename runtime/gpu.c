@@ -52,6 +52,7 @@
 	X(cuFuncGetAttribute) \
 	X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
 	X(cuLaunchKernel) \
+	X(cuLaunchCooperativeKernel) \
 	X(cuMemAlloc) \
 	X(cuMemFree) \
 	X(cuMemcpyHtoD) \
@@ -473,6 +474,24 @@ rt_status gpu_launch(gpu_module *m, const char *name, const gpu_launch_cfg *cfg,
 		rt_error_prefix(err, "launching %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>", name,
 				cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0],
 				cfg->block[1], cfg->block[2], cfg->smem_bytes);
+	return st;
+}
+
+rt_status gpu_launch_cooperative(gpu_module *m, const char *name, const gpu_launch_cfg *cfg,
+				 void **args, rt_error *err)
+{
+	CUfunction fn;
+	rt_status st = gpu_function_get(m, name, &fn, err);
+	if (st != RT_OK)
+		return st;
+	st = GPU_CHECK(p_cuLaunchCooperativeKernel(fn, cfg->grid[0], cfg->grid[1], cfg->grid[2],
+						   cfg->block[0], cfg->block[1], cfg->block[2],
+						   cfg->smem_bytes, gpu_cu_stream(cfg->stream),
+						   args));
+	if (st != RT_OK)
+		rt_error_prefix(err, "launching %s (cooperative) with %u blocks of %u threads", name,
+				cfg->grid[0] * cfg->grid[1] * cfg->grid[2],
+				cfg->block[0] * cfg->block[1] * cfg->block[2]);
 	return st;
 }
 

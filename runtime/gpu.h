@@ -84,6 +84,11 @@ typedef struct gpu_launch_cfg {
  * to each argument). Looks the function up once and caches it in the module. */
 rt_status gpu_launch(gpu_module *mod, const char *name, const gpu_launch_cfg *cfg,
 		     void **args, rt_error *err);
+/* The same as a cooperative launch (cuLaunchCooperativeKernel): every block
+ * resident at once, so that the blocks may wait for one another; fails when
+ * the grid is larger than the device holds (see gpu_occupancy). */
+rt_status gpu_launch_cooperative(gpu_module *mod, const char *name, const gpu_launch_cfg *cfg,
+				 void **args, rt_error *err);
 /* Sets the dynamic shared memory limit and carve-out (-1 = leave) for a kernel. */
 rt_status gpu_kernel_attrs(gpu_module *mod, const char *name, int max_dyn_smem,
 			   int carveout_percent, rt_error *err);

@@ -1,11 +1,15 @@
 /* svm_gpu.c: one binary C-SVC problem solved on the GPU
  * (templates/svm/svm.cu): the points uploaded column-major and padded, the
  * generated source specialised to the kernel type, feature count and
- * working-set rule, then batches of SVM_GPU_BATCH iterations queued with no
- * host round trip between them (four fused launches per iteration, or the
- * eight per-role kernels with gpu_kernels = roles); after each batch only the 48-byte solver
- * state comes back. rho, the objective and the counts come from the final
- * alpha and G as on the CPU (svm_binary_finish). */
+ * working-set rule, then either
+ *   persistent (default): cooperative launches of SVM_GPU_LAUNCH iterations
+ *     each, with an LRU cache of kernel rows on the device (gpu_cache_mb;
+ *     0: half the free device memory, at most the whole matrix), or
+ *   roles: batches of SVM_GPU_BATCH iterations of eight per-role launches;
+ * after each launch or batch only the 48-byte solver state comes back. rho,
+ * the objective and the counts come from the final alpha and G as on the CPU
+ * (svm_binary_finish). EVOFORGE_SVM_BLOCKS_PER_SM sets the persistent
+ * grid (blocks per SM, default 1; at most what fits). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 
 #define SVM_GPU_THREADS 256
 #define SVM_GPU_BATCH 256
+#define SVM_GPU_LAUNCH 4096
 
 typedef struct gpu_state {
 	int i, j, done, pad;
@@ -26,11 +31,18 @@ typedef struct gpu_state {
 	double gmax, gmax2, dai, daj;
 } gpu_state;
 
+/* The device's kernel-row cache (svm.cu's svm_cache_arrays, passed by value). */
+typedef struct gpu_cache_arrays {
+	gpu_ptr rows, row_slot, slot_row, prev, next, c;
+} gpu_cache_arrays;
+
 typedef struct svm_gpu {
 	gpu_context *ctx;
 	gpu_module *mod;
-	gpu_ptr xt, sq, y, QD, alpha, G, row_i, row_j, st, pv, pi, pg;
-	int n, npad, blocks;
+	gpu_ptr xt, sq, y, QD, alpha, G, row_i, row_j, st, pv, pi, pg, bar;
+	gpu_cache_arrays cache;
+	int n, npad, blocks, sm_count;
+	long slots;
 } svm_gpu;
 
 static const char *const nvrtc_options[] = { "--fmad=false", "-Xptxas", "-v" };
@@ -68,7 +80,8 @@ static rt_status open_module(svm_gpu *g, const svm_data *d, const svm_params *p,
 	    (st = nvrtc_compile(src.name, src.text.data, arch, nvrtc_options, 3, &out, err)) == RT_OK &&
 	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK)
 		st = gpu_module_load(g->ctx, out.cubin, out.size, &g->mod, err);
-	g->blocks = info.sm_count > 0 ? info.sm_count * 4 : 512;
+	g->sm_count = info.sm_count > 0 ? info.sm_count : 128;
+	g->blocks = g->sm_count * 4;
 	nvrtc_output_free(&out);
 	gen_free(&src);
 	return st;
@@ -161,33 +174,11 @@ static rt_status queue_iteration(svm_gpu *g, const svm_params *p, double Cp, dou
 	return launch(g, "svm_grad", b, grad, err);
 }
 
-/* The same iteration in four launches (svm.cu's fused kernels). */
-static rt_status queue_fused(svm_gpu *g, const svm_params *p, double Cp, double Cn, int only_update,
-			     rt_error *err)
-{
-	int zero = 0, n = g->n, nparts = g->blocks;
-	double eps = p->eps;
-	svm_kernel_params kp = p->kernel;
-	void *a1[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &kp, &g->G, &g->alpha, &Cp, &Cn, &g->st,
-		       &g->pv, &g->pi, &g->pg, &only_update };
-	void *a2[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &zero, &eps };
-	void *a3[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &kp, &g->G, &g->alpha, &g->QD, &Cp, &Cn,
-		       &g->st, &g->pv, &g->pi, &g->pg };
-	void *a4[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &eps, &g->xt, &g->sq, &g->y,
-		       &g->npad, &kp, &g->alpha, &g->G, &g->QD, &Cp, &Cn };
-	unsigned b = (unsigned)g->blocks;
-	rt_status st;
-	if ((st = launch(g, "svm_fused_grad_pick", b, a1, err)) || only_update ||
-	    (st = launch(g, "svm_pick_finish", 1, a2, err)) ||
-	    (st = launch(g, "svm_fused_pick_j", b, a3, err)))
-		return st;
-	return launch(g, "svm_fused_finish_step", 1, a4, err);
-}
-
 static void release(svm_gpu *g)
 {
 	gpu_ptr *p[] = { &g->xt, &g->sq, &g->y, &g->QD, &g->alpha, &g->G, &g->row_i, &g->row_j,
-			 &g->st, &g->pv, &g->pi, &g->pg };
+			 &g->st, &g->pv, &g->pi, &g->pg, &g->bar, &g->cache.rows, &g->cache.row_slot,
+			 &g->cache.slot_row, &g->cache.prev, &g->cache.next, &g->cache.c };
 	if (g->ctx)
 		for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
 			if (*p[k])
@@ -196,6 +187,122 @@ static void release(svm_gpu *g)
 		gpu_module_unload(g->mod);
 	if (g->ctx)
 		gpu_context_close(g->ctx);
+}
+
+/* Rows the cache holds: gpu_cache_mb, or half the free memory; at most n. */
+static long cache_slots(svm_gpu *g, const svm_params *p, rt_error *err)
+{
+	size_t free_b = 0, total_b = 0, row = (size_t)g->npad * sizeof(float);
+	double bytes = p->gpu_cache_mb > 0 ? p->gpu_cache_mb * 1048576.0 : 0;
+	if (bytes <= 0) {
+		if (gpu_mem_info(g->ctx, &free_b, &total_b, err) != RT_OK)
+			return -1;
+		bytes = 0.5 * (double)free_b;
+	}
+	double slots = bytes / (double)row;
+	return slots < 2 ? 2 : slots > g->n ? g->n : (long)slots;
+}
+
+/* The LRU cache: no row cached, slots listed 0 (most recent) .. slots - 1. */
+static rt_status setup_cache(svm_gpu *g, const svm_params *p, rt_error *err)
+{
+	long S, n = g->n;
+	int *row_slot = NULL, *slot_row = NULL, *prev = NULL, *next = NULL, head_tail[6] = { 0 };
+	rt_status st;
+	if ((S = cache_slots(g, p, err)) < 0)
+		return RT_ERR_SYSTEM;
+	g->slots = S;
+	row_slot = rt_malloc((size_t)n * sizeof *row_slot, err);
+	slot_row = rt_malloc((size_t)S * sizeof *slot_row, err);
+	prev = rt_malloc((size_t)S * sizeof *prev, err);
+	next = rt_malloc((size_t)S * sizeof *next, err);
+	st = row_slot && slot_row && prev && next ? RT_OK : RT_ERR_SYSTEM;
+	for (long t = 0; st == RT_OK && t < n; t++)
+		row_slot[t] = -1;
+	for (long s = 0; st == RT_OK && s < S; s++) {
+		slot_row[s] = -1;
+		prev[s] = (int)s - 1;
+		next[s] = s + 1 < S ? (int)s + 1 : -1;
+	}
+	head_tail[1] = (int)S - 1;
+	if (st == RT_OK && (st = put(g, &g->cache.rows, NULL, (size_t)S * g->npad * 4, err)) == RT_OK &&
+	    (st = put(g, &g->cache.row_slot, row_slot, (size_t)n * 4, err)) == RT_OK &&
+	    (st = put(g, &g->cache.slot_row, slot_row, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &g->cache.prev, prev, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &g->cache.next, next, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &g->cache.c, head_tail, sizeof head_tail, err)) == RT_OK)
+		st = put(g, &g->bar, NULL, 8, err);
+	free(row_slot);
+	free(slot_row);
+	free(prev);
+	free(next);
+	if (st != RT_OK)
+		rt_error_prefix(err, "kernel-row cache of %ld rows (%.0f MB)", S,
+				(double)S * g->npad * 4 / 1048576.0);
+	return st;
+}
+
+/* Blocks of the persistent grid: EVOFORGE_SVM_BLOCKS_PER_SM (default 1)
+ * per SM, at most what is resident at once and what the parts hold (4). */
+static rt_status persistent_blocks(svm_gpu *g, unsigned *blocks, rt_error *err)
+{
+	const char *env = getenv("EVOFORGE_SVM_BLOCKS_PER_SM");
+	int want = env && atoi(env) > 0 ? atoi(env) : 1, fit = 0;
+	rt_status st = gpu_occupancy(g->mod, "svm_persistent", SVM_GPU_THREADS, 0, &fit, err);
+	if (st != RT_OK)
+		return st;
+	if (fit < 1)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm_persistent does not fit on an SM");
+	want = want > fit ? fit : want > 4 ? 4 : want;
+	*blocks = (unsigned)(g->sm_count * want);
+	return RT_OK;
+}
+
+/* Persistent launches until done or max_iter. */
+static rt_status run_persistent(svm_gpu *g, const svm_params *p, double Cp, double Cn,
+				long max_iter, gpu_state *state, rt_error *err)
+{
+	unsigned blocks = 0;
+	int n = g->n;
+	double eps = p->eps, last_report = rt_now();
+	svm_kernel_params kp = p->kernel;
+	rt_status st;
+	if ((st = setup_cache(g, p, err)) || (st = persistent_blocks(g, &blocks, err)))
+		return st;
+	while (st == RT_OK && !state->done && state->iterations < max_iter) {
+		int iters = max_iter - state->iterations < SVM_GPU_LAUNCH ?
+			    (int)(max_iter - state->iterations) : SVM_GPU_LAUNCH;
+		void *args[] = { &g->xt, &g->sq, &g->y, &g->QD, &g->alpha, &g->G, &n, &g->npad, &kp,
+				 &Cp, &Cn, &eps, &g->st, &g->pv, &g->pi, &g->pg, &g->cache, &g->bar,
+				 &iters };
+		gpu_launch_cfg cfg = { { blocks, 1, 1 }, { SVM_GPU_THREADS, 1, 1 }, 0, NULL };
+		if ((st = gpu_memset32(g->ctx, g->bar, 0, 2, err)) ||
+		    (st = gpu_launch_cooperative(g->mod, "svm_persistent", &cfg, args, err)) ||
+		    (st = gpu_download(g->ctx, state, g->st, sizeof *state, err)))
+			break;
+		if (rt_now() - last_report > 5) {
+			last_report = rt_now();
+			rt_info("svm (GPU): %lld iterations, violation %.6g", state->iterations,
+				state->gmax + state->gmax2);
+		}
+	}
+	return st;
+}
+
+/* Batches of queued per-role iterations until done or max_iter. */
+static rt_status run_roles(svm_gpu *g, const svm_params *p, double Cp, double Cn, long max_iter,
+			   gpu_state *state, rt_error *err)
+{
+	rt_status st = RT_OK;
+	while (st == RT_OK && !state->done && state->iterations < max_iter) {
+		long batch = max_iter - state->iterations < SVM_GPU_BATCH ?
+			     max_iter - (long)state->iterations : SVM_GPU_BATCH;
+		for (long k = 0; st == RT_OK && k < batch; k++)
+			st = queue_iteration(g, p, Cp, Cn, err);
+		if (st == RT_OK)
+			st = gpu_download(g->ctx, state, g->st, sizeof *state, err);
+	}
+	return st;
 }
 
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
@@ -215,22 +322,11 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 	if (d->nfeat > 8192)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
 			       "8192 (dense rows); use --backend cpu", d->nfeat);
-	if ((st = open_module(&g, d, p, err)) == RT_OK && (st = upload(&g, d, idx, y, p, err)) == RT_OK) {
-		while (st == RT_OK && !state.done && state.iterations < max_iter) {
-			long batch = max_iter - state.iterations < SVM_GPU_BATCH ?
-				     max_iter - (long)state.iterations : SVM_GPU_BATCH;
-			for (long k = 0; st == RT_OK && k < batch; k++)
-				st = p->gpu_roles ? queue_iteration(&g, p, Cp, Cn, err)
-						  : queue_fused(&g, p, Cp, Cn, 0, err);
-			if (st == RT_OK)
-				st = gpu_download(g.ctx, &state, g.st, sizeof state, err);
-		}
-	}
-	if (st == RT_OK && !state.done) {
+	if ((st = open_module(&g, d, p, err)) == RT_OK && (st = upload(&g, d, idx, y, p, err)) == RT_OK)
+		st = p->gpu_roles ? run_roles(&g, p, Cp, Cn, max_iter, &state, err)
+				  : run_persistent(&g, p, Cp, Cn, max_iter, &state, err);
+	if (st == RT_OK && !state.done)
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
-		if (!p->gpu_roles)   /* the last step's G update is still pending */
-			st = queue_fused(&g, p, Cp, Cn, 1, err);
-	}
 	alpha = st == RT_OK ? rt_malloc((size_t)n * sizeof *alpha, err) : NULL;
 	G = alpha ? rt_malloc((size_t)n * sizeof *G, err) : NULL;
 	if (st == RT_OK && (!alpha || !G))

@@ -1,19 +1,23 @@
 /* svm.cu: SMO for one binary C-SVC problem on the GPU, the same steps as
  * runtime/svm/svm_solver.c (LIBSVM's solver without shrinking), every
- * iteration on the device with no host round trip: the host queues
- * iterations and reads a done flag now and then.
+ * iteration on the device with no host round trip. Two ways to run it:
  *
- * Per iteration: svm_pick (two phases: blocks reduce, one block finishes)
- * chooses i = argmax over I_up of -y G; svm_row computes Q row i (the point
- * in shared memory, the data column-major and padded so that threads read
- * consecutive words, the dot product in double in feature order as the CPU
- * does); svm_pick chooses j (second order, LIBSVM's WSS2, or the maximal
- * violator) and sets done when the violation is below eps; svm_step updates
- * the pair (svm_core.h's svm_update_pair, one thread); svm_row computes row
- * j; svm_grad adds both rows into G. */
+ * persistent (the default, at the end of this file): one cooperative launch
+ * runs thousands of iterations with two grid barriers each and keeps an LRU
+ * cache of kernel rows in device memory.
+ *
+ * roles (the seed's structure, one kernel per role, 8 launches per
+ * iteration queued by the host): svm_pick (two phases: blocks reduce, one
+ * block finishes) chooses i = argmax over I_up of -y G; svm_row computes Q
+ * row i (the point in shared memory, the data column-major and padded so
+ * that threads read consecutive words, the dot product in double in feature
+ * order as the CPU does); svm_pick chooses j (second order, LIBSVM's WSS2,
+ * or the maximal violator) and sets done when the violation is below eps;
+ * svm_step updates the pair (svm_core.h's svm_update_pair, one thread);
+ * svm_row computes row j; svm_grad adds both rows into G. */
 #include "svm_core.h"
 
-#ifndef SVM_KERNEL
+#ifndef SVM_KERNEL   /* defaults for reading this file alone (the generator defines them) */
 #define SVM_KERNEL 2
 #define SVM_FEATURES 8
 #define SVM_WSS 0
@@ -155,12 +159,15 @@ __device__ __forceinline__ void svm_reduce_parts(const double *part_v, const int
 	*best = SVM_NEG_HUGE;
 	*g2 = SVM_NEG_HUGE;
 	*bi = -1;
-	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {
-		if (part_i[b] >= 0 && (part_v[b] > *best || (part_v[b] == *best && part_i[b] > *bi))) {
-			*best = part_v[b];
-			*bi = part_i[b];
+	for (int b = threadIdx.x; b < nparts; b += SVM_THREADS) {   /* through L2: written by
+								       other blocks */
+		const int ib = __ldcg(part_i + b);
+		const double vb = __ldcg(part_v + b), gb = __ldcg(part_g2 + b);
+		if (ib >= 0 && (vb > *best || (vb == *best && ib > *bi))) {
+			*best = vb;
+			*bi = ib;
 		}
-		*g2 = part_g2[b] > *g2 ? part_g2[b] : *g2;
+		*g2 = gb > *g2 ? gb : *g2;
 	}
 	svm_block_best(best, bi);
 	svm_block_best(g2, &dummy);
@@ -235,123 +242,286 @@ svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_sta
 		G[t] += (double)row_i[t] * dai + (double)row_j[t] * daj;
 }
 
-/* ---- fused: four launches per iteration ------------------------------------
- * The kernel rows are not stored: each thread computes the Q values it needs
- * for its own points (the same float as svm_row), so the G update of one
- * iteration joins the pick of i of the next, the pick of j computes Q_it on
- * the fly, and the finishing block of the j pick also makes the step. */
+/* ---- persistent: many iterations per launch -------------------------------
+ * One cooperative launch runs up to `iters` iterations. Every thread owns the
+ * same points in every phase (t = block * threads + thread + k * grid), so a
+ * thread's G, rows and candidates need no synchronisation between phases;
+ * what crosses blocks goes through two grid barriers per iteration, each
+ * finished by block 0 alone: it reduces the blocks' parts, keeps the
+ * kernel-row cache (LRU over `slots` rows of npad floats) and makes the
+ * step, then releases the others. Per iteration:
+ *   A  (own points) G += Q_i dai + Q_j daj of the last step; i candidates
+ *   -- block 0: i = argmax, its cache slot (computed below on a miss)
+ *   B  (own points) row i on a miss; j candidates (WSS2 reads row i)
+ *   -- block 0: j, the stopping test, j's slot, the pair's update
+ *   C  (own points) row j on a miss; then A of the next iteration.
+ * Values other blocks wrote are read with __ldcg (L2), never a stale L1. */
 
-/* G += Q_i dai + Q_j daj for the previous step, then (unless only_update)
- * each block's best i candidate. */
-extern "C" __global__ void __launch_bounds__(SVM_THREADS)
-svm_fused_grad_pick(const float *xt, const double *sq, const signed char *y, int n, int npad,
-		    svm_kernel_params kp, double *G, const double *alpha, double Cp, double Cn,
-		    const svm_state *st, double *part_v, int *part_i, double *part_g2,
-		    int only_update)
+typedef struct svm_cache {
+	int head, tail;            /* most and least recently used slot */
+	int slot_i, slot_j;
+	int miss_i, miss_j;
+} svm_cache;
+
+/* The grid barrier's counters, zeroed before each launch. */
+typedef struct svm_barrier {
+	unsigned arrived, released;
+} svm_barrier;
+
+/* Every block but 0 checks in; block 0 waits for them (then works alone). */
+__device__ __forceinline__ void svm_bar_gather(svm_barrier *bar, unsigned gen)
 {
-	__shared__ float xi[SVM_FEATURES], xj[SVM_FEATURES];
-	if (st->done)
-		return;
-	const int i = st->i, j = st->j;
-	const double dai = st->dai, daj = st->daj;
-	const int update = dai != 0.0 || daj != 0.0;
-	if (update) {
-		svm_load_point(xi, xt, i, npad);
-		svm_load_point(xj, xt, j, npad);
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		__threadfence();
+		if (blockIdx.x != 0) {
+			atomicAdd(&bar->arrived, 1u);
+		} else {
+			while (((volatile svm_barrier *)bar)->arrived < gen * (gridDim.x - 1))
+				;
+			__threadfence();
+		}
 	}
 	__syncthreads();
+}
+
+/* Block 0 releases; the others wait for it. */
+__device__ __forceinline__ void svm_bar_release(svm_barrier *bar, unsigned gen)
+{
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		if (blockIdx.x == 0) {
+			__threadfence();
+			((volatile svm_barrier *)bar)->released = gen;
+		} else {
+			while (((volatile svm_barrier *)bar)->released < gen)
+				;
+			__threadfence();
+		}
+	}
+	__syncthreads();
+}
+
+/* The slot of row p, most recently used from now on; *miss when it must be
+ * computed (then the least recently used row gives up its slot). */
+__device__ __forceinline__ int svm_cache_take(svm_cache *c, int *row_slot, int *slot_row, int *prev, int *next,
+			      int p, int *miss)
+{
+	int s = row_slot[p];
+	*miss = s < 0;
+	if (s < 0) {
+		s = c->tail;
+		if (slot_row[s] >= 0)
+			row_slot[slot_row[s]] = -1;
+		slot_row[s] = p;
+		row_slot[p] = s;
+	}
+	if (s != c->head) {   /* unlink s, push it in front */
+		int a = prev[s], b = next[s];
+		next[a] = b;
+		if (b >= 0)
+			prev[b] = a;
+		else
+			c->tail = a;
+		prev[s] = -1;
+		next[s] = c->head;
+		prev[c->head] = s;
+		c->head = s;
+	}
+	return s;
+}
+
+/* Own points: Q row of p (x_p in shared memory) into a cache row. */
+__device__ __forceinline__ void svm_row_own(float *xp, const float *xt, const double *sq,
+					    const signed char *y, int n, int npad,
+					    const svm_kernel_params *kp, int p, float *row)
+{
+	svm_load_point(xp, xt, p, npad);
+	__syncthreads();
+	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
+		row[t] = svm_q(xp, p, t, xt, sq, y, npad, kp);
+	__syncthreads();
+}
+
+/* Phase A: the last step's G update (when dai, daj given) and the block's
+ * best i candidate. */
+__device__ __forceinline__ void svm_phase_a(double *G, const double *alpha,
+					    const signed char *y, int n, double Cp, double Cn,
+					    const float *row_i, const float *row_j, double dai,
+					    double daj, double *pv, int *pi, double *pg)
+{
 	double best = SVM_NEG_HUGE;
 	int bi = -1;
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
 		double g = G[t];
-		if (update) {
-			g += (double)svm_q(xi, i, t, xt, sq, y, npad, &kp) * dai +
-			     (double)svm_q(xj, j, t, xt, sq, y, npad, &kp) * daj;
+		if (row_i) {
+			g += (double)row_i[t] * dai + (double)row_j[t] * daj;
 			G[t] = g;
 		}
-		if (only_update || !svm_in_up(y[t], alpha[t], Cp, Cn))
+		int yt = y[t];
+		if (!svm_in_up(yt, __ldcg(alpha + t), Cp, Cn))
 			continue;
-		double v = y[t] > 0 ? -g : g;
+		double v = yt > 0 ? -g : g;
 		if (v > best || (v == best && t > bi)) {
 			best = v;
 			bi = t;
 		}
 	}
-	if (only_update)
-		return;
-	svm_write_part(best, bi, SVM_NEG_HUGE, part_v, part_i, part_g2);
+	svm_write_part(best, bi, SVM_NEG_HUGE, pv, pi, pg);
 }
 
-/* Each block's best j for the chosen i (Q_it computed here). */
-extern "C" __global__ void __launch_bounds__(SVM_THREADS)
-svm_fused_pick_j(const float *xt, const double *sq, const signed char *y, int n, int npad,
-		 svm_kernel_params kp, const double *G, const double *alpha, const double *QD,
-		 double Cp, double Cn, const svm_state *st, double *part_v, int *part_i,
-		 double *part_g2)
+/* Phase B: the block's best j for i (and its largest y G over I_low). */
+__device__ __forceinline__ void svm_phase_b(const double *G, const double *alpha,
+					    const signed char *y, const double *QD, int n,
+					    double Cp, double Cn, int i, double gmax,
+					    const float *row_i, double *pv, int *pi, double *pg)
 {
-	__shared__ float xi[SVM_FEATURES];
-	if (st->done)
-		return;
-	const int i = st->i;
-	svm_load_point(xi, xt, i, npad);
-	__syncthreads();
 	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
 	int bi = -1;
+	const double QDi = QD[i];
+	const int yi = y[i];
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
 		int yt = y[t];
-		double v;
-		if (!svm_in_low(yt, alpha[t], Cp, Cn))
+		if (!svm_in_low(yt, __ldcg(alpha + t), Cp, Cn))
 			continue;
-		double yg = yt > 0 ? G[t] : -G[t];
+		double yg = yt > 0 ? G[t] : -G[t], v;
 		g2 = yg > g2 ? yg : g2;
 		if (SVM_WSS == 1) {
 			v = yg;
 		} else {
-			double grad_diff = st->gmax + yg;
+			double grad_diff = gmax + yg;
 			if (!(grad_diff > 0))
 				continue;
-			v = svm_wss2_gain(grad_diff, QD[i], QD[t], y[i], yt,
-					  (double)svm_q(xi, i, t, xt, sq, y, npad, &kp));
+			v = svm_wss2_gain(grad_diff, QDi, QD[t], yi, yt, (double)row_i[t]);
 		}
 		if (v > best || (v == best && t > bi)) {
 			best = v;
 			bi = t;
 		}
 	}
-	svm_write_part(best, bi, g2, part_v, part_i, part_g2);
+	svm_write_part(best, bi, g2, pv, pi, pg);
 }
 
-/* Finishes the j pick (one block) and, when not done, makes the step. */
-extern "C" __global__ void __launch_bounds__(SVM_THREADS)
-svm_fused_finish_step(const double *part_v, const int *part_i, const double *part_g2, int nparts,
-		      svm_state *st, double eps, const float *xt, const double *sq,
-		      const signed char *y, int npad, svm_kernel_params kp, double *alpha,
-		      const double *G, const double *QD, double Cp, double Cn)
+typedef struct svm_cache_arrays {
+	float *rows;               /* slots x npad */
+	int *row_slot, *slot_row, *prev, *next;
+	svm_cache *c;
+} svm_cache_arrays;
+
+/* Block 0 after the first barrier: i, gmax and i's slot. */
+__device__ __forceinline__ void svm_serial_i(const double *pv, const int *pi, const double *pg, svm_state *st,
+			     svm_cache_arrays ca)
 {
-	__shared__ float xi[SVM_FEATURES];
-	if (st->done)
-		return;
 	double best, g2;
 	int bi;
-	svm_reduce_parts(part_v, part_i, part_g2, nparts, &best, &bi, &g2);
-	svm_load_point(xi, xt, st->i, npad);
-	__syncthreads();
+	svm_reduce_parts(pv, pi, pg, gridDim.x, &best, &bi, &g2);
 	if (threadIdx.x != 0)
 		return;
-	st->j = bi;
-	st->gmax2 = g2;
-	if (st->gmax + g2 < eps || bi < 0) {
+	st->i = bi;
+	st->gmax = best;
+	if (bi < 0) {
 		st->done = 1;
 		return;
 	}
-	const int i = st->i, j = bi;
-	double ai = alpha[i], aj = alpha[j], oi = ai, oj = aj;
-	double qij = (double)svm_q(xi, i, j, xt, sq, y, npad, &kp);
-	svm_update_pair(&ai, &aj, y[i], y[j], y[i] > 0 ? Cp : Cn, y[j] > 0 ? Cp : Cn, G[i], G[j],
-			QD[i], QD[j], qij);
-	alpha[i] = ai;
-	alpha[j] = aj;
+	ca.c->slot_i = svm_cache_take(ca.c, ca.row_slot, ca.slot_row, ca.prev, ca.next, bi,
+				      &ca.c->miss_i);
+}
+
+/* Block 0 after the second barrier: j, the stopping test, j's slot and the
+ * pair's update. */
+__device__ __forceinline__ void svm_serial_j(const double *pv, const int *pi, const double *pg, svm_state *st,
+			     svm_cache_arrays ca, int npad, double *alpha, const double *G,
+			     const signed char *y, const double *QD, double Cp, double Cn,
+			     double eps)
+{
+	double best, g2;
+	int bj;
+	svm_reduce_parts(pv, pi, pg, gridDim.x, &best, &bj, &g2);
+	if (threadIdx.x != 0)
+		return;
+	st->j = bj;
+	st->gmax2 = g2;
+	if (st->gmax + g2 < eps || bj < 0) {
+		st->done = 1;
+		return;
+	}
+	const int i = st->i;
+	ca.c->slot_j = svm_cache_take(ca.c, ca.row_slot, ca.slot_row, ca.prev, ca.next, bj,
+				      &ca.c->miss_j);
+	double ai = __ldcg(alpha + i), aj = __ldcg(alpha + bj), oi = ai, oj = aj;
+	const float *row_i = ca.rows + (size_t)ca.c->slot_i * npad;
+	svm_update_pair(&ai, &aj, y[i], y[bj], y[i] > 0 ? Cp : Cn, y[bj] > 0 ? Cp : Cn,
+			__ldcg(G + i), __ldcg(G + bj), QD[i], QD[bj], (double)__ldcg(row_i + bj));
+	__stcg(alpha + i, ai);
+	__stcg(alpha + bj, aj);
 	st->dai = ai - oi;
 	st->daj = aj - oj;
 	st->iterations++;
+}
+
+/* Reads the state block 0 wrote (through L2). */
+__device__ __forceinline__ void svm_read_state(const svm_state *st, const svm_cache *c,
+					       svm_state *s, svm_cache *cc)
+{
+	const volatile svm_state *vs = st;
+	const volatile svm_cache *vc = c;
+	s->i = vs->i;
+	s->j = vs->j;
+	s->done = vs->done;
+	s->gmax = vs->gmax;
+	s->dai = vs->dai;
+	s->daj = vs->daj;
+	cc->slot_i = vc->slot_i;
+	cc->slot_j = vc->slot_j;
+	cc->miss_i = vc->miss_i;
+	cc->miss_j = vc->miss_j;
+}
+
+extern "C" __global__ void __launch_bounds__(SVM_THREADS, 1)
+svm_persistent(const float *xt, const double *sq, const signed char *y, const double *QD,
+	       double *alpha, double *G, int n, int npad, svm_kernel_params kp, double Cp,
+	       double Cn, double eps, svm_state *st, double *pv, int *pi, double *pg,
+	       svm_cache_arrays ca, svm_barrier *bar, int iters)
+{
+	__shared__ float xp[SVM_FEATURES];
+	__shared__ svm_state s;
+	__shared__ svm_cache cc;
+	unsigned gen = 0;
+	if (((volatile svm_state *)st)->done)
+		return;
+	svm_phase_a(G, alpha, y, n, Cp, Cn, NULL, NULL, 0, 0, pv, pi, pg);
+	for (int k = 0; k < iters; k++) {
+		svm_bar_gather(bar, ++gen);
+		if (blockIdx.x == 0)
+			svm_serial_i(pv, pi, pg, st, ca);
+		svm_bar_release(bar, gen);
+		if (threadIdx.x == 0)
+			svm_read_state(st, ca.c, &s, &cc);
+		__syncthreads();
+		if (s.done)
+			return;
+		float *row_i = ca.rows + (size_t)cc.slot_i * npad;
+		if (cc.miss_i)
+			svm_row_own(xp, xt, sq, y, n, npad, &kp, s.i, row_i);
+		svm_phase_b(G, alpha, y, QD, n, Cp, Cn, s.i, s.gmax, row_i, pv, pi, pg);
+		svm_bar_gather(bar, ++gen);
+		if (blockIdx.x == 0)
+			svm_serial_j(pv, pi, pg, st, ca, npad, alpha, G, y, QD, Cp, Cn, eps);
+		svm_bar_release(bar, gen);
+		if (threadIdx.x == 0)
+			svm_read_state(st, ca.c, &s, &cc);
+		__syncthreads();
+		if (s.done)
+			return;
+		float *row_j = ca.rows + (size_t)cc.slot_j * npad;
+		if (cc.miss_j)
+			svm_row_own(xp, xt, sq, y, n, npad, &kp, s.j, row_j);
+		if (k + 1 < iters) {
+			svm_phase_a(G, alpha, y, n, Cp, Cn, row_i, row_j, s.dai, s.daj, pv, pi, pg);
+		} else {   /* the launch's last step: update G only */
+			for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n;
+			     t += gridDim.x * SVM_THREADS)
+				G[t] += (double)row_i[t] * s.dai + (double)row_j[t] * s.daj;
+		}
+	}
 }

@@ -269,7 +269,8 @@ static void run_from_spec(void **state)
 	free_data(&d);
 }
 
-/* Every kernel type and selection rule compiles under NVRTC for sm_90. */
+/* Every kernel type and selection rule compiles under NVRTC for sm_90, the
+ * persistent kernel without spills. */
 static void gpu_kernels_compile(void **state)
 {
 	rt_error err;
@@ -290,8 +291,12 @@ static void gpu_kernels_compile(void **state)
 			p.kernel.type = k;
 			p.wss = w;
 			assert_int_equal(svm_gpu_source(&p, 123, &src, &err), RT_OK);
+			nvrtc_usage u;
 			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
 				fail_msg("%s", err.msg);
+			if (nvrtc_parse_usage(out.log, "svm_persistent", &u, &err) != RT_OK)
+				fail_msg("%s", err.msg);
+			assert_int_equal(u.spill_stores + u.spill_loads, 0);
 			nvrtc_output_free(&out);
 			gen_free(&src);
 		}
