@@ -61,8 +61,15 @@ int cpu_thread_count(int requested)
 void cpu_set_threads(int threads) { pool.wanted = threads; }
 int cpu_threads(void) { return cpu_thread_count(pool.wanted); }
 
+/* Set while this thread runs a loop body: a loop started from inside one
+ * (an SVM solver inside a cross-validation fold) runs inline, since the
+ * pool runs one loop at a time. */
+static _Thread_local int in_body;
+
 static void job_work(cpu_job *job, int thread)
 {
+	int outer = in_body;
+	in_body = 1;
 	for (;;) {
 		long begin = atomic_fetch_add(&job->next, job->grain);
 		long end;
@@ -71,6 +78,7 @@ static void job_work(cpu_job *job, int thread)
 		end = begin + job->grain < job->n ? begin + job->grain : job->n;
 		job->fn(job->ctx, begin, end, thread);
 	}
+	in_body = outer;
 }
 
 static double now_us(void)
@@ -186,7 +194,7 @@ rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_er
 	job.n = n;
 	job.grain = grain;
 	atomic_init(&job.next, 0);
-	if (threads == 1 || n <= grain) {
+	if (threads == 1 || n <= grain || in_body) {
 		job_work(&job, 0);
 		return RT_OK;
 	}

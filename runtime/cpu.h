@@ -20,7 +20,7 @@ void cpu_model_name(char *buf, size_t size);
 
 /* Splits [0, n) into chunks of `grain` items handed out dynamically to the
  * pool's threads; returns when all are done. One loop at a time: call it
- * from one thread, never from inside a loop body. */
+ * from one thread; a call from inside a loop body runs inline on its thread. */
 rt_status cpu_parallel_for(long n, long grain, cpu_range_fn fn, void *ctx, rt_error *err);
 
 #endif

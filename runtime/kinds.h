@@ -20,6 +20,16 @@ typedef struct rt_options {
 	const char *arch;      /* GPU arch for `gen` without a GPU (default sm_90) */
 } rt_options;
 
+/* A top-level command a kind adds (`evoforge svm-train ...`). It gets its raw
+ * arguments (argv[0] = its name) and parses every option itself, the common
+ * ones it needs (--backend, --threads, --seed) included, since a kind's own
+ * flags may clash with them (LIBSVM's -h, -q, -v); opt holds the defaults. */
+typedef struct rt_kind_command {
+	const char *name;        /* NULL ends a kind's list */
+	const char *usage;       /* one line for `evoforge help`; `COMMAND --help` says more */
+	rt_status (*fn)(int argc, char **argv, const rt_options *opt, rt_error *err);
+} rt_kind_command;
+
 typedef struct rt_kind {
 	const char *name;
 	const char *summary;
@@ -31,6 +41,8 @@ typedef struct rt_kind {
 	rt_status (*bench)(int argc, char **argv, const rt_options *opt, rt_error *err);
 	/* One paragraph for `evoforge bench KIND --help`. */
 	const char *bench_help;
+	/* Extra top-level commands, ended by one with a NULL name; or NULL. */
+	const rt_kind_command *commands;
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

@@ -1,4 +1,5 @@
-/* main.c: the evoforge command-line program: run, gen, bench, info. */
+/* main.c: the evoforge command-line program: run, gen, bench, info, and the
+ * commands the kinds add (rt_kind.commands, e.g. svm-train). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -341,6 +342,45 @@ static rt_status cmd_info(int argc, char **argv, cli *c, rt_error *err)
 	return c->check ? info_check(err) : RT_OK;
 }
 
+/* ---- commands the kinds add (rt_kind.commands) ------------------------------- */
+
+/* The kind command called name, or NULL. */
+static const rt_kind_command *find_kind_command(const char *name)
+{
+	for (const rt_kind *const *k = rt_kinds(); *k; k++)
+		for (const rt_kind_command *kc = (*k)->commands; kc && kc->name; kc++)
+			if (!strcmp(kc->name, name))
+				return kc;
+	return NULL;
+}
+
+/* `evoforge help`: the kinds' commands, one line each. */
+static void list_kind_commands(void)
+{
+	int any = 0;
+	for (const rt_kind *const *k = rt_kinds(); *k; k++)
+		for (const rt_kind_command *kc = (*k)->commands; kc && kc->name; kc++) {
+			if (!any++)
+				printf("\nkind commands (their own flags; evoforge help COMMAND):\n");
+			printf("  %s\n", kc->usage);
+		}
+}
+
+/* `evoforge help COMMAND` for a kind's command: the command's own --help. */
+static int kind_command_help(const rt_kind_command *kc)
+{
+	char help[] = "--help";
+	char *args[] = { (char *)kc->name, help, NULL };
+	rt_options opt;
+	rt_error err = {0};
+	rt_status st;
+	memset(&opt, 0, sizeof opt);
+	st = kc->fn(2, args, &opt, &err);
+	if (st != RT_OK)
+		print_error(&err);
+	return rt_exit_code(st);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -362,7 +402,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; argc > 2 && i < sizeof commands / sizeof commands[0]; i++)
 			if (!strcmp(argv[2], commands[i].name))
 				return (fputs(commands[i].usage, stdout), 0);
+		if (argc > 2 && find_kind_command(argv[2]))
+			return kind_command_help(find_kind_command(argv[2]));
 		fputs(usage_main, stdout);
+		list_kind_commands();
 		return 0;
 	}
 	if (!strcmp(name, "--version"))
@@ -373,6 +416,13 @@ int main(int argc, char **argv)
 		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, &err);
 		if (st == RT_OK)
 			st = commands[i].fn(argc - 1, argv + 1, &c, &err);
+		if (st != RT_OK)
+			print_error(&err);
+		return rt_exit_code(st);
+	}
+	if (find_kind_command(name)) {
+		memset(&c, 0, sizeof c);
+		st = find_kind_command(name)->fn(argc - 1, argv + 1, &c.opt, &err);
 		if (st != RT_OK)
 			print_error(&err);
 		return rt_exit_code(st);

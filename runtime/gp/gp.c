@@ -518,4 +518,5 @@ const rt_kind gp_kind = {
 	gp_gen_sources,
 	gp_bench_main,
 	gp_bench_help,
+	NULL,
 };

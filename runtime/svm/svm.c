@@ -16,13 +16,29 @@
  *   weights = 1:2 -1:1  ; -wi: C of class label i times its weight
  *   wss = second        ; second (LIBSVM's WSS2) or first (maximal violating pair)
  *   max_iter = 0        ; 0: LIBSVM's limit, max(10^7, 100 n)
- *   gpu_kernels = roles ; GPU: roles (the seed's roles, one kernel each: 8
- *                       ;   launches per iteration) or fused (4, rows not stored;
- *                       ;   a9a, 3072 iterations on an H100: 0.295 s vs 0.323 s)
+ *   gpu_kernels = persistent ; GPU: persistent (thousands of iterations per
+ *                       ;   launch, kernel rows cached on the device) or roles
+ *                       ;   (the seed's roles, one kernel each: 8 launches per iteration)
+ *   gpu_cache_mb = 0    ; GPU kernel-row cache; 0: half the free device memory
+ *   folds = 0           ; k >= 2: k-fold cross-validation instead (svm-train -v k):
+ *                       ;   result.json gets cv_accuracy; no model is written
+ *   [grid]              ; the (C, gamma) grid search of LIBSVM's grid.py instead:
+ *   log2c = -5,15,2     ;   C = 2^log2c for log2c from begin to end by step
+ *   log2g = 3,-15,-2    ;   gamma = 2^log2g likewise
+ *   folds = 5           ;   writes grid.csv, grid.png (gnuplot) and result.json
  *   [data]
- *   train = svm/a9a     ; LIBSVM format (or a .csv file with label = column)
- *   test = a9a.t        ; optional: predicted and scored
- *   label = Class       ; csv only: the label column (default: last)
+ *   train = svm/a9a     ; LIBSVM format, or CSV (.csv, .csv.gz, or a first line with commas)
+ *   test = a9a.t        ; optional: predicted and scored, prepared as the training set
+ *   label = Class       ; csv only: the label column: a name, a number from 1, first
+ *                       ;   or last (default: last)
+ *   header = auto       ; csv only: true, false, or auto (a header unless its first
+ *                       ;   line holds a number)
+ *   categorical = onehot ; csv string columns: onehot (one 0/1 feature per training
+ *                       ;   string; unseen: all 0) or index
+ *   scale = none        ; none, minus1to1 or 0to1: svm-scale's min-max scaling, fitted
+ *                       ;   on the training set
+ *   positive = normal.  ; this class (name or number) +1, every other -1 (default:
+ *                       ;   labels kept, multi-class one-vs-one)
  *   features = 0        ; LIBSVM format: feature count (0: the largest index) */
 #include <math.h>
 #include <stdio.h>
@@ -38,27 +54,29 @@
 
 static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
 static const char *const wss_names[] = { "second", "first", NULL };
-static const char *const gpu_kernel_names[] = { "fused", "roles", NULL };  /* = gpu_roles */
+static const char *const gpu_kernel_names[] = { "persistent", "roles", NULL };  /* = gpu_roles */
 
 typedef struct svm_job {
 	char name[128], spec_path[RT_PATH_MAX], train_path[RT_PATH_MAX], test_path[RT_PATH_MAX];
 	svm_params params;
 	svm_data train, test;
 	double weight_label[64], weight[64];
+	uint64_t seed;
+	int folds;                 /* [svm] folds: cross-validation instead of training (0: no) */
+	int grid, grid_folds;      /* a [grid] section: the (C, gamma) grid search */
+	svm_range log2c, log2g;
 } svm_job;
 
-static rt_status load_data(rt_spec *spec, const char *key, int nfeat, const char *label,
-			   char *path, svm_data *d, rt_error *err)
+/* [data]: the training set and the optional test set, the test set encoded,
+ * labelled and scaled as the training set (svm_data.c). */
+static rt_status load_data(rt_spec *spec, svm_job *job, rt_error *err)
 {
-	const char *name;
-	svm_load_options o = svm_load_defaults();
-	rt_status st;
-	if ((st = rt_spec_string(spec, "data", key, NULL, &name, err)) != RT_OK ||
-	    (st = rt_spec_data_path(spec, name, path, RT_PATH_MAX, err)) != RT_OK)
+	svm_load_options o;
+	rt_status st = svm_data_spec_options(spec, &o, err);
+	if (st != RT_OK)
 		return st;
-	o.nfeat = nfeat;
-	o.label = label;
-	return svm_data_load(path, &o, d, err);
+	return svm_data_load_spec(spec, &o, job->train_path, &job->train, job->test_path,
+				  &job->test, err);
 }
 
 /* "label:weight label:weight ..." (svm-train's -wi, as a list). */
@@ -97,10 +115,49 @@ bad:
 		       e->value);
 }
 
+/* One "begin,end,step" key of [grid] (def when absent). */
+static rt_status read_range(rt_spec *spec, const char *key, const char *def, svm_range *r,
+			    rt_error *err)
+{
+	const char *text;
+	char what[RT_PATH_MAX + 64];
+	int n;
+	rt_status st = rt_spec_string(spec, "grid", key, def, &text, err);
+	if (st != RT_OK)
+		return st;
+	n = (int)strlen(rt_spec_key_where(spec, "grid", key, what, RT_PATH_MAX));
+	snprintf(what + n, sizeof what - (size_t)n, ": grid.%s", key);
+	return svm_range_parse(what, text, r, err);
+}
+
+/* [svm] folds and the [grid] section (log2c, log2g, folds; grid.py's defaults). */
+static rt_status read_search(rt_spec *spec, svm_job *job, rt_error *err)
+{
+	long v;
+	char where[RT_PATH_MAX];
+	rt_status st = rt_spec_int(spec, "svm", "folds", 0, 0, 1L << 30, &v, err);
+	if (st != RT_OK)
+		return st;
+	if (v == 1)
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm.folds: expected 0 (no cross-validation) or "
+			       "2 or more, got 1", rt_spec_key_where(spec, "svm", "folds", where,
+								      sizeof where));
+	job->folds = (int)v;
+	job->grid = rt_spec_has_section(spec, "grid");
+	if (!job->grid)
+		return RT_OK;
+	if ((st = read_range(spec, "log2c", "-5,15,2", &job->log2c, err)) != RT_OK ||
+	    (st = read_range(spec, "log2g", "3,-15,-2", &job->log2g, err)) != RT_OK ||
+	    (st = rt_spec_int(spec, "grid", "folds", 5, 2, 1L << 30, &v, err)) != RT_OK)
+		return st;
+	job->grid_folds = (int)v;
+	return RT_OK;
+}
+
 static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err)
 {
 	svm_params *p = &job->params;
-	const char *name, *label;
+	const char *name;
 	long v;
 	uint64_t seed;
 	rt_status st;
@@ -111,6 +168,7 @@ static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *jo
 	TRY(rt_spec_string(spec, "problem", "name", "svm", &name, err));
 	snprintf(job->name, sizeof job->name, "%s", name);
 	TRY(rt_job_seed(spec, opt, &seed, err));
+	job->seed = seed;
 	TRY(rt_spec_enum(spec, "svm", "kernel", kernel_names, SVM_RBF, &p->kernel.type, err));
 	TRY(rt_spec_double(spec, "svm", "C", 1.0, 1e-12, 1e12, &p->C, err));
 	TRY(rt_spec_double(spec, "svm", "gamma", 0.0, 0.0, 1e12, &p->kernel.gamma, err));
@@ -122,14 +180,11 @@ static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *jo
 	TRY(rt_spec_bool(spec, "svm", "shrinking", 1, &p->shrinking, err));
 	TRY(rt_spec_enum(spec, "svm", "wss", wss_names, SVM_WSS_SECOND, &p->wss, err));
 	TRY(rt_spec_int(spec, "svm", "max_iter", 0, 0, 1L << 50, &p->max_iter, err));
-	TRY(rt_spec_enum(spec, "svm", "gpu_kernels", gpu_kernel_names, 1, &p->gpu_roles, err));
+	TRY(rt_spec_enum(spec, "svm", "gpu_kernels", gpu_kernel_names, 0, &p->gpu_roles, err));
+	TRY(rt_spec_double(spec, "svm", "gpu_cache_mb", 0.0, 0.0, 1e9, &p->gpu_cache_mb, err));
 	TRY(read_weights(spec, job, err));
-	TRY(rt_spec_int(spec, "data", "features", 0, 0, 1 << 24, &v, err));
-	TRY(rt_spec_string(spec, "data", "label", "", &label, err));
-	TRY(load_data(spec, "train", (int)v, *label ? label : NULL, job->train_path, &job->train, err));
-	if (rt_spec_find(spec, "data", "test"))
-		TRY(load_data(spec, "test", job->train.nfeat, *label ? label : NULL, job->test_path,
-			      &job->test, err));
+	TRY(read_search(spec, job, err));
+	TRY(load_data(spec, job, err));
 #undef TRY
 	if (p->kernel.gamma == 0)
 		p->kernel.gamma = 1.0 / job->train.nfeat;
@@ -142,6 +197,90 @@ static void job_free(svm_job *job)
 	svm_data_free(&job->test);
 }
 
+
+/* result.json's opening: what was run on what. */
+static void json_head(rt_json *j, const svm_job *job)
+{
+	memset(j, 0, sizeof *j);
+	rt_json_begin_object(j, NULL);
+	rt_json_string(j, "kind", "svm");
+	rt_json_string(j, "name", job->name);
+	rt_json_string(j, "spec", job->spec_path);
+	rt_json_string(j, "train", job->train_path);
+	rt_json_int(j, "train_points", job->train.n);
+	rt_json_int(j, "features", job->train.nfeat);
+	rt_json_string(j, "backend", job->params.gpu ? "gpu" : "cpu");
+	rt_json_string(j, "kernel", kernel_names[job->params.kernel.type]);
+	rt_json_double(j, "eps", job->params.eps);
+}
+
+/* ---- [svm] folds and [grid]: cross-validation instead of one training -------- */
+
+/* result.json of a search: the CV accuracy (of the best cell for a grid). */
+static rt_status write_search(const svm_job *job, const svm_grid *g, double cv_acc,
+			      double seconds, const char *dir, rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	rt_json j;
+	rt_status st;
+	json_head(&j, job);
+	rt_json_int(&j, "folds", g ? g->folds : job->folds);
+	rt_json_double(&j, "C", g ? pow(2, g->log2c[g->best]) : job->params.C);
+	rt_json_double(&j, "gamma", g ? pow(2, g->log2g[g->best]) : job->params.kernel.gamma);
+	if (g) {
+		rt_json_int(&j, "grid_cells", g->ncells);
+		rt_json_double(&j, "best_log2c", g->log2c[g->best]);
+		rt_json_double(&j, "best_log2g", g->log2g[g->best]);
+	}
+	rt_json_double(&j, "cv_accuracy", g ? g->acc[g->best] : cv_acc);
+	rt_json_double(&j, "time_s", seconds);
+	rt_json_end_object(&j);
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	st = rt_json_write(&j, path, err);
+	rt_buf_free(&j.buf);
+	return st;
+}
+
+/* The grid: grid.csv, grid.png (with gnuplot) and result.json under dir. */
+static rt_status run_grid(svm_job *job, const char *dir, rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	svm_grid g;
+	double t0 = rt_now();
+	rt_status st = svm_grid_search(&job->train, &job->params, &job->log2c, &job->log2g,
+				       job->grid_folds, job->seed, &g, err);
+	snprintf(path, sizeof path, "%s/grid.csv", dir);
+	if (st == RT_OK)
+		st = svm_grid_write_csv(path, &g, err);
+	snprintf(path, sizeof path, "%s/grid.png", dir);
+	if (st == RT_OK)
+		st = svm_grid_plot(path, &g, err);
+	if (st == RT_OK)
+		st = write_search(job, &g, NAN, rt_now() - t0, dir, err);
+	if (st == RT_OK)
+		rt_info("svm: wrote %s/grid.csv and result.json (and grid.png with gnuplot)", dir);
+	svm_grid_free(&g);
+	return st;
+}
+
+/* [grid], else [svm] folds: cross-validation; no model is written. */
+static rt_status run_search(svm_job *job, const rt_options *opt, rt_error *err)
+{
+	char dir[RT_PATH_MAX];
+	double acc, t0 = rt_now();
+	rt_status st = rt_job_outdir(opt, job->name, dir, sizeof dir, err);
+	if (st != RT_OK)
+		return st;
+	if (job->grid)
+		return run_grid(job, dir, err);
+	if ((st = svm_cross_validation(&job->train, &job->params, job->folds, job->seed, NULL, &acc,
+				       err)) != RT_OK ||
+	    (st = write_search(job, NULL, acc, rt_now() - t0, dir, err)) != RT_OK)
+		return st;
+	rt_info("svm: %d-fold cross-validation accuracy %.4f%%; wrote %s/result.json", job->folds,
+		100 * acc, dir);
+	return RT_OK;
+}
 
 static rt_status write_outputs(const svm_job *job, const svm_model *m, double seconds,
 			       double train_acc, double test_acc, const double *pred,
@@ -156,19 +295,9 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	snprintf(path, sizeof path, "%s/model.txt", dir);
 	if ((st = svm_model_write(path, m, err)) != RT_OK)
 		return st;
-	memset(&j, 0, sizeof j);
-	rt_json_begin_object(&j, NULL);
-	rt_json_string(&j, "kind", "svm");
-	rt_json_string(&j, "name", job->name);
-	rt_json_string(&j, "spec", job->spec_path);
-	rt_json_string(&j, "train", job->train_path);
-	rt_json_int(&j, "train_points", job->train.n);
-	rt_json_int(&j, "features", job->train.nfeat);
-	rt_json_string(&j, "backend", job->params.gpu ? "gpu" : "cpu");
-	rt_json_string(&j, "kernel", kernel_names[m->kernel.type]);
+	json_head(&j, job);
 	rt_json_double(&j, "C", job->params.C);
 	rt_json_double(&j, "gamma", m->kernel.gamma);
-	rt_json_double(&j, "eps", job->params.eps);
 	rt_json_string(&j, "wss", wss_names[job->params.wss]);
 	rt_json_int(&j, "classes", m->nr_class);
 	rt_json_int(&j, "support_vectors", m->total_sv);
@@ -217,6 +346,10 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
+	if (job.grid || job.folds) {
+		st = run_search(&job, opt, err);
+		goto done;
+	}
 	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, %s", job.name,
 		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
 		job.params.kernel.gamma, job.params.eps, job.params.gpu ? "gpu" : "cpu");
@@ -252,5 +385,5 @@ done:
 const rt_kind svm_kind = {
 	"svm",
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
-	svm_run, NULL, svm_bench, svm_bench_help
+	svm_run, NULL, svm_bench, svm_bench_help, svm_commands
 };

@@ -1,15 +1,19 @@
-/* svm_gpu.c: one binary C-SVC problem solved on the GPU
- * (templates/svm/svm.cu): the points uploaded column-major and padded, the
- * generated source specialised to the kernel type, feature count and
- * working-set rule, then either
- *   persistent (default): cooperative launches of SVM_GPU_LAUNCH iterations
- *     each, with an LRU cache of kernel rows on the device (gpu_cache_mb;
- *     0: half the free device memory, at most the whole matrix), or
- *   roles: batches of SVM_GPU_BATCH iterations of eight per-role launches;
- * after each launch or batch only the 48-byte solver state comes back. rho,
- * the objective and the counts come from the final alpha and G as on the CPU
- * (svm_binary_finish). EVOFORGE_SVM_BLOCKS_PER_SM sets the persistent
- * grid (blocks per SM, default 1; at most what fits). */
+/* svm_gpu.c: binary C-SVC problems solved on the GPU
+ * (templates/svm/svm.cu): each problem's points uploaded column-major and
+ * padded, the generated source specialised to the kernel type, feature
+ * count and working-set rule, then either
+ *   persistent (default): cooperative launches of up to SVM_GPU_LAUNCH
+ *     iterations in which many problems (the pairs of a one-vs-one model)
+ *     run at once, each on its own team of blocks with its own LRU cache of
+ *     kernel rows on the device (gpu_cache_mb in all; 0: half the free
+ *     device memory, at most every row), or
+ *   roles: one problem at a time, batches of SVM_GPU_BATCH iterations of
+ *     eight per-role launches;
+ * after each launch or batch only the 48-byte solver states come back. rho,
+ * the objective and the counts come from the final alpha and G as on the
+ * CPU (svm_binary_finish). EVOFORGE_SVM_BLOCKS_PER_SM sets the persistent
+ * grid (blocks per SM, default what fits). svm_gpu_bandwidth
+ * measures the kernels against a copy. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +35,29 @@ typedef struct gpu_state {
 	double gmax, gmax2, dai, daj;
 } gpu_state;
 
-/* The device's kernel-row cache (svm.cu's svm_cache_arrays, passed by value). */
-typedef struct gpu_cache_arrays {
-	gpu_ptr rows, row_slot, slot_row, prev, next, c;
-} gpu_cache_arrays;
+/* One problem of a persistent launch: svm.cu's svm_task, field for field. */
+typedef struct gpu_task {
+	gpu_ptr xt, sq, QD, y, alpha, G, pv, pg, pi, st, rows, row_slot, slot_row, prev, next, c, bar;
+	svm_kernel_params kp;
+	double Cp, Cn, eps;
+	int n, npad, first_block, nblocks;
+} gpu_task;
 
+/* A problem's device buffers (the task's, and the roles kernels' two rows). */
+typedef struct gpu_problem {
+	gpu_task t;
+	gpu_ptr row_i, row_j;
+	long slots;
+	gpu_state state;
+} gpu_problem;
+
+/* The device, the compiled module and the problems on it. */
 typedef struct svm_gpu {
 	gpu_context *ctx;
 	gpu_module *mod;
-	gpu_ptr xt, sq, y, QD, alpha, G, row_i, row_j, st, pv, pi, pg, bar;
-	gpu_cache_arrays cache;
-	int n, npad, blocks, sm_count;
-	long slots;
+	int sm_count, parts;       /* parts: block results a problem can hold */
+	int count;
+	gpu_problem *pr;
 } svm_gpu;
 
 static const char *const nvrtc_options[] = { "--fmad=false", "-Xptxas", "-v" };
@@ -51,7 +66,7 @@ rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_err
 {
 	char name[96];
 	snprintf(name, sizeof name, "svm-k%d-f%d-w%d.cu", p->kernel.type, nfeat, p->wss);
-	gen_begin(src, name, "SMO for one binary C-SVC problem");
+	gen_begin(src, name, "SMO for binary C-SVC problems");
 	gen_line(src, "#define SVM_KERNEL %d", p->kernel.type);
 	gen_line(src, "#define SVM_FEATURES %d", nfeat);
 	gen_line(src, "#define SVM_WSS %d", p->wss);
@@ -81,7 +96,7 @@ static rt_status open_module(svm_gpu *g, const svm_data *d, const svm_params *p,
 	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK)
 		st = gpu_module_load(g->ctx, out.cubin, out.size, &g->mod, err);
 	g->sm_count = info.sm_count > 0 ? info.sm_count : 128;
-	g->blocks = g->sm_count * 4;
+	g->parts = g->sm_count * 4;
 	nvrtc_output_free(&out);
 	gen_free(&src);
 	return st;
@@ -93,43 +108,70 @@ static rt_status put(svm_gpu *g, gpu_ptr *dst, const void *src, size_t bytes, rt
 	return st == RT_OK && src ? gpu_upload(g->ctx, *dst, src, bytes, err) : st;
 }
 
-/* Points (column-major, padded), norms, labels, diagonal, alpha = 0, G = -1. */
-static rt_status upload(svm_gpu *g, const svm_data *d, const long *idx, const signed char *y,
-			const svm_params *p, rt_error *err)
+/* Host copies of a problem's points (column-major, padded), norms and
+ * diagonal, and G = -1. */
+typedef struct host_problem {
+	float *xt;
+	double *sq, *qd, *G;
+} host_problem;
+
+static rt_status host_problem_make(const svm_data *d, const long *idx, long n, long npad,
+				   const svm_kernel_params *kp, host_problem *h, rt_error *err)
 {
-	size_t n = (size_t)g->n, np = (size_t)g->npad, nf = (size_t)d->nfeat;
-	float *xt = rt_calloc(np * nf, sizeof *xt, err);
-	double *sq = rt_malloc(n * sizeof *sq, err), *qd = rt_malloc(n * sizeof *qd, err);
-	double *G = rt_malloc(n * sizeof *G, err);
-	gpu_state st0;
-	rt_status st = xt && sq && qd && G ? RT_OK : RT_ERR_SYSTEM;
-	for (size_t t = 0; st == RT_OK && t < n; t++) {
+	size_t nf = (size_t)d->nfeat;
+	h->xt = rt_calloc((size_t)npad * nf, sizeof *h->xt, err);
+	h->sq = rt_malloc((size_t)n * sizeof *h->sq + 1, err);
+	h->qd = rt_malloc((size_t)n * sizeof *h->qd + 1, err);
+	h->G = rt_malloc((size_t)n * sizeof *h->G + 1, err);
+	if (!h->xt || !h->sq || !h->qd || !h->G)
+		return RT_ERR_SYSTEM;
+	for (long t = 0; t < n; t++) {
 		const float *x = d->x + (size_t)idx[t] * nf;
 		double q = 0;
 		for (size_t f = 0; f < nf; f++) {
-			xt[f * np + t] = x[f];
+			h->xt[f * (size_t)npad + (size_t)t] = x[f];
 			q += (double)x[f] * x[f];
 		}
-		sq[t] = q;
-		qd[t] = svm_kernel(&p->kernel, x, x, (int)nf, q, q);
-		G[t] = -1.0;
+		h->sq[t] = q;
+		h->qd[t] = svm_kernel(kp, x, x, (int)nf, q, q);
+		h->G[t] = -1.0;
 	}
+	return RT_OK;
+}
+
+static void host_problem_free(host_problem *h)
+{
+	free(h->xt);
+	free(h->sq);
+	free(h->qd);
+	free(h->G);
+}
+
+/* A problem's points, norms, labels, diagonal, alpha = 0, G = -1, state,
+ * the blocks' parts and the roles kernels' rows. */
+static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_data *d, const long *idx,
+			const signed char *y, const svm_kernel_params *kp, rt_error *err)
+{
+	size_t n = (size_t)q->t.n, np = (size_t)q->t.npad, nf = (size_t)d->nfeat;
+	host_problem h;
+	gpu_state st0;
+	rt_status st;
+	memset(&h, 0, sizeof h);
 	memset(&st0, 0, sizeof st0);
-	if (st == RT_OK && (st = put(g, &g->xt, xt, np * nf * sizeof *xt, err)) == RT_OK &&
-	    (st = put(g, &g->sq, sq, n * sizeof *sq, err)) == RT_OK &&
-	    (st = put(g, &g->y, y, n, err)) == RT_OK && (st = put(g, &g->QD, qd, n * 8, err)) == RT_OK &&
-	    (st = put(g, &g->G, G, n * 8, err)) == RT_OK && (st = put(g, &g->alpha, NULL, n * 8, err)) == RT_OK &&
-	    (st = gpu_memset32(g->ctx, g->alpha, 0, n * 2, err)) == RT_OK &&
-	    (st = put(g, &g->row_i, NULL, n * 4, err)) == RT_OK &&
-	    (st = put(g, &g->row_j, NULL, n * 4, err)) == RT_OK &&
-	    (st = put(g, &g->st, &st0, sizeof st0, err)) == RT_OK &&
-	    (st = put(g, &g->pv, NULL, (size_t)g->blocks * 8, err)) == RT_OK &&
-	    (st = put(g, &g->pi, NULL, (size_t)g->blocks * 4, err)) == RT_OK)
-		st = put(g, &g->pg, NULL, (size_t)g->blocks * 8, err);
-	free(xt);
-	free(sq);
-	free(qd);
-	free(G);
+	if ((st = host_problem_make(d, idx, (long)n, (long)np, kp, &h, err)) == RT_OK &&
+	    (st = put(g, &q->t.xt, h.xt, np * nf * sizeof *h.xt, err)) == RT_OK &&
+	    (st = put(g, &q->t.sq, h.sq, n * 8, err)) == RT_OK &&
+	    (st = put(g, &q->t.y, y, n, err)) == RT_OK && (st = put(g, &q->t.QD, h.qd, n * 8, err)) == RT_OK &&
+	    (st = put(g, &q->t.G, h.G, n * 8, err)) == RT_OK &&
+	    (st = put(g, &q->t.alpha, NULL, n * 8, err)) == RT_OK &&
+	    (st = gpu_memset32(g->ctx, q->t.alpha, 0, n * 2, err)) == RT_OK &&
+	    (st = put(g, &q->row_i, NULL, n * 4, err)) == RT_OK &&
+	    (st = put(g, &q->row_j, NULL, n * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.st, &st0, sizeof st0, err)) == RT_OK &&
+	    (st = put(g, &q->t.pv, NULL, (size_t)g->parts * 8, err)) == RT_OK &&
+	    (st = put(g, &q->t.pi, NULL, (size_t)g->parts * 4, err)) == RT_OK)
+		st = put(g, &q->t.pg, NULL, (size_t)g->parts * 8, err);
+	host_problem_free(&h);
 	return st;
 }
 
@@ -139,84 +181,81 @@ static rt_status launch(svm_gpu *g, const char *name, unsigned blocks, void **ar
 	return gpu_launch(g->mod, name, &cfg, args, err);
 }
 
-/* One SMO iteration, queued: pick i, row i, pick j, step, row j, gradient. */
-static rt_status queue_iteration(svm_gpu *g, const svm_params *p, double Cp, double Cn,
-				 rt_error *err)
+/* One SMO iteration of problem q, queued: pick i, row i, pick j, step,
+ * row j, gradient. */
+static rt_status queue_iteration(svm_gpu *g, gpu_problem *q, rt_error *err)
 {
-	int zero = 0, one = 1, n = g->n, nparts = g->blocks;
-	double eps = p->eps;
-	svm_kernel_params kp = p->kernel;
-	void *pick0[] = { &g->G, &g->alpha, &g->y, &g->row_i, &g->QD, &n, &Cp, &Cn, &g->st, &zero,
-			  &g->pv, &g->pi, &g->pg };
-	void *pick1[] = { &g->G, &g->alpha, &g->y, &g->row_i, &g->QD, &n, &Cp, &Cn, &g->st, &one,
-			  &g->pv, &g->pi, &g->pg };
-	void *fin0[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &zero, &eps };
-	void *fin1[] = { &g->pv, &g->pi, &g->pg, &nparts, &g->st, &one, &eps };
-	void *row0[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &g->st, &zero, &kp, &g->row_i };
-	void *row1[] = { &g->xt, &g->sq, &g->y, &n, &g->npad, &g->st, &one, &kp, &g->row_j };
-	void *step[] = { &g->alpha, &g->G, &g->y, &g->QD, &g->row_i, &Cp, &Cn, &g->st };
-	void *grad[] = { &g->G, &g->row_i, &g->row_j, &n, &g->st };
-	unsigned b = (unsigned)g->blocks;
+	gpu_task *t = &q->t;
+	int zero = 0, one = 1, nparts = g->parts;
+	void *pick0[] = { &t->G, &t->alpha, &t->y, &q->row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
+			  &zero, &t->pv, &t->pi, &t->pg };
+	void *pick1[] = { &t->G, &t->alpha, &t->y, &q->row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
+			  &one, &t->pv, &t->pi, &t->pg };
+	void *fin0[] = { &t->pv, &t->pi, &t->pg, &nparts, &t->st, &zero, &t->eps };
+	void *fin1[] = { &t->pv, &t->pi, &t->pg, &nparts, &t->st, &one, &t->eps };
+	void *row0[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &zero, &t->kp, &q->row_i };
+	void *row1[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &one, &t->kp, &q->row_j };
+	void *step[] = { &t->alpha, &t->G, &t->y, &t->QD, &q->row_i, &t->Cp, &t->Cn, &t->st };
+	void *grad[] = { &t->G, &q->row_i, &q->row_j, &t->n, &t->st };
+	gpu_launch_cfg one_thread = { { 1, 1, 1 }, { 1, 1, 1 }, 0, NULL };
+	unsigned b = (unsigned)g->parts;
 	rt_status st;
 	if ((st = launch(g, "svm_pick_blocks", b, pick0, err)) ||
 	    (st = launch(g, "svm_pick_finish", 1, fin0, err)) ||
 	    (st = launch(g, "svm_row", b, row0, err)) ||
 	    (st = launch(g, "svm_pick_blocks", b, pick1, err)) ||
-	    (st = launch(g, "svm_pick_finish", 1, fin1, err)))
-		return st;
-	{
-		gpu_launch_cfg one_thread = { { 1, 1, 1 }, { 1, 1, 1 }, 0, NULL };
-		if ((st = gpu_launch(g->mod, "svm_step", &one_thread, step, err)))
-			return st;
-	}
-	if ((st = launch(g, "svm_row", b, row1, err)))
+	    (st = launch(g, "svm_pick_finish", 1, fin1, err)) ||
+	    (st = gpu_launch(g->mod, "svm_step", &one_thread, step, err)) ||
+	    (st = launch(g, "svm_row", b, row1, err)))
 		return st;
 	return launch(g, "svm_grad", b, grad, err);
 }
 
+static void problem_release(svm_gpu *g, gpu_problem *q)
+{
+	gpu_ptr *p[] = { &q->t.xt, &q->t.sq, &q->t.QD, &q->t.y, &q->t.alpha, &q->t.G, &q->t.pv,
+			 &q->t.pg, &q->t.pi, &q->t.st, &q->t.rows, &q->t.row_slot, &q->t.slot_row,
+			 &q->t.prev, &q->t.next, &q->t.c, &q->t.bar, &q->row_i, &q->row_j };
+	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
+		if (*p[k])
+			gpu_free(g->ctx, *p[k]);
+}
+
 static void release(svm_gpu *g)
 {
-	gpu_ptr *p[] = { &g->xt, &g->sq, &g->y, &g->QD, &g->alpha, &g->G, &g->row_i, &g->row_j,
-			 &g->st, &g->pv, &g->pi, &g->pg, &g->bar, &g->cache.rows, &g->cache.row_slot,
-			 &g->cache.slot_row, &g->cache.prev, &g->cache.next, &g->cache.c };
 	if (g->ctx)
-		for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
-			if (*p[k])
-				gpu_free(g->ctx, *p[k]);
+		for (int k = 0; g->pr && k < g->count; k++)
+			problem_release(g, &g->pr[k]);
+	free(g->pr);
 	if (g->mod)
 		gpu_module_unload(g->mod);
 	if (g->ctx)
 		gpu_context_close(g->ctx);
 }
 
-/* Rows the cache holds: gpu_cache_mb, or half the free memory; at most n. */
-static long cache_slots(svm_gpu *g, const svm_params *p, rt_error *err)
+/* Rows each problem's cache holds: gpu_cache_mb (or half the free memory)
+ * shared in proportion to n^2, at most n rows, at least 2. */
+static rt_status cache_budget(svm_gpu *g, const svm_params *p, double *bytes, rt_error *err)
 {
-	size_t free_b = 0, total_b = 0, row = (size_t)g->npad * sizeof(float);
-	double bytes = p->gpu_cache_mb > 0 ? p->gpu_cache_mb * 1048576.0 : 0;
-	if (bytes <= 0) {
-		if (gpu_mem_info(g->ctx, &free_b, &total_b, err) != RT_OK)
-			return -1;
-		bytes = 0.5 * (double)free_b;
-	}
-	double slots = bytes / (double)row;
-	return slots < 2 ? 2 : slots > g->n ? g->n : (long)slots;
+	size_t free_b = 0, total_b = 0;
+	*bytes = p->gpu_cache_mb * 1048576.0;
+	if (*bytes > 0)
+		return RT_OK;
+	if (gpu_mem_info(g->ctx, &free_b, &total_b, err) != RT_OK)
+		return RT_ERR_SYSTEM;
+	*bytes = 0.5 * (double)free_b;
+	return RT_OK;
 }
 
-/* The LRU cache: no row cached, slots listed 0 (most recent) .. slots - 1. */
-static rt_status setup_cache(svm_gpu *g, const svm_params *p, rt_error *err)
+/* The LRU cache of q: no row cached, slots listed 0 (most recent) .. S - 1. */
+static rt_status setup_cache(svm_gpu *g, gpu_problem *q, long S, rt_error *err)
 {
-	long S, n = g->n;
-	int *row_slot = NULL, *slot_row = NULL, *prev = NULL, *next = NULL, head_tail[6] = { 0 };
-	rt_status st;
-	if ((S = cache_slots(g, p, err)) < 0)
-		return RT_ERR_SYSTEM;
-	g->slots = S;
-	row_slot = rt_malloc((size_t)n * sizeof *row_slot, err);
-	slot_row = rt_malloc((size_t)S * sizeof *slot_row, err);
-	prev = rt_malloc((size_t)S * sizeof *prev, err);
-	next = rt_malloc((size_t)S * sizeof *next, err);
-	st = row_slot && slot_row && prev && next ? RT_OK : RT_ERR_SYSTEM;
+	long n = q->t.n;
+	int *row_slot = rt_malloc((size_t)n * sizeof *row_slot, err), head_tail[6] = { 0 };
+	int *slot_row = rt_malloc((size_t)S * sizeof *slot_row, err);
+	int *prev = rt_malloc((size_t)S * sizeof *prev, err), *next = rt_malloc((size_t)S * sizeof *next, err);
+	rt_status st = row_slot && slot_row && prev && next ? RT_OK : RT_ERR_SYSTEM;
+	q->slots = S;
 	for (long t = 0; st == RT_OK && t < n; t++)
 		row_slot[t] = -1;
 	for (long s = 0; st == RT_OK && s < S; s++) {
@@ -225,83 +264,241 @@ static rt_status setup_cache(svm_gpu *g, const svm_params *p, rt_error *err)
 		next[s] = s + 1 < S ? (int)s + 1 : -1;
 	}
 	head_tail[1] = (int)S - 1;
-	if (st == RT_OK && (st = put(g, &g->cache.rows, NULL, (size_t)S * g->npad * 4, err)) == RT_OK &&
-	    (st = put(g, &g->cache.row_slot, row_slot, (size_t)n * 4, err)) == RT_OK &&
-	    (st = put(g, &g->cache.slot_row, slot_row, (size_t)S * 4, err)) == RT_OK &&
-	    (st = put(g, &g->cache.prev, prev, (size_t)S * 4, err)) == RT_OK &&
-	    (st = put(g, &g->cache.next, next, (size_t)S * 4, err)) == RT_OK &&
-	    (st = put(g, &g->cache.c, head_tail, sizeof head_tail, err)) == RT_OK)
-		st = put(g, &g->bar, NULL, 8, err);
+	if (st == RT_OK && (st = put(g, &q->t.rows, NULL, (size_t)S * q->t.npad * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.row_slot, row_slot, (size_t)n * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.slot_row, slot_row, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.prev, prev, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.next, next, (size_t)S * 4, err)) == RT_OK &&
+	    (st = put(g, &q->t.c, head_tail, sizeof head_tail, err)) == RT_OK)
+		st = put(g, &q->t.bar, NULL, 8, err);
 	free(row_slot);
 	free(slot_row);
 	free(prev);
 	free(next);
 	if (st != RT_OK)
 		rt_error_prefix(err, "kernel-row cache of %ld rows (%.0f MB)", S,
-				(double)S * g->npad * 4 / 1048576.0);
+				(double)S * q->t.npad * 4 / 1048576.0);
 	return st;
 }
 
-/* Blocks of the persistent grid: EVOFORGE_SVM_BLOCKS_PER_SM (default 1)
- * per SM, at most what is resident at once and what the parts hold (4). */
-static rt_status persistent_blocks(svm_gpu *g, unsigned *blocks, rt_error *err)
+/* Every problem's cache, the budget shared in proportion to n^2. */
+static rt_status setup_caches(svm_gpu *g, const svm_params *p, rt_error *err)
+{
+	double bytes, sum_n2 = 0;
+	rt_status st = cache_budget(g, p, &bytes, err);
+	for (int k = 0; k < g->count; k++)
+		sum_n2 += (double)g->pr[k].t.n * g->pr[k].t.n;
+	for (int k = 0; st == RT_OK && k < g->count; k++) {
+		gpu_problem *q = &g->pr[k];
+		double share = bytes * ((double)q->t.n * q->t.n / sum_n2);
+		double S = share / ((double)q->t.npad * sizeof(float));
+		st = setup_cache(g, q, S < 2 ? 2 : S > q->t.n ? q->t.n : (long)S, err);
+	}
+	return st;
+}
+
+/* Blocks resident at once for the persistent kernel: EVOFORGE_SVM_BLOCKS_PER_SM
+ * per SM (default: what fits; a9a alone measured the same with 1, 2, 4),
+ * at most what fits and what the parts hold (4). */
+static rt_status persistent_capacity(svm_gpu *g, int *capacity, rt_error *err)
 {
 	const char *env = getenv("EVOFORGE_SVM_BLOCKS_PER_SM");
-	int want = env && atoi(env) > 0 ? atoi(env) : 1, fit = 0;
+	int want = env && atoi(env) > 0 ? atoi(env) : 4, fit = 0;
 	rt_status st = gpu_occupancy(g->mod, "svm_persistent", SVM_GPU_THREADS, 0, &fit, err);
 	if (st != RT_OK)
 		return st;
 	if (fit < 1)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm_persistent does not fit on an SM");
 	want = want > fit ? fit : want > 4 ? 4 : want;
-	*blocks = (unsigned)(g->sm_count * want);
+	*capacity = g->sm_count * want;
 	return RT_OK;
 }
 
-/* Persistent launches until done or max_iter. */
-static rt_status run_persistent(svm_gpu *g, const svm_params *p, double Cp, double Cn,
-				long max_iter, gpu_state *state, rt_error *err)
+/* Teams for the problems still running (first come first): blocks in
+ * proportion to n, at least 1, no more than the points fill; problems that
+ * do not fit wait for a later launch. Fills block_task; *nblocks in all,
+ * *iters the iterations every launched problem may still make. */
+static int plan_launch(svm_gpu *g, int capacity, long max_iter, int *block_task, int *nblocks,
+		       int *iters)
 {
-	unsigned blocks = 0;
-	int n = g->n;
-	double eps = p->eps, last_report = rt_now();
-	svm_kernel_params kp = p->kernel;
-	rt_status st;
-	if ((st = setup_cache(g, p, err)) || (st = persistent_blocks(g, &blocks, err)))
+	double sum_n = 0;
+	int used = 0, launched = 0;
+	*iters = SVM_GPU_LAUNCH;
+	for (int k = 0; k < g->count; k++)
+		if (!g->pr[k].state.done && g->pr[k].state.iterations < max_iter)
+			sum_n += g->pr[k].t.n;
+	for (int k = 0; k < g->count && used < capacity; k++) {
+		gpu_problem *q = &g->pr[k];
+		if (q->state.done || q->state.iterations >= max_iter)
+			continue;
+		int fill = (q->t.n + SVM_GPU_THREADS - 1) / SVM_GPU_THREADS;
+		int share = (int)(capacity * (q->t.n / sum_n));
+		int b = share < 1 ? 1 : share > fill ? fill : share;
+		if (b > capacity - used)
+			b = capacity - used;
+		q->t.first_block = used;
+		q->t.nblocks = b;
+		for (int i = 0; i < b; i++)
+			block_task[used + i] = launched;
+		used += b;
+		launched++;
+		if (max_iter - q->state.iterations < *iters)
+			*iters = (int)(max_iter - q->state.iterations);
+	}
+	*nblocks = used;
+	return launched;
+}
+
+/* One launch: the planned tasks uploaded, barriers zeroed, then the states
+ * read back. */
+static rt_status launch_planned(svm_gpu *g, int launched, const int *block_task, int nblocks,
+				int iters, gpu_ptr d_tasks, gpu_ptr d_map, long max_iter,
+				rt_error *err)
+{
+	gpu_task tasks[256];
+	int at[256], m = 0;
+	rt_status st = RT_OK;
+	for (int k = 0; k < g->count && m < launched; k++) {
+		gpu_problem *q = &g->pr[k];
+		if (q->state.done || q->state.iterations >= max_iter)
+			continue;
+		tasks[m] = q->t;
+		at[m++] = k;
+		if ((st = gpu_memset32(g->ctx, q->t.bar, 0, 2, err)))
+			return st;
+	}
+	void *args[] = { &d_tasks, &d_map, &iters };
+	gpu_launch_cfg cfg = { { (unsigned)nblocks, 1, 1 }, { SVM_GPU_THREADS, 1, 1 }, 0, NULL };
+	if ((st = gpu_upload(g->ctx, d_tasks, tasks, (size_t)m * sizeof *tasks, err)) ||
+	    (st = gpu_upload(g->ctx, d_map, block_task, (size_t)nblocks * sizeof *block_task, err)) ||
+	    (st = gpu_launch_cooperative(g->mod, "svm_persistent", &cfg, args, err)))
 		return st;
-	while (st == RT_OK && !state->done && state->iterations < max_iter) {
-		int iters = max_iter - state->iterations < SVM_GPU_LAUNCH ?
-			    (int)(max_iter - state->iterations) : SVM_GPU_LAUNCH;
-		void *args[] = { &g->xt, &g->sq, &g->y, &g->QD, &g->alpha, &g->G, &n, &g->npad, &kp,
-				 &Cp, &Cn, &eps, &g->st, &g->pv, &g->pi, &g->pg, &g->cache, &g->bar,
-				 &iters };
-		gpu_launch_cfg cfg = { { blocks, 1, 1 }, { SVM_GPU_THREADS, 1, 1 }, 0, NULL };
-		if ((st = gpu_memset32(g->ctx, g->bar, 0, 2, err)) ||
-		    (st = gpu_launch_cooperative(g->mod, "svm_persistent", &cfg, args, err)) ||
-		    (st = gpu_download(g->ctx, state, g->st, sizeof *state, err)))
-			break;
-		if (rt_now() - last_report > 5) {
+	for (int k = 0; k < m && st == RT_OK; k++)
+		st = gpu_download(g->ctx, &g->pr[at[k]].state, g->pr[at[k]].t.st,
+				  sizeof(gpu_state), err);
+	return st;
+}
+
+/* Persistent launches until every problem is done or at max_iter. */
+static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, rt_error *err)
+{
+	int capacity = 0, launched, nblocks, iters, *block_task = NULL;
+	gpu_ptr d_tasks = 0, d_map = 0;
+	double last_report = rt_now();
+	rt_status st;
+	if ((st = setup_caches(g, p, err)) || (st = persistent_capacity(g, &capacity, err)))
+		return st;
+	if (capacity > 256)
+		capacity = 256;   /* at most 256 problems and blocks per launch */
+	if (!(block_task = rt_malloc((size_t)capacity * sizeof *block_task, err)))
+		return RT_ERR_SYSTEM;
+	if ((st = put(g, &d_tasks, NULL, 256 * sizeof(gpu_task), err)) == RT_OK)
+		st = put(g, &d_map, NULL, (size_t)capacity * sizeof(int), err);
+	while (st == RT_OK &&
+	       (launched = plan_launch(g, capacity, max_iter, block_task, &nblocks, &iters)) > 0) {
+		st = launch_planned(g, launched, block_task, nblocks, iters, d_tasks, d_map, max_iter,
+				    err);
+		if (st == RT_OK && g->count == 1 && rt_now() - last_report > 5) {
 			last_report = rt_now();
-			rt_info("svm (GPU): %lld iterations, violation %.6g", state->iterations,
-				state->gmax + state->gmax2);
+			rt_info("svm (GPU): %lld iterations, violation %.6g", g->pr[0].state.iterations,
+				g->pr[0].state.gmax + g->pr[0].state.gmax2);
+		}
+	}
+	if (d_tasks)
+		gpu_free(g->ctx, d_tasks);
+	if (d_map)
+		gpu_free(g->ctx, d_map);
+	free(block_task);
+	return st;
+}
+
+/* Batches of queued per-role iterations, one problem after another. */
+static rt_status run_roles(svm_gpu *g, long max_iter, rt_error *err)
+{
+	rt_status st = RT_OK;
+	for (int k = 0; k < g->count; k++) {
+		gpu_problem *q = &g->pr[k];
+		while (st == RT_OK && !q->state.done && q->state.iterations < max_iter) {
+			long batch = max_iter - q->state.iterations < SVM_GPU_BATCH ?
+				     max_iter - (long)q->state.iterations : SVM_GPU_BATCH;
+			for (long i = 0; st == RT_OK && i < batch; i++)
+				st = queue_iteration(g, q, err);
+			if (st == RT_OK)
+				st = gpu_download(g->ctx, &q->state, q->t.st, sizeof q->state, err);
 		}
 	}
 	return st;
 }
 
-/* Batches of queued per-role iterations until done or max_iter. */
-static rt_status run_roles(svm_gpu *g, const svm_params *p, double Cp, double Cn, long max_iter,
-			   gpu_state *state, rt_error *err)
+/* alpha and G of problem k back; rho, objective and counts from them. */
+static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, long max_iter, rt_error *err)
+{
+	gpu_problem *q = &g->pr[k];
+	long n = q->t.n;
+	double *alpha = rt_malloc((size_t)n * sizeof *alpha + 1, err), *G;
+	G = alpha ? rt_malloc((size_t)n * sizeof *G + 1, err) : NULL;
+	rt_status st = alpha && G ? RT_OK : RT_ERR_SYSTEM;
+	if (st == RT_OK && !q->state.done)
+		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
+	if (st == RT_OK && (st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
+	    (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK) {
+		svm_binary_finish(pr->out, alpha, G, pr->y, n, q->t.Cp, q->t.Cn);
+		pr->out->iterations = (long)q->state.iterations;
+		alpha = NULL;
+	}
+	free(alpha);
+	free(G);
+	return st;
+}
+
+/* The problems' tasks: sizes, bounds, kernel, tolerance; data uploaded. */
+static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr, rt_error *err)
 {
 	rt_status st = RT_OK;
-	while (st == RT_OK && !state->done && state->iterations < max_iter) {
-		long batch = max_iter - state->iterations < SVM_GPU_BATCH ?
-			     max_iter - (long)state->iterations : SVM_GPU_BATCH;
-		for (long k = 0; st == RT_OK && k < batch; k++)
-			st = queue_iteration(g, p, Cp, Cn, err);
-		if (st == RT_OK)
-			st = gpu_download(g->ctx, state, g->st, sizeof *state, err);
+	for (int k = 0; k < g->count && st == RT_OK; k++) {
+		gpu_problem *q = &g->pr[k];
+		if (pr[k].n > 0x7fffffffL - 32)
+			return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %ld points is more than the GPU "
+				       "solver's 2^31 - 32", pr[k].n);
+		memset(pr[k].out, 0, sizeof *pr[k].out);
+		q->t.n = (int)pr[k].n;
+		q->t.npad = (int)((pr[k].n + 31) / 32 * 32);
+		q->t.kp = pr[k].kernel;
+		q->t.Cp = pr[k].Cp;
+		q->t.Cn = pr[k].Cn;
+		q->t.eps = p->eps;
+		if (pr[k].d->nfeat != pr[0].d->nfeat || pr[k].kernel.type != p->kernel.type)
+			return rt_fail(err, RT_ERR_INTERNAL, "svm: problems solved together need one "
+				       "feature count and kernel type");
+		st = upload(g, q, pr[k].d, pr[k].idx, pr[k].y, &q->t.kp, err);
 	}
+	return st;
+}
+
+rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count, rt_error *err)
+{
+	svm_gpu g;
+	long n_max = 0, max_iter;
+	rt_status st;
+	memset(&g, 0, sizeof g);
+	if (count < 1)
+		return RT_OK;
+	for (int k = 0; k < count; k++)
+		n_max = pr[k].n > n_max ? pr[k].n : n_max;
+	max_iter = p->max_iter > 0 ? p->max_iter : (100 * n_max > 10000000 ? 100 * n_max : 10000000);
+	if (pr[0].d->nfeat > 8192)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
+			       "8192 (dense rows); use --backend cpu", pr[0].d->nfeat);
+	g.count = count;
+	if (!(g.pr = rt_calloc((size_t)count, sizeof *g.pr, err)))
+		return RT_ERR_SYSTEM;
+	if ((st = open_module(&g, pr[0].d, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK)
+		st = p->gpu_roles ? run_roles(&g, max_iter, err) : run_persistent(&g, p, max_iter, err);
+	for (int k = 0; k < count && st == RT_OK; k++)
+		st = finish(&g, k, &pr[k], max_iter, err);
+	release(&g);
+	if (st != RT_OK && st != RT_ERR_NOGPU)
+		rt_error_prefix(err, "svm (GPU)");
 	return st;
 }
 
@@ -309,38 +506,95 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 			       const svm_params *p, double Cp, double Cn, svm_binary *out,
 			       rt_error *err)
 {
-	svm_gpu g;
-	gpu_state state;
-	long max_iter = p->max_iter > 0 ? p->max_iter : (100 * n > 10000000 ? 100 * n : 10000000);
-	double *alpha = NULL, *G = NULL;
-	rt_status st;
-	memset(&g, 0, sizeof g);
-	memset(out, 0, sizeof *out);
-	memset(&state, 0, sizeof state);
-	g.n = (int)n;
-	g.npad = (int)((n + 31) / 32 * 32);
-	if (d->nfeat > 8192)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
-			       "8192 (dense rows); use --backend cpu", d->nfeat);
-	if ((st = open_module(&g, d, p, err)) == RT_OK && (st = upload(&g, d, idx, y, p, err)) == RT_OK)
-		st = p->gpu_roles ? run_roles(&g, p, Cp, Cn, max_iter, &state, err)
-				  : run_persistent(&g, p, Cp, Cn, max_iter, &state, err);
-	if (st == RT_OK && !state.done)
-		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
-	alpha = st == RT_OK ? rt_malloc((size_t)n * sizeof *alpha, err) : NULL;
-	G = alpha ? rt_malloc((size_t)n * sizeof *G, err) : NULL;
-	if (st == RT_OK && (!alpha || !G))
-		st = RT_ERR_SYSTEM;
-	if (st == RT_OK && (st = gpu_download(g.ctx, alpha, g.alpha, (size_t)n * 8, err)) == RT_OK &&
-	    (st = gpu_download(g.ctx, G, g.G, (size_t)n * 8, err)) == RT_OK) {
-		svm_binary_finish(out, alpha, G, y, n, Cp, Cn);
-		out->iterations = (long)state.iterations;
-		alpha = NULL;
+	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out };
+	return svm_gpu_solve_many(p, &one, 1, err);
+}
+
+/* Milliseconds per launch of `name` (reps launches, after one warm-up). */
+static rt_status time_kernel(svm_gpu *g, const char *name, unsigned blocks, void **args, int reps,
+			     double *ms, rt_error *err)
+{
+	gpu_timer *t = NULL;
+	rt_status st = launch(g, name, blocks, args, err);
+	if (st == RT_OK && (st = gpu_sync(g->ctx, err)) == RT_OK &&
+	    (st = gpu_timer_create(g->ctx, &t, err)) == RT_OK &&
+	    (st = gpu_timer_start(t, NULL, err)) == RT_OK) {
+		for (int r = 0; r < reps && st == RT_OK; r++)
+			st = launch(g, name, blocks, args, err);
+		if (st == RT_OK && (st = gpu_timer_stop(t, NULL, ms, err)) == RT_OK)
+			*ms /= reps;
 	}
-	free(alpha);
-	free(G);
+	if (t)
+		gpu_timer_destroy(t);
+	return st;
+}
+
+/* The copy bound: 2 x 256 MB, GB/s counting reads and writes. */
+static rt_status copy_bound(svm_gpu *g, double *gbs, rt_error *err)
+{
+	long long n4 = 16LL << 20;   /* float4s: 256 MB */
+	gpu_ptr a = 0, b = 0;
+	double ms = 0;
+	void *args[] = { &a, &b, &n4 };
+	rt_status st = gpu_alloc(g->ctx, (size_t)n4 * 16, &a, err);
+	if (st == RT_OK && (st = gpu_alloc(g->ctx, (size_t)n4 * 16, &b, err)) == RT_OK &&
+	    (st = gpu_memset32(g->ctx, a, 0, (size_t)n4 * 4, err)) == RT_OK &&
+	    (st = time_kernel(g, "svm_copy", (unsigned)g->sm_count * 8, args, 20, &ms, err)) == RT_OK)
+		*gbs = 2.0 * (double)n4 * 16 / (ms * 1e6);
+	if (a)
+		gpu_free(g->ctx, a);
+	if (b)
+		gpu_free(g->ctx, b);
+	return st;
+}
+
+rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *bw, rt_error *err)
+{
+	svm_gpu g;
+	gpu_problem q;
+	long n = d->n, *idx = rt_malloc((size_t)n * sizeof *idx + 1, err);
+	signed char *y = rt_malloc((size_t)n + 1, err);
+	int zero = 0, one = 1;
+	gpu_state s0;
+	rt_status st = idx && y ? RT_OK : RT_ERR_SYSTEM;
+	memset(&g, 0, sizeof g);
+	memset(&q, 0, sizeof q);
+	memset(bw, 0, sizeof *bw);
+	memset(&s0, 0, sizeof s0);
+	for (long t = 0; st == RT_OK && t < n; t++) {
+		idx[t] = t;
+		y[t] = d->y[t] > 0 ? 1 : -1;
+	}
+	s0.i = (int)(n / 2);
+	s0.gmax = 1.0;
+	q.t.n = (int)n;
+	q.t.npad = (int)((n + 31) / 32 * 32);
+	q.t.kp = p->kernel;
+	q.t.Cp = q.t.Cn = p->C;
+	gpu_task *t = &q.t;
+	void *row[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &zero, &t->kp, &q.row_i };
+	void *pick0[] = { &t->G, &t->alpha, &t->y, &q.row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
+			  &zero, &t->pv, &t->pi, &t->pg };
+	void *pick1[] = { &t->G, &t->alpha, &t->y, &q.row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
+			  &one, &t->pv, &t->pi, &t->pg };
+	if (st == RT_OK && (st = open_module(&g, d, p, err)) == RT_OK &&
+	    (st = upload(&g, &q, d, idx, y, &p->kernel, err)) == RT_OK &&
+	    (st = gpu_upload(g.ctx, t->st, &s0, sizeof s0, err)) == RT_OK) {
+		unsigned b = (unsigned)g.parts;
+		if ((st = time_kernel(&g, "svm_row", b, row, 100, &bw->row_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_pick_blocks", b, pick0, 100, &bw->pick_i_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_pick_blocks", b, pick1, 100, &bw->pick_j_ms, err)) == RT_OK)
+			st = copy_bound(&g, &bw->copy_gbs, err);
+	}
+	/* bytes each kernel must move: row reads the points, norms and labels and
+	 * writes a float row; pick i reads G, alpha, y; pick j also the row and QD. */
+	bw->row_gbs = ((double)n * d->nfeat * 4 + n * 13.0) / (bw->row_ms * 1e6);
+	bw->pick_i_gbs = n * 17.0 / (bw->pick_i_ms * 1e6);
+	bw->pick_j_gbs = n * 29.0 / (bw->pick_j_ms * 1e6);
+	free(idx);
+	free(y);
+	if (g.ctx)
+		problem_release(&g, &q);
 	release(&g);
-	if (st != RT_OK && st != RT_ERR_NOGPU)
-		rt_error_prefix(err, "svm (GPU)");
 	return st;
 }

@@ -27,19 +27,77 @@ typedef struct svm_data {
 	double *y;
 } svm_data;
 
+/* [data] scale: min-max scaling of every feature (svm-scale's rule), to
+ * [-1, 1] (svm-scale's default) or [0, 1] (keeps zeros, so sparse data stays sparse). */
+enum svm_scale { SVM_SCALE_NONE = 0, SVM_SCALE_MINUS1TO1 = 1, SVM_SCALE_0TO1 = 2 };
+/* [data] categorical: a CSV string column as one 0/1 feature per string of
+ * the training set (an unseen string: all zeros), or as its index. */
+enum svm_categorical { SVM_CAT_ONEHOT = 0, SVM_CAT_INDEX = 1 };
+/* [data] header: does a CSV's first line name the columns? auto: yes
+ * unless one of its fields is a number. */
+enum svm_header { SVM_HEADER_AUTO = 0, SVM_HEADER_NO = 1, SVM_HEADER_YES = 2 };
+
+/* Per-feature scaling fitted on a training set: a feature v becomes
+ * lower + (upper - lower) (v - min) / (max - min); a constant one 0. */
+typedef struct svm_scaling {
+	int nfeat;
+	double lower, upper;
+	double *min, *max;         /* [nfeat] over the training set */
+} svm_scaling;
+
+/* What loading the training set fixes for the test set, so both are
+ * encoded, labelled and scaled alike. */
+typedef struct svm_prep {
+	int fitted;                /* 0: the next load fits; then loads apply */
+	int ncols;                 /* CSV input columns (label excluded) */
+	rt_categories *cats;       /* [ncols] training strings (n 0: a numeric column) */
+	rt_categories classes;     /* training label strings (n 0: numeric labels) */
+	int nfeat;                 /* features after encoding */
+	int categorical;           /* enum svm_categorical, as fitted */
+	char positive[128];        /* the +1 class as resolved on the training set */
+	svm_scaling scaling;       /* nfeat 0: none */
+} svm_prep;
+
 /* How svm_data_load reads a file (svm_load_defaults: all zero). */
 typedef struct svm_load_options {
 	int nfeat;                 /* LIBSVM format: feature count (0: the largest index) */
-	const char *label;         /* CSV: the label column by name (NULL: the last) */
+	const char *label;         /* CSV: the label column: a name, a 1-based number,
+	                              first or last (NULL: the last) */
+	int header;                /* CSV: enum svm_header */
+	int scale;                 /* enum svm_scale */
+	int categorical;           /* enum svm_categorical */
+	const char *positive;      /* class name or number made +1, all others -1
+	                              (NULL: labels kept, string classes 1, 2, ...) */
+	char label_at[RT_PATH_MAX + 32], positive_at[RT_PATH_MAX + 32];
+	                           /* where label and positive were set ("spec:line"), for messages */
+	svm_prep *prep;            /* NULL: fitted on this file alone; else fitted by
+	                              the first load (training) and applied by later ones */
 } svm_load_options;
 
 svm_load_options svm_load_defaults(void);
 /* Reads LIBSVM sparse data, or CSV (name ending .csv or .csv.gz; string
- * labels become 1, 2, ... in order of first appearance) (svm_data.c). */
+ * labels become 1, 2, ... in order of first appearance in the training
+ * set), encoded, labelled and scaled as o says (svm_data.c). */
 rt_status svm_data_load(const char *path, const svm_load_options *o, svm_data *d, rt_error *err);
+void svm_prep_free(svm_prep *p);
+/* Fits s to d's range per feature (lower < upper) / scales d in place. */
+rt_status svm_scaling_fit(const svm_data *d, double lower, double upper, svm_scaling *s,
+			  rt_error *err);
+rt_status svm_scaling_apply(const svm_scaling *s, svm_data *d, rt_error *err);
+/* Reads [data]'s loading keys: features, label, header, scale,
+ * categorical, positive. */
+rt_status svm_data_spec_options(rt_spec *spec, svm_load_options *o, rt_error *err);
+/* Loads [data] train, and test when given, with o (o->prep is not used:
+ * the test set is prepared as the training set); paths get the files read. */
+rt_status svm_data_load_spec(rt_spec *spec, const svm_load_options *o, char *train_path,
+			     svm_data *train, char *test_path, svm_data *test, rt_error *err);
+/* Writes d in LIBSVM's format (floats exact, zeros left out), atomically. */
+rt_status svm_data_write_libsvm(const char *path, const svm_data *d, rt_error *err);
 
 /* A table (column-major, numeric label) as dense row-major data. */
 rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err);
+/* Room for n points of nfeat features (x and y uninitialised). */
+rt_status svm_data_alloc(svm_data *d, long n, int nfeat, rt_error *err);
 void svm_data_free(svm_data *d);
 
 /* The parameters LIBSVM's svm-train takes (-s 0 only). */
@@ -54,8 +112,9 @@ typedef struct svm_params {
 	int wss;                   /* enum svm_wss */
 	long max_iter;             /* 0: LIBSVM's limit, max(10^7, 100 n) */
 	int gpu;                   /* 1: solve on the GPU (svm_gpu.c) */
-	int gpu_roles;             /* GPU: 1 the per-role kernels (8 launches per iteration,
-	                              the default: measured faster), 0 the fused ones (4) */
+	int gpu_roles;             /* GPU: 0 the persistent kernel (the default), 1 the
+	                              per-role kernels (8 launches per iteration) */
+	double gpu_cache_mb;       /* GPU kernel-row cache; 0: half the free device memory */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -76,6 +135,33 @@ void svm_binary_free(svm_binary *b);
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			       const svm_params *p, double Cp, double Cn, svm_binary *out,
 			       rt_error *err);
+/* One binary problem for svm_gpu_solve_many: the points x[idx[0..n)] of d
+ * with signs y, bounds Cp and Cn, kernel parameters kernel (the type must
+ * be p->kernel's); the result goes to *out. */
+typedef struct svm_gpu_problem {
+	const svm_data *d;
+	svm_kernel_params kernel;
+	const long *idx;
+	const signed char *y;
+	long n;
+	double Cp, Cn;
+	svm_binary *out;
+} svm_gpu_problem;
+/* Solves count problems (of one feature count) at once on device 0 (the
+ * persistent kernel runs them side by side, each on its own blocks); p
+ * gives the kernel type, selection rule, eps, max_iter and the cache. */
+rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count, rt_error *err);
+/* Achieved bandwidth of the GPU solver's kernels on d (roles kernels, one
+ * launch each, timed over 100 launches) and the copy bound they are
+ * measured against, in GB/s (reads + writes). */
+typedef struct svm_gpu_bw {
+	double copy_gbs;
+	double row_ms, row_gbs;        /* one kernel row */
+	double pick_i_ms, pick_i_gbs;  /* blocks' part of the i pick (argmax) */
+	double pick_j_ms, pick_j_gbs;  /* the j pick (WSS2 over the row) */
+} svm_gpu_bw;
+rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *bw,
+			    rt_error *err);
 /* The generated CUDA source of the GPU solver and its NVRTC options. */
 rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
 const char *const *svm_gpu_nvrtc_options(int *n);
@@ -83,6 +169,12 @@ const char *const *svm_gpu_nvrtc_options(int *n);
  * the final alpha and G, and takes alpha (out->alpha = alpha). */
 void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
 		       long n, double Cp, double Cn);
+
+/* One binary problem of a model, as svm-train reports it. */
+typedef struct svm_pair_stats {
+	long iterations, nsv, nbsv;
+	double nu;                 /* sum of alpha / (C n), LIBSVM's "nu = " line */
+} svm_pair_stats;
 
 /* A trained model in LIBSVM's structure (nr_class classes, one-vs-one). */
 typedef struct svm_model {
@@ -97,8 +189,14 @@ typedef struct svm_model {
 	float *sv;                 /* [total_sv * nfeat] */
 	double *obj;               /* [k(k-1)/2] dual objectives (not in the file) */
 	long iterations;           /* over all binary problems (not in the file) */
+	svm_pair_stats *pairs;     /* [k(k-1)/2] what svm-train prints per pair (not in the
+	                              file; NULL for a model read back) */
 } svm_model;
 
+/* Trains count models m[k] on d[k] with p[k] (one feature count, one
+ * kernel type); on the GPU every binary problem of every model at once. */
+rt_status svm_train_many(const svm_data *const *d, const svm_params *p, int count, svm_model *m,
+			 rt_error *err);
 /* Trains a C-SVC model (one-vs-one as LIBSVM for more than two classes). */
 rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err);
 /* Predicted label of one dense point (votes, ties to the lower class index). */
@@ -119,5 +217,50 @@ extern const char svm_bench_help[];
 
 rt_status svm_model_write(const char *path, const svm_model *m, rt_error *err);
 rt_status svm_model_read(const char *path, svm_model *m, rt_error *err);
+
+/* ---- cross-validation and the (C, gamma) grid (svm_cv.c, svm_grid.c) ---- */
+
+/* k-fold cross-validation as LIBSVM's svm_cross_validation: folds stratified
+ * by class, each class shuffled with Philox stream (seed, SVM_CV_STREAM);
+ * pred[n] (may be NULL) each point's label from the model trained without
+ * its fold; *accuracy the fraction right. folds > n: leave-one-out. */
+rt_status svm_cross_validation(const svm_data *d, const svm_params *p, int folds, uint64_t seed,
+			       double *pred, double *accuracy, rt_error *err);
+/* The CV accuracy of ncells parameter sets p[ncells] over the same folds
+ * (acc[ncells]); on the CPU every (set, fold) trains in parallel on the
+ * thread pool, on the GPU one after another. */
+rt_status svm_cv_many(const svm_data *d, const svm_params *p, int ncells, int folds,
+		      uint64_t seed, double *acc, rt_error *err);
+
+/* A grid axis, grid.py's "begin,end,step" (log2 values; step may be < 0). */
+typedef struct svm_range {
+	double begin, end, step;
+} svm_range;
+
+/* Parses "begin,end,step" (what: the flag or key, for messages). */
+rt_status svm_range_parse(const char *what, const char *text, svm_range *r, rt_error *err);
+
+/* A finished grid: cells in order (log2c outer, log2g inner). */
+typedef struct svm_grid {
+	svm_range c, g;
+	int folds, ncells, best;
+	double *log2c, *log2g, *acc;  /* [ncells]; acc in [0, 1] */
+} svm_grid;
+
+/* Runs the grid's CV over every (C, gamma) of p's other parameters, printing
+ * grid.py's line per cell ("[local] log2c log2g rate (best c=..., g=...,
+ * rate=...)") unless quiet; fills g (free with svm_grid_free). */
+rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_range *c,
+			  const svm_range *gamma, int folds, uint64_t seed, svm_grid *g,
+			  rt_error *err);
+void svm_grid_free(svm_grid *g);
+/* grid.csv: log2c,log2g,C,gamma,accuracy, atomically. */
+rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err);
+/* The contour plot (grid.py's) through gnuplot; without gnuplot on PATH says
+ * "gnuplot not found: no plot" and returns RT_OK; gnuplot failing is an error. */
+rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err);
+
+/* The commands svm-train, svm-predict and svm-grid (svm_cli.c). */
+extern const rt_kind_command svm_commands[];
 
 #endif

@@ -67,6 +67,7 @@ void svm_model_free(svm_model *m)
 	free(m->sv_coef);
 	free(m->sv);
 	free(m->obj);
+	free(m->pairs);
 	memset(m, 0, sizeof *m);
 }
 

@@ -1,7 +1,8 @@
 /* svm_train.c: a C-SVC model as LIBSVM's svm_train builds one: the classes
  * in order of first appearance (two classes labelled -1 and +1 are swapped so
  * that +1 comes first, as LIBSVM 3.17+ does), one binary problem per pair of
- * classes (class i's points as +1, class j's as -1, each in data order), the
+ * classes (class i's points as +1, class j's as -1, each in data order;
+ * on the GPU all pairs are solved at once), the
  * support vectors of all pairs gathered by class, and prediction by one-vs-
  * one votes. */
 #include <math.h>
@@ -129,56 +130,159 @@ oom:
 	return RT_ERR_SYSTEM;
 }
 
-/* Solves pair p = (a, b) into bin (coefficients y_i alpha_i). */
+/* A solved pair: alpha into the coefficients y_i alpha_i, and what
+ * svm-train prints of it. */
+static void pair_done(svm_binary *bin, const signed char *y, long n, double Cp, double Cn,
+		      svm_pair_stats *stats)
+{
+	double sum = 0;
+	for (long i = 0; i < n; i++) {
+		sum += bin->alpha[i];
+		bin->alpha[i] *= y[i];
+	}
+	*stats = (svm_pair_stats){ bin->iterations, bin->nsv, bin->nbsv,
+				   Cp == Cn ? sum / (Cp * n) : NAN };
+}
+
+/* Solves pair p = (a, b) into bin. */
 static rt_status solve_pair(const svm_data *d, const int *cls, const svm_params *p, svm_model *m,
-			    int a, int b, long *idx, signed char *y, svm_binary *bin, rt_error *err)
+			    int a, int b, long *idx, signed char *y, svm_binary *bin,
+			    svm_pair_stats *stats, rt_error *err)
 {
 	long n = pair_points(d, cls, a, b, idx, y);
 	double Cp = p->C * class_weight(p, m->label[a]), Cn = p->C * class_weight(p, m->label[b]);
 	rt_status st = svm_solve_binary(d, idx, y, n, p, Cp, Cn, bin, err);
+	if (st == RT_OK)
+		pair_done(bin, y, n, Cp, Cn, stats);
+	return st;
+}
+
+/* One model in training: its data, classes and binary problems. */
+typedef struct train_job {
+	const svm_data *d;
+	const svm_params *p;
+	svm_model *m;
+	int *cls, npairs;
+	svm_binary *bin;
+} train_job;
+
+/* The model's classes and room for its pairs' results. */
+static rt_status job_begin(train_job *j, rt_error *err)
+{
+	svm_model *m = j->m;
+	memset(m, 0, sizeof *m);
+	m->kernel = j->p->kernel;
+	j->cls = rt_malloc((size_t)j->d->n * sizeof *j->cls + 1, err);
+	if (!j->cls)
+		return RT_ERR_SYSTEM;
+	rt_status st = group_classes(j->d, m, j->cls, err);
 	if (st != RT_OK)
 		return st;
-	for (long i = 0; i < n; i++)
-		bin->alpha[i] *= y[i];
-	return RT_OK;
+	j->npairs = m->nr_class * (m->nr_class - 1) / 2;
+	j->bin = rt_calloc((size_t)j->npairs, sizeof *j->bin, err);
+	m->rho = rt_calloc((size_t)j->npairs, sizeof *m->rho, err);
+	m->obj = rt_calloc((size_t)j->npairs, sizeof *m->obj, err);
+	m->pairs = rt_calloc((size_t)j->npairs, sizeof *m->pairs, err);
+	return j->bin && m->rho && m->obj && m->pairs ? RT_OK : RT_ERR_SYSTEM;
+}
+
+/* The pairs' results into the model, then the support vectors gathered. */
+static rt_status job_finish(train_job *j, rt_status st, rt_error *err)
+{
+	for (int q = 0; st == RT_OK && q < j->npairs; q++) {
+		j->m->rho[q] = j->bin[q].rho;
+		j->m->obj[q] = j->bin[q].obj;
+		j->m->iterations += j->bin[q].iterations;
+	}
+	if (st == RT_OK)
+		st = assemble(j->d, j->cls, j->bin, j->m, err);
+	for (int q = 0; j->bin && q < j->npairs; q++)
+		svm_binary_free(&j->bin[q]);
+	free(j->bin);
+	free(j->cls);
+	if (st != RT_OK)
+		svm_model_free(j->m);
+	return st;
+}
+
+/* Every pair of one model, one after another on the CPU. */
+static rt_status solve_job_cpu(train_job *j, rt_error *err)
+{
+	long *idx = rt_malloc((size_t)j->d->n * sizeof *idx + 1, err);
+	signed char *y = rt_malloc((size_t)j->d->n + 1, err);
+	rt_status st = idx && y ? RT_OK : RT_ERR_SYSTEM;
+	for (int a = 0, q = 0; st == RT_OK && a < j->m->nr_class; a++)
+		for (int b = a + 1; st == RT_OK && b < j->m->nr_class; b++, q++)
+			st = solve_pair(j->d, j->cls, j->p, j->m, a, b, idx, y, &j->bin[q],
+					&j->m->pairs[q], err);
+	free(idx);
+	free(y);
+	return st;
+}
+
+/* Every pair of every model at once on the GPU (svm_gpu_solve_many), each
+ * with its own points and signs. */
+static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
+{
+	int total = 0, q = 0;
+	for (int k = 0; k < count; k++)
+		total += jobs[k].npairs;
+	svm_gpu_problem *pr = rt_calloc((size_t)total + 1, sizeof *pr, err);
+	rt_status st = pr ? RT_OK : RT_ERR_SYSTEM;
+	for (int k = 0; st == RT_OK && k < count; k++) {
+		train_job *j = &jobs[k];
+		for (int a = 0, r = 0; st == RT_OK && a < j->m->nr_class; a++)
+			for (int b = a + 1; st == RT_OK && b < j->m->nr_class; b++, r++, q++) {
+				long *idx = rt_malloc((size_t)j->d->n * sizeof *idx, err);
+				signed char *y = rt_malloc((size_t)j->d->n, err);
+				pr[q] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
+							   j->p->C * class_weight(j->p, j->m->label[a]),
+							   j->p->C * class_weight(j->p, j->m->label[b]),
+							   &j->bin[r] };
+				if (!idx || !y)
+					st = RT_ERR_SYSTEM;
+				else
+					pr[q].n = pair_points(j->d, j->cls, a, b, idx, y);
+			}
+	}
+	if (st == RT_OK)
+		st = svm_gpu_solve_many(jobs[0].p, pr, total, err);
+	for (int k = 0, r = 0; st == RT_OK && k < count; k++)
+		for (int i = 0; i < jobs[k].npairs; i++, r++)
+			pair_done(pr[r].out, pr[r].y, pr[r].n, pr[r].Cp, pr[r].Cn, &jobs[k].m->pairs[i]);
+	for (int i = 0; pr && i < q; i++) {
+		free((void *)pr[i].idx);
+		free((void *)pr[i].y);
+	}
+	free(pr);
+	return st;
+}
+
+rt_status svm_train_many(const svm_data *const *d, const svm_params *p, int count, svm_model *m,
+			 rt_error *err)
+{
+	train_job *jobs = rt_calloc((size_t)(count > 0 ? count : 1), sizeof *jobs, err);
+	rt_status st = jobs ? RT_OK : RT_ERR_SYSTEM;
+	int begun = 0;
+	for (; st == RT_OK && begun < count; begun++) {
+		jobs[begun] = (train_job){ d[begun], &p[begun], &m[begun], NULL, 0, NULL };
+		st = job_begin(&jobs[begun], err);
+	}
+	if (st == RT_OK && count > 0 && p[0].gpu)
+		st = solve_jobs_gpu(jobs, count, err);
+	for (int k = 0; st == RT_OK && k < count && !p[0].gpu; k++)
+		st = solve_job_cpu(&jobs[k], err);
+	for (int k = 0; k < begun; k++) {
+		rt_status done = job_finish(&jobs[k], st, err);
+		st = st == RT_OK ? done : st;
+	}
+	free(jobs);
+	return st;
 }
 
 rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err)
 {
-	int *cls = rt_malloc((size_t)d->n * sizeof *cls, err), npairs;
-	long *idx = rt_malloc((size_t)d->n * sizeof *idx, err);
-	signed char *y = rt_malloc((size_t)d->n, err);
-	svm_binary *bin = NULL;
-	rt_status st = cls && idx && y ? RT_OK : RT_ERR_SYSTEM;
-	memset(m, 0, sizeof *m);
-	m->kernel = p->kernel;
-	if (st == RT_OK)
-		st = group_classes(d, m, cls, err);
-	npairs = m->nr_class * (m->nr_class - 1) / 2;
-	if (st == RT_OK) {
-		bin = rt_calloc((size_t)npairs, sizeof *bin, err);
-		m->rho = rt_calloc((size_t)npairs, sizeof *m->rho, err);
-		m->obj = rt_calloc((size_t)npairs, sizeof *m->obj, err);
-		st = bin && m->rho && m->obj ? RT_OK : RT_ERR_SYSTEM;
-	}
-	for (int a = 0, q = 0; st == RT_OK && a < m->nr_class; a++)
-		for (int b = a + 1; st == RT_OK && b < m->nr_class; b++, q++) {
-			st = solve_pair(d, cls, p, m, a, b, idx, y, &bin[q], err);
-			m->rho[q] = bin[q].rho;
-			m->obj[q] = bin[q].obj;
-			m->iterations += bin[q].iterations;
-		}
-	if (st == RT_OK)
-		st = assemble(d, cls, bin, m, err);
-	for (int q = 0; bin && q < npairs; q++)
-		svm_binary_free(&bin[q]);
-	free(bin);
-	free(cls);
-	free(idx);
-	free(y);
-	if (st != RT_OK)
-		svm_model_free(m);
-	return st;
+	return svm_train_many(&d, p, 1, m, err);
 }
 
 double svm_predict(const svm_model *m, const float *x, int nfeat)
@@ -221,16 +325,23 @@ double svm_predict(const svm_model *m, const float *x, int nfeat)
 	return m->label[best];
 }
 
-rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err)
+rt_status svm_data_alloc(svm_data *d, long n, int nfeat, rt_error *err)
 {
-	d->n = (long)t->nrows;
-	d->nfeat = t->ncols;
-	d->x = rt_malloc((size_t)d->n * d->nfeat * sizeof *d->x + 1, err);
-	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
+	d->n = n;
+	d->nfeat = nfeat;
+	d->x = rt_malloc((size_t)n * nfeat * sizeof *d->x + 1, err);
+	d->y = rt_malloc((size_t)n * sizeof *d->y + 1, err);
 	if (!d->x || !d->y) {
 		svm_data_free(d);
 		return RT_ERR_SYSTEM;
 	}
+	return RT_OK;
+}
+
+rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err)
+{
+	if (svm_data_alloc(d, (long)t->nrows, t->ncols, err) != RT_OK)
+		return RT_ERR_SYSTEM;
 	for (long r = 0; r < d->n; r++) {
 		for (int c = 0; c < d->nfeat; c++)
 			d->x[(size_t)r * d->nfeat + c] = rt_table_at(t, c, (size_t)r);

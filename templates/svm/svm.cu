@@ -69,15 +69,15 @@ __device__ __forceinline__ void svm_block_best(double *v, int *idx)
 /* The end of a pick's phase 1: the block's best (value, index) and its
  * largest g2 into the block's part. */
 __device__ __forceinline__ void svm_write_part(double best, int bi, double g2, double *part_v,
-					       int *part_i, double *part_g2)
+					       int *part_i, double *part_g2, int part)
 {
 	int dummy = 0;
 	svm_block_best(&best, &bi);
 	svm_block_best(&g2, &dummy);
 	if (threadIdx.x == 0) {
-		part_v[blockIdx.x] = best;
-		part_i[blockIdx.x] = bi;
-		part_g2[blockIdx.x] = g2;
+		part_v[part] = best;
+		part_i[part] = bi;
+		part_g2[part] = g2;
 	}
 }
 
@@ -120,7 +120,7 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 			bi = t;
 		}
 	}
-	svm_write_part(best, bi, g2, part_v, part_i, part_g2);
+	svm_write_part(best, bi, g2, part_v, part_i, part_g2, blockIdx.x);
 }
 
 /* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
@@ -243,13 +243,16 @@ svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_sta
 }
 
 /* ---- persistent: many iterations per launch -------------------------------
- * One cooperative launch runs up to `iters` iterations. Every thread owns the
- * same points in every phase (t = block * threads + thread + k * grid), so a
- * thread's G, rows and candidates need no synchronisation between phases;
- * what crosses blocks goes through two grid barriers per iteration, each
- * finished by block 0 alone: it reduces the blocks' parts, keeps the
- * kernel-row cache (LRU over `slots` rows of npad floats) and makes the
- * step, then releases the others. Per iteration:
+ * One cooperative launch runs up to `iters` iterations of one or many
+ * problems (the pairs of a one-vs-one model, folds, grid cells): each
+ * problem has a team of consecutive blocks and its own task (data, state,
+ * cache, barrier). A thread owns the same points of its problem in every
+ * phase (t = team block * threads + thread + k * team size), so its G, rows
+ * and candidates need no synchronisation between phases; what crosses
+ * blocks goes through two team barriers per iteration, each finished by the
+ * team's block 0 alone: it reduces the blocks' parts, keeps the kernel-row
+ * cache (LRU over `slots` rows of npad floats) and makes the step, then
+ * releases the others. Per iteration:
  *   A  (own points) G += Q_i dai + Q_j daj of the last step; i candidates
  *   -- block 0: i = argmax, its cache slot (computed below on a miss)
  *   B  (own points) row i on a miss; j candidates (WSS2 reads row i)
@@ -263,21 +266,42 @@ typedef struct svm_cache {
 	int miss_i, miss_j;
 } svm_cache;
 
-/* The grid barrier's counters, zeroed before each launch. */
+/* A team's barrier counters, zeroed before each launch. */
 typedef struct svm_barrier {
 	unsigned arrived, released;
 } svm_barrier;
 
+/* One problem of a launch (svm_gpu.c's gpu_task has the same layout). */
+typedef struct svm_task {
+	const float *xt;
+	const double *sq, *QD;
+	const signed char *y;
+	double *alpha, *G, *pv, *pg;
+	int *pi;
+	svm_state *st;
+	float *rows;               /* the cache: slots x npad */
+	int *row_slot, *slot_row, *prev, *next;
+	svm_cache *c;
+	svm_barrier *bar;
+	svm_kernel_params kp;
+	double Cp, Cn, eps;
+	int n, npad, first_block, nblocks;
+} svm_task;
+
+/* The team's own block index and size, for the loops over own points. */
+#define SVM_OWN_POINTS(t, T, b) \
+	for (int t = (b) * SVM_THREADS + threadIdx.x; t < (T).n; t += (T).nblocks * SVM_THREADS)
+
 /* Every block but 0 checks in; block 0 waits for them (then works alone). */
-__device__ __forceinline__ void svm_bar_gather(svm_barrier *bar, unsigned gen)
+__device__ __forceinline__ void svm_bar_gather(svm_barrier *bar, int b, int nb, unsigned gen)
 {
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		__threadfence();
-		if (blockIdx.x != 0) {
+		if (b != 0) {
 			atomicAdd(&bar->arrived, 1u);
 		} else {
-			while (((volatile svm_barrier *)bar)->arrived < gen * (gridDim.x - 1))
+			while (((volatile svm_barrier *)bar)->arrived < gen * (unsigned)(nb - 1))
 				;
 			__threadfence();
 		}
@@ -286,11 +310,11 @@ __device__ __forceinline__ void svm_bar_gather(svm_barrier *bar, unsigned gen)
 }
 
 /* Block 0 releases; the others wait for it. */
-__device__ __forceinline__ void svm_bar_release(svm_barrier *bar, unsigned gen)
+__device__ __forceinline__ void svm_bar_release(svm_barrier *bar, int b, unsigned gen)
 {
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		if (blockIdx.x == 0) {
+		if (b == 0) {
 			__threadfence();
 			((volatile svm_barrier *)bar)->released = gen;
 		} else {
@@ -304,62 +328,58 @@ __device__ __forceinline__ void svm_bar_release(svm_barrier *bar, unsigned gen)
 
 /* The slot of row p, most recently used from now on; *miss when it must be
  * computed (then the least recently used row gives up its slot). */
-__device__ __forceinline__ int svm_cache_take(svm_cache *c, int *row_slot, int *slot_row, int *prev, int *next,
-			      int p, int *miss)
+__device__ __forceinline__ int svm_cache_take(const svm_task &T, int p, int *miss)
 {
-	int s = row_slot[p];
+	svm_cache *c = T.c;
+	int s = T.row_slot[p];
 	*miss = s < 0;
 	if (s < 0) {
 		s = c->tail;
-		if (slot_row[s] >= 0)
-			row_slot[slot_row[s]] = -1;
-		slot_row[s] = p;
-		row_slot[p] = s;
+		if (T.slot_row[s] >= 0)
+			T.row_slot[T.slot_row[s]] = -1;
+		T.slot_row[s] = p;
+		T.row_slot[p] = s;
 	}
 	if (s != c->head) {   /* unlink s, push it in front */
-		int a = prev[s], b = next[s];
-		next[a] = b;
+		int a = T.prev[s], b = T.next[s];
+		T.next[a] = b;
 		if (b >= 0)
-			prev[b] = a;
+			T.prev[b] = a;
 		else
 			c->tail = a;
-		prev[s] = -1;
-		next[s] = c->head;
-		prev[c->head] = s;
+		T.prev[s] = -1;
+		T.next[s] = c->head;
+		T.prev[c->head] = s;
 		c->head = s;
 	}
 	return s;
 }
 
 /* Own points: Q row of p (x_p in shared memory) into a cache row. */
-__device__ __forceinline__ void svm_row_own(float *xp, const float *xt, const double *sq,
-					    const signed char *y, int n, int npad,
-					    const svm_kernel_params *kp, int p, float *row)
+__device__ __forceinline__ void svm_row_own(float *xp, const svm_task &T, int b, int p, float *row)
 {
-	svm_load_point(xp, xt, p, npad);
+	svm_load_point(xp, T.xt, p, T.npad);
 	__syncthreads();
-	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
-		row[t] = svm_q(xp, p, t, xt, sq, y, npad, kp);
+	SVM_OWN_POINTS(t, T, b)
+		row[t] = svm_q(xp, p, t, T.xt, T.sq, T.y, T.npad, &T.kp);
 	__syncthreads();
 }
 
-/* Phase A: the last step's G update (when dai, daj given) and the block's
+/* Phase A: the last step's G update (when rows are given) and the block's
  * best i candidate. */
-__device__ __forceinline__ void svm_phase_a(double *G, const double *alpha,
-					    const signed char *y, int n, double Cp, double Cn,
-					    const float *row_i, const float *row_j, double dai,
-					    double daj, double *pv, int *pi, double *pg)
+__device__ __forceinline__ void svm_phase_a(const svm_task &T, int b, const float *row_i,
+					    const float *row_j, double dai, double daj)
 {
 	double best = SVM_NEG_HUGE;
 	int bi = -1;
-	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
-		double g = G[t];
+	SVM_OWN_POINTS(t, T, b) {
+		double g = T.G[t];
 		if (row_i) {
 			g += (double)row_i[t] * dai + (double)row_j[t] * daj;
-			G[t] = g;
+			T.G[t] = g;
 		}
-		int yt = y[t];
-		if (!svm_in_up(yt, __ldcg(alpha + t), Cp, Cn))
+		int yt = T.y[t];
+		if (!svm_in_up(yt, __ldcg(T.alpha + t), T.Cp, T.Cn))
 			continue;
 		double v = yt > 0 ? -g : g;
 		if (v > best || (v == best && t > bi)) {
@@ -367,24 +387,22 @@ __device__ __forceinline__ void svm_phase_a(double *G, const double *alpha,
 			bi = t;
 		}
 	}
-	svm_write_part(best, bi, SVM_NEG_HUGE, pv, pi, pg);
+	svm_write_part(best, bi, SVM_NEG_HUGE, T.pv, T.pi, T.pg, b);
 }
 
 /* Phase B: the block's best j for i (and its largest y G over I_low). */
-__device__ __forceinline__ void svm_phase_b(const double *G, const double *alpha,
-					    const signed char *y, const double *QD, int n,
-					    double Cp, double Cn, int i, double gmax,
-					    const float *row_i, double *pv, int *pi, double *pg)
+__device__ __forceinline__ void svm_phase_b(const svm_task &T, int b, int i, double gmax,
+					    const float *row_i)
 {
 	double best = SVM_NEG_HUGE, g2 = SVM_NEG_HUGE;
 	int bi = -1;
-	const double QDi = QD[i];
-	const int yi = y[i];
-	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
-		int yt = y[t];
-		if (!svm_in_low(yt, __ldcg(alpha + t), Cp, Cn))
+	const double QDi = T.QD[i];
+	const int yi = T.y[i];
+	SVM_OWN_POINTS(t, T, b) {
+		int yt = T.y[t];
+		if (!svm_in_low(yt, __ldcg(T.alpha + t), T.Cp, T.Cn))
 			continue;
-		double yg = yt > 0 ? G[t] : -G[t], v;
+		double yg = yt > 0 ? T.G[t] : -T.G[t], v;
 		g2 = yg > g2 ? yg : g2;
 		if (SVM_WSS == 1) {
 			v = yg;
@@ -392,79 +410,69 @@ __device__ __forceinline__ void svm_phase_b(const double *G, const double *alpha
 			double grad_diff = gmax + yg;
 			if (!(grad_diff > 0))
 				continue;
-			v = svm_wss2_gain(grad_diff, QDi, QD[t], yi, yt, (double)row_i[t]);
+			v = svm_wss2_gain(grad_diff, QDi, T.QD[t], yi, yt, (double)row_i[t]);
 		}
 		if (v > best || (v == best && t > bi)) {
 			best = v;
 			bi = t;
 		}
 	}
-	svm_write_part(best, bi, g2, pv, pi, pg);
+	svm_write_part(best, bi, g2, T.pv, T.pi, T.pg, b);
 }
 
-typedef struct svm_cache_arrays {
-	float *rows;               /* slots x npad */
-	int *row_slot, *slot_row, *prev, *next;
-	svm_cache *c;
-} svm_cache_arrays;
-
 /* Block 0 after the first barrier: i, gmax and i's slot. */
-__device__ __forceinline__ void svm_serial_i(const double *pv, const int *pi, const double *pg, svm_state *st,
-			     svm_cache_arrays ca)
+__device__ __forceinline__ void svm_serial_i(const svm_task &T)
 {
 	double best, g2;
 	int bi;
-	svm_reduce_parts(pv, pi, pg, gridDim.x, &best, &bi, &g2);
+	svm_reduce_parts(T.pv, T.pi, T.pg, T.nblocks, &best, &bi, &g2);
 	if (threadIdx.x != 0)
 		return;
-	st->i = bi;
-	st->gmax = best;
+	T.st->i = bi;
+	T.st->gmax = best;
 	if (bi < 0) {
-		st->done = 1;
+		T.st->done = 1;
 		return;
 	}
-	ca.c->slot_i = svm_cache_take(ca.c, ca.row_slot, ca.slot_row, ca.prev, ca.next, bi,
-				      &ca.c->miss_i);
+	T.c->slot_i = svm_cache_take(T, bi, &T.c->miss_i);
 }
 
 /* Block 0 after the second barrier: j, the stopping test, j's slot and the
  * pair's update. */
-__device__ __forceinline__ void svm_serial_j(const double *pv, const int *pi, const double *pg, svm_state *st,
-			     svm_cache_arrays ca, int npad, double *alpha, const double *G,
-			     const signed char *y, const double *QD, double Cp, double Cn,
-			     double eps)
+__device__ __forceinline__ void svm_serial_j(const svm_task &T)
 {
 	double best, g2;
 	int bj;
-	svm_reduce_parts(pv, pi, pg, gridDim.x, &best, &bj, &g2);
+	svm_reduce_parts(T.pv, T.pi, T.pg, T.nblocks, &best, &bj, &g2);
 	if (threadIdx.x != 0)
 		return;
+	svm_state *st = T.st;
 	st->j = bj;
 	st->gmax2 = g2;
-	if (st->gmax + g2 < eps || bj < 0) {
+	if (st->gmax + g2 < T.eps || bj < 0) {
 		st->done = 1;
 		return;
 	}
 	const int i = st->i;
-	ca.c->slot_j = svm_cache_take(ca.c, ca.row_slot, ca.slot_row, ca.prev, ca.next, bj,
-				      &ca.c->miss_j);
-	double ai = __ldcg(alpha + i), aj = __ldcg(alpha + bj), oi = ai, oj = aj;
-	const float *row_i = ca.rows + (size_t)ca.c->slot_i * npad;
-	svm_update_pair(&ai, &aj, y[i], y[bj], y[i] > 0 ? Cp : Cn, y[bj] > 0 ? Cp : Cn,
-			__ldcg(G + i), __ldcg(G + bj), QD[i], QD[bj], (double)__ldcg(row_i + bj));
-	__stcg(alpha + i, ai);
-	__stcg(alpha + bj, aj);
+	T.c->slot_j = svm_cache_take(T, bj, &T.c->miss_j);
+	double ai = __ldcg(T.alpha + i), aj = __ldcg(T.alpha + bj), oi = ai, oj = aj;
+	const float *row_i = T.rows + (size_t)T.c->slot_i * T.npad;
+	const signed char *y = T.y;
+	svm_update_pair(&ai, &aj, y[i], y[bj], y[i] > 0 ? T.Cp : T.Cn, y[bj] > 0 ? T.Cp : T.Cn,
+			__ldcg(T.G + i), __ldcg(T.G + bj), T.QD[i], T.QD[bj],
+			(double)__ldcg(row_i + bj));
+	__stcg(T.alpha + i, ai);
+	__stcg(T.alpha + bj, aj);
 	st->dai = ai - oi;
 	st->daj = aj - oj;
 	st->iterations++;
 }
 
 /* Reads the state block 0 wrote (through L2). */
-__device__ __forceinline__ void svm_read_state(const svm_state *st, const svm_cache *c,
-					       svm_state *s, svm_cache *cc)
+__device__ __forceinline__ void svm_read_state(const svm_task &T, svm_state *s, svm_cache *cc)
 {
-	const volatile svm_state *vs = st;
-	const volatile svm_cache *vc = c;
+	const volatile svm_state *vs = T.st;
+	const volatile svm_cache *vc = T.c;
 	s->i = vs->i;
 	s->j = vs->j;
 	s->done = vs->done;
@@ -477,51 +485,65 @@ __device__ __forceinline__ void svm_read_state(const svm_state *st, const svm_ca
 	cc->miss_j = vc->miss_j;
 }
 
+/* Team barrier, block 0's serial part (step 0: i, 1: j), then everyone
+ * reads the state; returns whether the problem is done. */
+__device__ __forceinline__ int svm_team_sync(const svm_task &T, int b, unsigned gen, int step,
+					     svm_state *s, svm_cache *cc)
+{
+	svm_bar_gather(T.bar, b, T.nblocks, gen);
+	if (b == 0) {
+		if (step == 0)
+			svm_serial_i(T);
+		else
+			svm_serial_j(T);
+	}
+	svm_bar_release(T.bar, b, gen);
+	if (threadIdx.x == 0)
+		svm_read_state(T, s, cc);
+	__syncthreads();
+	return s->done;
+}
+
 extern "C" __global__ void __launch_bounds__(SVM_THREADS, 1)
-svm_persistent(const float *xt, const double *sq, const signed char *y, const double *QD,
-	       double *alpha, double *G, int n, int npad, svm_kernel_params kp, double Cp,
-	       double Cn, double eps, svm_state *st, double *pv, int *pi, double *pg,
-	       svm_cache_arrays ca, svm_barrier *bar, int iters)
+svm_persistent(const svm_task *tasks, const int *block_task, int iters)
 {
 	__shared__ float xp[SVM_FEATURES];
 	__shared__ svm_state s;
 	__shared__ svm_cache cc;
+	__shared__ svm_task T;
 	unsigned gen = 0;
-	if (((volatile svm_state *)st)->done)
+	if (threadIdx.x == 0)
+		T = tasks[block_task[blockIdx.x]];
+	__syncthreads();
+	const int b = blockIdx.x - T.first_block;
+	if (((volatile svm_state *)T.st)->done)
 		return;
-	svm_phase_a(G, alpha, y, n, Cp, Cn, NULL, NULL, 0, 0, pv, pi, pg);
+	svm_phase_a(T, b, NULL, NULL, 0, 0);
 	for (int k = 0; k < iters; k++) {
-		svm_bar_gather(bar, ++gen);
-		if (blockIdx.x == 0)
-			svm_serial_i(pv, pi, pg, st, ca);
-		svm_bar_release(bar, gen);
-		if (threadIdx.x == 0)
-			svm_read_state(st, ca.c, &s, &cc);
-		__syncthreads();
-		if (s.done)
+		if (svm_team_sync(T, b, ++gen, 0, &s, &cc))
 			return;
-		float *row_i = ca.rows + (size_t)cc.slot_i * npad;
+		float *row_i = T.rows + (size_t)cc.slot_i * T.npad;
 		if (cc.miss_i)
-			svm_row_own(xp, xt, sq, y, n, npad, &kp, s.i, row_i);
-		svm_phase_b(G, alpha, y, QD, n, Cp, Cn, s.i, s.gmax, row_i, pv, pi, pg);
-		svm_bar_gather(bar, ++gen);
-		if (blockIdx.x == 0)
-			svm_serial_j(pv, pi, pg, st, ca, npad, alpha, G, y, QD, Cp, Cn, eps);
-		svm_bar_release(bar, gen);
-		if (threadIdx.x == 0)
-			svm_read_state(st, ca.c, &s, &cc);
-		__syncthreads();
-		if (s.done)
+			svm_row_own(xp, T, b, s.i, row_i);
+		svm_phase_b(T, b, s.i, s.gmax, row_i);
+		if (svm_team_sync(T, b, ++gen, 1, &s, &cc))
 			return;
-		float *row_j = ca.rows + (size_t)cc.slot_j * npad;
+		float *row_j = T.rows + (size_t)cc.slot_j * T.npad;
 		if (cc.miss_j)
-			svm_row_own(xp, xt, sq, y, n, npad, &kp, s.j, row_j);
+			svm_row_own(xp, T, b, s.j, row_j);
 		if (k + 1 < iters) {
-			svm_phase_a(G, alpha, y, n, Cp, Cn, row_i, row_j, s.dai, s.daj, pv, pi, pg);
+			svm_phase_a(T, b, row_i, row_j, s.dai, s.daj);
 		} else {   /* the launch's last step: update G only */
-			for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n;
-			     t += gridDim.x * SVM_THREADS)
-				G[t] += (double)row_i[t] * s.dai + (double)row_j[t] * s.daj;
+			SVM_OWN_POINTS(t, T, b)
+				T.G[t] += (double)row_i[t] * s.dai + (double)row_j[t] * s.daj;
 		}
 	}
+}
+
+/* The bandwidth bound the kernels are measured against: a plain copy. */
+extern "C" __global__ void svm_copy(const float4 *src, float4 *dst, long long n4)
+{
+	for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n4;
+	     k += (long long)gridDim.x * blockDim.x)
+		dst[k] = src[k];
 }

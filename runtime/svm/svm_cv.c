@@ -1,0 +1,334 @@
+/* svm_cv.c: k-fold cross-validation of C-SVC as LIBSVM's
+ * svm_cross_validation does it: the points grouped by class, each class
+ * shuffled (Philox, not rand()), each class dealt out evenly over the folds
+ * (stratified), then per fold a model trained on the other folds (in the
+ * shuffled order) predicts the fold's points.
+ *
+ * Why jobs: a grid search runs the same folds for many (C, gamma); every
+ * (parameter set, fold) pair is one independent training, so on the CPU
+ * they all go to the thread pool at once (a solver inside a job runs its own
+ * loops inline), which keeps every core busy where one small problem's
+ * kernel rows could not. A few large jobs on the CPU run one after another,
+ * each using the whole pool. On the GPU every (cell, fold) model trains at
+ * once (svm_train_many: all their binary problems side by side). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "log.h"
+#include "rng.h"
+#include "svm_impl.h"
+
+/* With fewer jobs than threads, jobs on more points than this run one after
+ * another, each solver computing its kernel rows on the whole pool. */
+#if !defined(SVM_CV_SMALL)
+#define SVM_CV_SMALL 4096
+#endif
+
+/* The Philox stream of the fold shuffle (stream ids elsewhere are small). */
+#define SVM_CV_STREAM 0x5c5f01d5ULL
+
+/* The folds: fold f is order[start[f] .. start[f + 1]). */
+typedef struct cv_plan {
+	const svm_data *d;
+	int folds;
+	long *order;               /* [n] point indices, fold by fold */
+	long *start;               /* [folds + 1] */
+} cv_plan;
+
+/* One training: parameter set `cell` without fold `fold`. */
+typedef struct cv_job {
+	int cell, fold;
+	long right;
+	rt_status st;
+	rt_error err;
+} cv_job;
+
+typedef struct cv_run {
+	const cv_plan *plan;
+	const svm_params *p;
+	cv_job *jobs;
+	double *pred;              /* [n] for cell 0, or NULL */
+} cv_run;
+
+static void plan_free(cv_plan *pl)
+{
+	free(pl->order);
+	free(pl->start);
+}
+
+/* Points of d grouped by class (order of first appearance), in grouped[],
+ * with class c at grouped[cstart[c] .. cstart[c + 1]); returns the count of
+ * classes or -1 when out of memory. Not stratify: all in one group. */
+static int group_by_class(const svm_data *d, int stratify, long *grouped, long **cstart,
+			  rt_error *err)
+{
+	int *cls = rt_malloc((size_t)d->n * sizeof *cls + 1, err), k = 0;
+	int *label = rt_malloc((size_t)d->n * sizeof *label + 1, err);
+	long *start = NULL;
+	for (long i = 0; cls && label && i < d->n; i++) {
+		int c = 0;
+		while (c < k && stratify && label[c] != (int)d->y[i])
+			c++;
+		if (c == k)
+			label[k++] = (int)d->y[i];
+		cls[i] = c;
+	}
+	if (cls && label)
+		start = rt_calloc((size_t)k + 2, sizeof *start, err);
+	if (start) {
+		for (long i = 0; i < d->n; i++)
+			start[cls[i] + 2]++;
+		for (int c = 0; c < k; c++)
+			start[c + 2] += start[c + 1];
+		for (long i = 0; i < d->n; i++)   /* start[c + 1] runs through class c */
+			grouped[start[cls[i] + 1]++] = i;
+	}
+	free(cls);
+	free(label);
+	*cstart = start;
+	return start ? k : -1;
+}
+
+/* Stratified, shuffled folds (LIBSVM's assignment, Philox's shuffle); as
+ * LIBSVM, leave-one-out (folds = n) shuffles all points as one group. */
+static rt_status plan_folds(const svm_data *d, int folds, uint64_t seed, cv_plan *pl,
+			    rt_error *err)
+{
+	long *grouped = rt_malloc((size_t)d->n * sizeof *grouped + 1, err), *cstart = NULL;
+	int k;
+	rt_rng rng;
+	memset(pl, 0, sizeof *pl);
+	pl->d = d;
+	pl->folds = folds;
+	pl->order = rt_malloc((size_t)d->n * sizeof *pl->order + 1, err);
+	pl->start = rt_calloc((size_t)folds + 1, sizeof *pl->start, err);
+	if (!grouped || !pl->order || !pl->start || (k = group_by_class(d, folds < d->n, grouped, &cstart, err)) < 0) {
+		free(grouped);
+		plan_free(pl);
+		return RT_ERR_SYSTEM;
+	}
+	rt_rng_init(&rng, seed, SVM_CV_STREAM);
+	for (int c = 0; c < k; c++) {
+		long *g = grouped + cstart[c], cnt = cstart[c + 1] - cstart[c];
+		for (long i = 0; i < cnt; i++) {
+			long j = i + (long)rt_rng_below(&rng, (uint32_t)(cnt - i)), t = g[i];
+			g[i] = g[j];
+			g[j] = t;
+		}
+	}
+	for (int f = 0, at = 0; f < folds; f++) {
+		pl->start[f] = at;
+		for (int c = 0; c < k; c++) {
+			long cnt = cstart[c + 1] - cstart[c];
+			for (long j = f * cnt / folds; j < (f + 1) * cnt / folds; j++)
+				pl->order[at++] = grouped[cstart[c] + j];
+		}
+	}
+	pl->start[folds] = d->n;
+	free(grouped);
+	free(cstart);
+	return RT_OK;
+}
+
+/* The points outside fold f, in plan order, as their own data set. */
+static rt_status fold_train_set(const cv_plan *pl, int f, svm_data *t, rt_error *err)
+{
+	const svm_data *d = pl->d;
+	long skip_from = pl->start[f], skip_to = pl->start[f + 1], k = 0;
+	if (svm_data_alloc(t, d->n - (skip_to - skip_from), d->nfeat, err) != RT_OK)
+		return RT_ERR_SYSTEM;
+	for (long j = 0; j < d->n; j++) {
+		long i;
+		if (j == skip_from)
+			j = skip_to;
+		if (j >= d->n)
+			break;
+		i = pl->order[j];
+		memcpy(t->x + (size_t)k * d->nfeat, d->x + (size_t)i * d->nfeat,
+		       (size_t)d->nfeat * sizeof *t->x);
+		t->y[k++] = d->y[i];
+	}
+	return RT_OK;
+}
+
+/* The training set's only label, or NAN when it has two or more (or none). */
+static double only_label(const svm_data *t)
+{
+	for (long i = 1; i < t->n; i++)
+		if ((int)t->y[i] != (int)t->y[0])
+			return NAN;
+	return t->n ? t->y[0] : NAN;
+}
+
+/* Predicts job's fold with model m (or the one label single when not NAN). */
+static void predict_fold(cv_run *r, cv_job *job, const svm_model *m, double single)
+{
+	const cv_plan *pl = r->plan;
+	for (long j = pl->start[job->fold]; j < pl->start[job->fold + 1]; j++) {
+		long i = pl->order[j];
+		double label = isnan(single) && m ? svm_predict(m, pl->d->x + (size_t)i * pl->d->nfeat,
+								   pl->d->nfeat) : single;
+		job->right += label == pl->d->y[i];
+		if (r->pred && job->cell == 0)
+			r->pred[i] = label;
+	}
+}
+
+/* Trains job's model and predicts its fold (a fold whose training part has
+ * one class predicts that class, as LIBSVM's one-class model does; one with
+ * an empty training part, possible when every class is smaller than the
+ * fold count, predicts NAN, counted wrong). */
+static void run_job(cv_run *r, cv_job *job)
+{
+	const cv_plan *pl = r->plan;
+	svm_data t;
+	svm_model m;
+	double single;
+	memset(&t, 0, sizeof t);
+	memset(&m, 0, sizeof m);
+	job->st = fold_train_set(pl, job->fold, &t, &job->err);
+	single = job->st == RT_OK ? only_label(&t) : NAN;
+	if (job->st == RT_OK && isnan(single) && t.n > 0)
+		job->st = svm_train(&t, &r->p[job->cell], &m, &job->err);
+	if (job->st == RT_OK)
+		predict_fold(r, job, isnan(single) && t.n > 0 ? &m : NULL, single);
+	svm_model_free(&m);
+	svm_data_free(&t);
+}
+
+/* The GPU's way: every fold's training set once, every (cell, fold) model
+ * trained at once (svm_train_many), then the folds predicted on the pool. */
+typedef struct gpu_cv {
+	cv_run *r;
+	svm_model *m;
+	double *single;
+} gpu_cv;
+
+static void predict_body(void *ctx, long begin, long end, int thread)
+{
+	gpu_cv *g = ctx;
+	(void)thread;
+	for (long j = begin; j < end; j++)
+		predict_fold(g->r, &g->r->jobs[j], g->m[j].nr_class ? &g->m[j] : NULL, g->single[j]);
+}
+
+static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
+{
+	const cv_plan *pl = r->plan;
+	svm_data *t = rt_calloc((size_t)pl->folds, sizeof *t, err);
+	svm_model *m = rt_calloc((size_t)njobs, sizeof *m, err), *tm = rt_calloc((size_t)njobs, sizeof *tm, err);
+	const svm_data **td = rt_calloc((size_t)njobs, sizeof *td, err);
+	svm_params *tp = rt_calloc((size_t)njobs, sizeof *tp, err);
+	double *single = rt_calloc((size_t)njobs, sizeof *single, err);
+	long ntrain = 0;
+	rt_status st = t && m && tm && td && tp && single ? RT_OK : RT_ERR_SYSTEM;
+	for (int f = 0; st == RT_OK && f < pl->folds; f++)
+		st = fold_train_set(pl, f, &t[f], err);
+	for (long j = 0; st == RT_OK && j < njobs; j++) {
+		const svm_data *fd = &t[r->jobs[j].fold];
+		single[j] = only_label(fd);   /* NAN also for an empty set: counted wrong */
+		if (isnan(single[j]) && fd->n > 0) {
+			td[ntrain] = fd;
+			tp[ntrain++] = r->p[r->jobs[j].cell];
+		}
+	}
+	if (st == RT_OK && (st = svm_train_many(td, tp, (int)ntrain, tm, err)) == RT_OK) {
+		for (long j = 0, k = 0; j < njobs; j++)   /* the trained models in job order */
+			if (isnan(single[j]) && t[r->jobs[j].fold].n > 0)
+				m[j] = tm[k++];
+		gpu_cv g = { r, m, single };
+		st = cpu_parallel_for(njobs, 1, predict_body, &g, err);
+		for (long j = 0; j < njobs; j++)
+			svm_model_free(&m[j]);
+	}
+	for (int f = 0; t && f < pl->folds; f++)
+		svm_data_free(&t[f]);
+	free(t);
+	free(m);
+	free(tm);
+	free(td);
+	free(tp);
+	free(single);
+	return st;
+}
+
+static void job_body(void *ctx, long begin, long end, int thread)
+{
+	cv_run *r = ctx;
+	(void)thread;
+	for (long j = begin; j < end; j++)
+		run_job(r, &r->jobs[j]);
+}
+
+/* Runs every (cell, fold) job; acc[c] = right answers of cell c / n. */
+static rt_status run_jobs(cv_run *r, int ncells, double *acc, rt_error *err)
+{
+	const cv_plan *pl = r->plan;
+	long njobs = (long)ncells * pl->folds;
+	rt_status st = RT_OK;
+	r->jobs = rt_calloc((size_t)njobs, sizeof *r->jobs, err);
+	if (!r->jobs)
+		return RT_ERR_SYSTEM;
+	for (long j = 0; j < njobs; j++) {
+		r->jobs[j].cell = (int)(j / pl->folds);
+		r->jobs[j].fold = (int)(j % pl->folds);
+	}
+	if (r->p[0].gpu)
+		st = run_jobs_gpu(r, njobs, err);
+	else if (njobs < cpu_threads() && pl->d->n > SVM_CV_SMALL)
+		job_body(r, 0, njobs, 0);   /* one at a time; a CPU solver uses the pool itself */
+	else
+		st = cpu_parallel_for(njobs, 1, job_body, r, err);
+	for (long j = 0; st == RT_OK && j < njobs; j++)
+		if (r->jobs[j].st != RT_OK) {
+			*err = r->jobs[j].err;
+			st = r->jobs[j].st;
+		}
+	for (int c = 0; st == RT_OK && c < ncells; c++) {
+		long right = 0;
+		for (int f = 0; f < pl->folds; f++)
+			right += r->jobs[(long)c * pl->folds + f].right;
+		acc[c] = pl->d->n ? (double)right / pl->d->n : NAN;
+	}
+	free(r->jobs);
+	return st;
+}
+
+static rt_status cv(const svm_data *d, const svm_params *p, int ncells, int folds,
+		    uint64_t seed, double *pred, double *acc, rt_error *err)
+{
+	cv_plan pl;
+	cv_run r;
+	rt_status st;
+	if (folds < 2)
+		return rt_fail(err, RT_ERR_INPUT, "cross-validation: expected 2 or more folds, got %d",
+			       folds);
+	if (d->n < 2)
+		return rt_fail(err, RT_ERR_INPUT, "cross-validation: expected 2 or more points, got %ld",
+			       d->n);
+	if (folds > d->n) {
+		rt_warn("svm: %d folds > %ld points: leave-one-out cross-validation instead", folds,
+			d->n);
+		folds = (int)d->n;
+	}
+	if ((st = plan_folds(d, folds, seed, &pl, err)) != RT_OK)
+		return st;
+	r = (cv_run){ &pl, p, NULL, pred };
+	st = run_jobs(&r, ncells, acc, err);
+	plan_free(&pl);
+	return st;
+}
+
+rt_status svm_cross_validation(const svm_data *d, const svm_params *p, int folds, uint64_t seed,
+			       double *pred, double *accuracy, rt_error *err)
+{
+	return cv(d, p, 1, folds, seed, pred, accuracy, err);
+}
+
+rt_status svm_cv_many(const svm_data *d, const svm_params *p, int ncells, int folds,
+		      uint64_t seed, double *acc, rt_error *err)
+{
+	return cv(d, p, ncells, folds, seed, NULL, acc, err);
+}

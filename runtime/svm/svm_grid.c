@@ -1,0 +1,284 @@
+/* svm_grid.c: the (C, gamma) grid search of LIBSVM's tools/grid.py:
+ * cross-validation accuracy for C = 2^log2c, gamma = 2^log2g over two
+ * ranges, grid.py's progress line per cell and its rule for the best cell,
+ * the cells as CSV, and grid.py's contour plot drawn by gnuplot.
+ *
+ * Cells are run in batches of about one job per thread (cells x folds), so
+ * the lines come as the search goes while every core stays busy; the
+ * cells go in order (log2c outer, log2g inner), not grid.py's coarse-to-
+ * fine order, so ties between equal rates may pick another cell. */
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "log.h"
+#include "out.h"
+#include "svm_impl.h"
+
+/* At most this many values on one axis. */
+#if !defined(SVM_GRID_MAX_AXIS)
+#define SVM_GRID_MAX_AXIS 1000
+#endif
+
+extern char **environ;
+
+rt_status svm_range_parse(const char *what, const char *text, svm_range *r, rt_error *err)
+{
+	double v[3];
+	const char *p = text;
+	char *end;
+	for (int i = 0; i < 3; i++) {
+		v[i] = strtod(p, &end);
+		if (end == p || !isfinite(v[i]) || *end != (i < 2 ? ',' : '\0'))
+			goto bad;
+		p = end + 1;
+	}
+	*r = (svm_range){ v[0], v[1], v[2] };
+	if (v[2] == 0 || (v[1] - v[0]) / v[2] < 0 || (v[1] - v[0]) / v[2] >= SVM_GRID_MAX_AXIS)
+		goto bad;
+	return RT_OK;
+bad:
+	return rt_fail(err, RT_ERR_INPUT, "%s: expected begin,end,step with a step that goes from "
+		       "begin towards end (at most %d values), got '%s'", what, SVM_GRID_MAX_AXIS,
+		       text);
+}
+
+/* The values of r, as grid.py's range_f (end included). */
+static int range_values(const svm_range *r, double *out)
+{
+	int n = 0;
+	for (double v = r->begin; r->step > 0 ? v <= r->end + 1e-9 : v >= r->end - 1e-9;
+	     v = r->begin + ++n * r->step)
+		if (out)
+			out[n] = v;
+	return n;
+}
+
+void svm_grid_free(svm_grid *g)
+{
+	free(g->log2c);
+	free(g->log2g);
+	free(g->acc);
+	memset(g, 0, sizeof *g);
+}
+
+/* The cells in order; no accuracies yet. */
+static rt_status grid_cells(svm_grid *g, rt_error *err)
+{
+	int nc = range_values(&g->c, NULL), ng = range_values(&g->g, NULL);
+	double *cs = rt_malloc((size_t)nc * sizeof *cs, err);
+	double *gs = rt_malloc((size_t)ng * sizeof *gs, err);
+	g->ncells = nc * ng;
+	g->log2c = rt_malloc((size_t)g->ncells * sizeof *g->log2c, err);
+	g->log2g = rt_malloc((size_t)g->ncells * sizeof *g->log2g, err);
+	g->acc = rt_malloc((size_t)g->ncells * sizeof *g->acc, err);
+	if (!cs || !gs || !g->log2c || !g->log2g || !g->acc) {
+		free(cs);
+		free(gs);
+		return RT_ERR_SYSTEM;
+	}
+	range_values(&g->c, cs);
+	range_values(&g->g, gs);
+	for (int i = 0; i < nc; i++)
+		for (int j = 0; j < ng; j++) {
+			g->log2c[i * ng + j] = cs[i];
+			g->log2g[i * ng + j] = gs[j];
+		}
+	free(cs);
+	free(gs);
+	return RT_OK;
+}
+
+/* grid.py's update_param: a higher rate wins; an equal one only with the
+ * same gamma and a smaller C. Prints its line. */
+static void update_best(svm_grid *g, int cell)
+{
+	int b = g->best;
+	double rate = 100 * g->acc[cell];
+	if (b < 0 || rate > 100 * g->acc[b] ||
+	    (rate == 100 * g->acc[b] && g->log2g[cell] == g->log2g[b] && g->log2c[cell] < g->log2c[b]))
+		g->best = b = cell;
+	rt_info("[local] %g %g %g (best c=%g, g=%g, rate=%g)", g->log2c[cell], g->log2g[cell], rate,
+		pow(2, g->log2c[b]), pow(2, g->log2g[b]), 100 * g->acc[b]);
+}
+
+/* Cross-validates cells [first, first + n) together. */
+static rt_status grid_batch(const svm_data *d, const svm_params *p, svm_grid *g, int first,
+			    int n, uint64_t seed, svm_params *cells, rt_error *err)
+{
+	rt_status st;
+	for (int i = 0; i < n; i++) {
+		cells[i] = *p;
+		cells[i].C = pow(2, g->log2c[first + i]);
+		cells[i].kernel.gamma = pow(2, g->log2g[first + i]);
+	}
+	if ((st = svm_cv_many(d, cells, n, g->folds, seed, g->acc + first, err)) != RT_OK)
+		return st;
+	for (int i = 0; i < n; i++)
+		update_best(g, first + i);
+	return RT_OK;
+}
+
+rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_range *c,
+			  const svm_range *gamma, int folds, uint64_t seed, svm_grid *g,
+			  rt_error *err)
+{
+	int batch = p->gpu ? 1 : (cpu_threads() + folds - 1) / folds;
+	svm_params *cells;
+	rt_status st;
+	memset(g, 0, sizeof *g);
+	g->c = *c;
+	g->g = *gamma;
+	g->folds = folds;
+	g->best = -1;
+	if ((st = grid_cells(g, err)) != RT_OK)
+		return st;
+	if (!(cells = rt_malloc((size_t)batch * sizeof *cells, err)))
+		return RT_ERR_SYSTEM;
+	for (int first = 0; st == RT_OK && first < g->ncells; first += batch)
+		st = grid_batch(d, p, g, first, g->ncells - first < batch ? g->ncells - first : batch,
+				seed, cells, err);
+	free(cells);
+	if (st == RT_OK)
+		rt_info("%g %g %g", pow(2, g->log2c[g->best]), pow(2, g->log2g[g->best]),
+			100 * g->acc[g->best]);
+	return st;
+}
+
+rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err)
+{
+	rt_buf b;
+	rt_status st;
+	memset(&b, 0, sizeof b);
+	rt_buf_puts(&b, "log2c,log2g,C,gamma,accuracy\n");
+	for (int i = 0; i < g->ncells; i++)
+		rt_buf_printf(&b, "%.17g,%.17g,%.17g,%.17g,%.17g\n", g->log2c[i], g->log2g[i],
+			      pow(2, g->log2c[i]), pow(2, g->log2g[i]), g->acc[i]);
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+		      : rt_write_file_atomic(path, b.data, b.len, err);
+	rt_buf_free(&b);
+	return st;
+}
+
+/* ---- the plot ------------------------------------------------------------------- */
+
+/* Is `name` an executable file in a folder of $PATH? */
+static int on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[RT_PATH_MAX];
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+		if (len && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, name) < (int)sizeof buf &&
+		    access(buf, X_OK) == 0)
+			return 1;
+		path += len + (path[len] == ':');
+	}
+	return 0;
+}
+
+/* s as a gnuplot single-quoted string ('' stands for '). */
+static void gp_quoted(rt_buf *b, const char *s)
+{
+	rt_buf_puts(b, "'");
+	for (; *s; s++)
+		rt_buf_puts(b, *s == '\'' ? "''" : (char[2]){ *s, 0 });
+	rt_buf_puts(b, "'");
+}
+
+/* grid.py's gnuplot script: contours of the rate over log2(C), log2(gamma). */
+static void plot_script(rt_buf *b, const char *out, const svm_grid *g)
+{
+	double best = 100 * g->acc[g->best], low = 100, lo_level, step;
+	for (int i = 0; i < g->ncells; i++)
+		low = fmin(low, 100 * g->acc[i]);
+	lo_level = fmax(0, round(best / 10) * 10 - 40);
+	step = best - low <= 10 ? 0.5 : 2;
+	rt_buf_puts(b, "set term png size 800,600\nset output ");
+	gp_quoted(b, out);
+	rt_buf_printf(b, "\nset xlabel 'log2(C)'\nset ylabel 'log2(gamma)'\n"
+		      "set xrange [%g:%g]\nset yrange [%g:%g]\n", fmin(g->c.begin, g->c.end),
+		      fmax(g->c.begin, g->c.end), fmin(g->g.begin, g->g.end), fmax(g->g.begin, g->g.end));
+	rt_buf_printf(b, "set contour\nset cntrparam levels incremental %g,%g,100\nunset surface\n"
+		      "unset ztics\nset view map\nset key outside\n", lo_level, step);
+	rt_buf_printf(b, "set title \"%d-fold cross-validation accuracy (%%)\\nbest log2(C) = %g, "
+		      "log2(gamma) = %g: %g%% (C = %g, gamma = %g)\"\nsplot '-' with lines notitle\n",
+		      g->folds, g->log2c[g->best], g->log2g[g->best], best, pow(2, g->log2c[g->best]),
+		      pow(2, g->log2g[g->best]));
+	for (int i = 0; i < g->ncells; i++) {
+		if (i && g->log2c[i] != g->log2c[i - 1])
+			rt_buf_puts(b, "\n");
+		rt_buf_printf(b, "%g %g %g\n", g->log2c[i], g->log2g[i], 100 * g->acc[i]);
+	}
+	rt_buf_puts(b, "e\n");
+}
+
+/* Runs `gnuplot script`; its messages go to our stderr. */
+static rt_status run_gnuplot(const char *script, rt_error *err)
+{
+	char *args[] = { "gnuplot", (char *)script, NULL };
+	pid_t pid;
+	int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ), status;
+	if (rc != 0)
+		return rt_fail(err, RT_ERR_SYSTEM, "cannot run gnuplot: %s", strerror(rc));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return rt_fail(err, RT_ERR_SYSTEM, "waiting for gnuplot: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return rt_fail(err, RT_ERR_SYSTEM, "gnuplot failed (%s %d) drawing the grid plot",
+			       WIFEXITED(status) ? "exit status" : "signal",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	return RT_OK;
+}
+
+/* Writes b to a new temporary file; its name into path. */
+static rt_status temp_script(const rt_buf *b, char *path, size_t size, rt_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+	if (rt_format(path, size, err, "%s/evoforge-grid-XXXXXX.gp", dir && *dir ? dir : "/tmp"))
+		return RT_ERR_INPUT;
+	if ((fd = mkstemps(path, 3)) < 0)
+		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot create the gnuplot script: %s", path,
+			       strerror(errno));
+	if (write(fd, b->data, b->len) != (ssize_t)b->len) {
+		close(fd);
+		unlink(path);
+		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot write the gnuplot script", path);
+	}
+	close(fd);
+	return RT_OK;
+}
+
+rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err)
+{
+	char script[RT_PATH_MAX], tmp[RT_PATH_MAX];
+	rt_buf b;
+	rt_status st;
+	if (!on_path("gnuplot"))
+		return (rt_info("gnuplot not found: no plot"), RT_OK);
+	if (g->ncells < 1 || range_values(&g->c, NULL) < 2 || range_values(&g->g, NULL) < 2)
+		return (rt_info("one value of C or gamma: no contour plot"), RT_OK);
+	if ((st = rt_format(tmp, sizeof tmp, err, "%s.tmp.%d", png, (int)getpid())) != RT_OK)
+		return st;
+	memset(&b, 0, sizeof b);
+	plot_script(&b, tmp, g);
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing the gnuplot script")
+		      : temp_script(&b, script, sizeof script, err);
+	rt_buf_free(&b);
+	if (st != RT_OK)
+		return st;
+	st = run_gnuplot(script, err);
+	unlink(script);
+	if (st == RT_OK && rename(tmp, png) != 0)
+		st = rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s: %s", png, tmp, strerror(errno));
+	if (st != RT_OK)
+		unlink(tmp);
+	return st;
+}
