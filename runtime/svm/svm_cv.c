@@ -132,8 +132,9 @@ static rt_status plan_folds(const svm_data *d, int folds, uint64_t seed, cv_plan
 	return RT_OK;
 }
 
-/* The points outside fold f, in plan order, as their own data set. */
-static rt_status fold_train_set(const cv_plan *pl, int f, svm_data *t, rt_error *err)
+/* The points outside fold f, in plan order, as their own data set; rows
+ * (may be NULL, else room for them) gets their indices in the plan's data. */
+static rt_status fold_train_set(const cv_plan *pl, int f, svm_data *t, long *rows, rt_error *err)
 {
 	const svm_data *d = pl->d;
 	long skip_from = pl->start[f], skip_to = pl->start[f + 1], k = 0;
@@ -148,6 +149,8 @@ static rt_status fold_train_set(const cv_plan *pl, int f, svm_data *t, rt_error 
 		i = pl->order[j];
 		memcpy(t->x + (size_t)k * d->nfeat, d->x + (size_t)i * d->nfeat,
 		       (size_t)d->nfeat * sizeof *t->x);
+		if (rows)
+			rows[k] = i;
 		t->y[k++] = d->y[i];
 	}
 	return RT_OK;
@@ -188,7 +191,7 @@ static void run_job(cv_run *r, cv_job *job)
 	double single;
 	memset(&t, 0, sizeof t);
 	memset(&m, 0, sizeof m);
-	job->st = fold_train_set(pl, job->fold, &t, &job->err);
+	job->st = fold_train_set(pl, job->fold, &t, NULL, &job->err);
 	single = job->st == RT_OK ? only_label(&t) : NAN;
 	if (job->st == RT_OK && isnan(single) && t.n > 0)
 		job->st = svm_train(&t, &r->p[job->cell], &m, &job->err);
@@ -214,38 +217,65 @@ static void predict_body(void *ctx, long begin, long end, int thread)
 		predict_fold(g->r, &g->r->jobs[j], g->m[j].nr_class ? &g->m[j] : NULL, g->single[j]);
 }
 
+/* The folds' training sets t[f] and where their points come from. */
+static rt_status fold_sets(const cv_plan *pl, svm_data *t, svm_subset *from, rt_error *err)
+{
+	rt_status st = RT_OK;
+	for (int f = 0; st == RT_OK && f < pl->folds; f++) {
+		long *rows = rt_malloc((size_t)pl->d->n * sizeof *rows + 1, err);
+		from[f] = (svm_subset){ pl->d, rows };
+		st = rows ? fold_train_set(pl, f, &t[f], rows, err) : RT_ERR_SYSTEM;
+	}
+	return st;
+}
+
 static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 {
 	const cv_plan *pl = r->plan;
 	svm_data *t = rt_calloc((size_t)pl->folds, sizeof *t, err);
+	svm_subset *fold_from = rt_calloc((size_t)pl->folds, sizeof *fold_from, err);
+	svm_subset *from = rt_calloc((size_t)njobs, sizeof *from, err);
 	svm_model *m = rt_calloc((size_t)njobs, sizeof *m, err), *tm = rt_calloc((size_t)njobs, sizeof *tm, err);
 	const svm_data **td = rt_calloc((size_t)njobs, sizeof *td, err);
 	svm_params *tp = rt_calloc((size_t)njobs, sizeof *tp, err);
 	double *single = rt_calloc((size_t)njobs, sizeof *single, err);
 	long ntrain = 0;
-	rt_status st = t && m && tm && td && tp && single ? RT_OK : RT_ERR_SYSTEM;
-	for (int f = 0; st == RT_OK && f < pl->folds; f++)
-		st = fold_train_set(pl, f, &t[f], err);
+	rt_status st = t && fold_from && from && m && tm && td && tp && single ? RT_OK : RT_ERR_SYSTEM;
+	if (st == RT_OK)
+		st = fold_sets(pl, t, fold_from, err);
 	for (long j = 0; st == RT_OK && j < njobs; j++) {
 		const svm_data *fd = &t[r->jobs[j].fold];
 		single[j] = only_label(fd);   /* NAN also for an empty set: counted wrong */
 		if (isnan(single[j]) && fd->n > 0) {
+			from[ntrain] = fold_from[r->jobs[j].fold];
 			td[ntrain] = fd;
 			tp[ntrain++] = r->p[r->jobs[j].cell];
 		}
 	}
-	if (st == RT_OK && (st = svm_train_many(td, tp, (int)ntrain, tm, err)) == RT_OK) {
+	double t0 = rt_now(), t1 = t0;
+	if (st == RT_OK && (st = svm_train_many(td, from, tp, (int)ntrain, tm, err)) == RT_OK) {
+		long most = 0, sum = 0;
 		for (long j = 0, k = 0; j < njobs; j++)   /* the trained models in job order */
-			if (isnan(single[j]) && t[r->jobs[j].fold].n > 0)
+			if (isnan(single[j]) && t[r->jobs[j].fold].n > 0) {
 				m[j] = tm[k++];
+				most = m[j].iterations > most ? m[j].iterations : most;
+				sum += m[j].iterations;
+			}
+		t1 = rt_now();
 		gpu_cv g = { r, m, single };
 		st = cpu_parallel_for(njobs, 1, predict_body, &g, err);
+		rt_info("svm (GPU): %ld models trained in %.2f s (iterations: most %ld, all %ld), "
+			"folds predicted in %.2f s", ntrain, t1 - t0, most, sum, rt_now() - t1);
 		for (long j = 0; j < njobs; j++)
 			svm_model_free(&m[j]);
 	}
 	for (int f = 0; t && f < pl->folds; f++)
 		svm_data_free(&t[f]);
+	for (int f = 0; fold_from && f < pl->folds; f++)
+		free((void *)fold_from[f].rows);
 	free(t);
+	free(fold_from);
+	free(from);
 	free(m);
 	free(tm);
 	free(td);

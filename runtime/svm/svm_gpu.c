@@ -7,6 +7,11 @@
  *     run at once, each on its own team of blocks with its own LRU cache of
  *     kernel rows on the device (gpu_cache_mb in all; 0: half the free
  *     device memory, at most every row), or
+ *     Problems on the points of one data set (a model's pairs, the folds
+ *     of a cross-validation, the cells of a grid) share that set's Gram
+ *     matrix when it fits on the device: every dot product computed once
+ *     (svm_gram), a missed row then costs a gather instead of n x features
+ *     reads, or
  *   roles: one problem at a time, batches of SVM_GPU_BATCH iterations of
  *     eight per-role launches;
  * after each launch or batch only the 48-byte solver states come back. rho,
@@ -38,6 +43,8 @@ typedef struct gpu_state {
 /* One problem of a persistent launch: svm.cu's svm_task, field for field. */
 typedef struct gpu_task {
 	gpu_ptr xt, sq, QD, y, alpha, G, pv, pg, pi, st, rows, row_slot, slot_row, prev, next, c, bar;
+	gpu_ptr gram, gidx;
+	long long gram_n;
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
@@ -51,6 +58,12 @@ typedef struct gpu_problem {
 	gpu_state state;
 } gpu_problem;
 
+/* A data set problems take their points from, and its Gram matrix. */
+typedef struct gpu_root {
+	const svm_data *d;
+	gpu_ptr gram;              /* 0: not on the device */
+} gpu_root;
+
 /* The device, the compiled module and the problems on it. */
 typedef struct svm_gpu {
 	gpu_context *ctx;
@@ -58,6 +71,8 @@ typedef struct svm_gpu {
 	int sm_count, parts;       /* parts: block results a problem can hold */
 	int count;
 	gpu_problem *pr;
+	gpu_root *roots;           /* [nroots] */
+	int nroots;
 } svm_gpu;
 
 static const char *const nvrtc_options[] = { "--fmad=false", "-Xptxas", "-v" };
@@ -215,7 +230,7 @@ static void problem_release(svm_gpu *g, gpu_problem *q)
 {
 	gpu_ptr *p[] = { &q->t.xt, &q->t.sq, &q->t.QD, &q->t.y, &q->t.alpha, &q->t.G, &q->t.pv,
 			 &q->t.pg, &q->t.pi, &q->t.st, &q->t.rows, &q->t.row_slot, &q->t.slot_row,
-			 &q->t.prev, &q->t.next, &q->t.c, &q->t.bar, &q->row_i, &q->row_j };
+			 &q->t.prev, &q->t.next, &q->t.c, &q->t.bar, &q->t.gidx, &q->row_i, &q->row_j };
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
 		if (*p[k])
 			gpu_free(g->ctx, *p[k]);
@@ -226,6 +241,10 @@ static void release(svm_gpu *g)
 	if (g->ctx)
 		for (int k = 0; g->pr && k < g->count; k++)
 			problem_release(g, &g->pr[k]);
+	for (int r = 0; g->ctx && r < g->nroots; r++)
+		if (g->roots[r].gram)
+			gpu_free(g->ctx, g->roots[r].gram);
+	free(g->roots);
 	free(g->pr);
 	if (g->mod)
 		gpu_module_unload(g->mod);
@@ -451,6 +470,100 @@ static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, long max_iter, r
 	return st;
 }
 
+/* ---- Gram matrices shared by the problems of one root ---- */
+
+static const svm_data *root_of(const svm_gpu_problem *pr)
+{
+	return pr->from.root ? pr->from.root : pr->d;
+}
+
+/* The distinct roots of the problems. */
+static rt_status find_roots(svm_gpu *g, const svm_gpu_problem *pr, rt_error *err)
+{
+	if (!(g->roots = rt_calloc((size_t)g->count, sizeof *g->roots, err)))
+		return RT_ERR_SYSTEM;
+	for (int k = 0; k < g->count; k++) {
+		int r = 0;
+		while (r < g->nroots && g->roots[r].d != root_of(&pr[k]))
+			r++;
+		if (r == g->nroots)
+			g->roots[g->nroots++].d = root_of(&pr[k]);
+	}
+	return RT_OK;
+}
+
+/* Root r's Gram matrix on the device, when it fits in a third of the free
+ * memory (else gram stays 0 and rows come from the points). */
+static rt_status compute_gram(svm_gpu *g, gpu_root *r, const svm_params *p, rt_error *err)
+{
+	long n = r->d->n, npad = (n + 31) / 32 * 32;
+	size_t free_b = 0, total_b = 0, bytes = (size_t)n * (size_t)n * sizeof(double);
+	host_problem h;
+	gpu_ptr xt = 0;
+	long *idx = NULL;
+	rt_status st = gpu_mem_info(g->ctx, &free_b, &total_b, err);
+	if (st != RT_OK || (double)bytes > free_b / 3.0 || n > 0x7fffffffL - 64)
+		return st;
+	memset(&h, 0, sizeof h);
+	if (!(idx = rt_malloc((size_t)n * sizeof *idx + 1, err)))
+		return RT_ERR_SYSTEM;
+	for (long t = 0; t < n; t++)
+		idx[t] = t;
+	int n32 = (int)n, np32 = (int)npad;
+	void *args[] = { &xt, &np32, &n32, &r->gram };
+	unsigned tiles = (unsigned)((n + 63) / 64);
+	gpu_launch_cfg cfg = { { tiles, tiles, 1 }, { SVM_GPU_THREADS, 1, 1 }, 0, NULL };
+	double t0 = rt_now();
+	if ((st = host_problem_make(r->d, idx, n, npad, &p->kernel, &h, err)) == RT_OK &&
+	    (st = put(g, &xt, h.xt, (size_t)npad * r->d->nfeat * sizeof *h.xt, err)) == RT_OK &&
+	    (st = put(g, &r->gram, NULL, bytes, err)) == RT_OK &&
+	    (st = gpu_launch(g->mod, "svm_gram", &cfg, args, err)) == RT_OK &&
+	    (st = gpu_sync(g->ctx, err)) == RT_OK)
+		rt_info("svm (GPU): Gram matrix of %ld points (%.2f GB) in %.3f s", n, bytes / 1e9,
+			rt_now() - t0);
+	if (xt)
+		gpu_free(g->ctx, xt);
+	host_problem_free(&h);
+	free(idx);
+	return st;
+}
+
+/* Problem k's points as indices into its root, on the device. */
+static rt_status attach_gram(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr,
+			     const gpu_root *r, rt_error *err)
+{
+	int *gidx = rt_malloc((size_t)pr->n * sizeof *gidx + 1, err);
+	rt_status st = gidx ? RT_OK : RT_ERR_SYSTEM;
+	for (long t = 0; st == RT_OK && t < pr->n; t++)
+		gidx[t] = (int)(pr->from.rows ? pr->from.rows[pr->idx[t]] : pr->idx[t]);
+	if (st == RT_OK && (st = put(g, &q->t.gidx, gidx, (size_t)pr->n * sizeof *gidx, err)) == RT_OK) {
+		q->t.gram = r->gram;
+		q->t.gram_n = r->d->n;
+	}
+	free(gidx);
+	return st;
+}
+
+/* Gram matrices for the roots that fit (in the order the problems name
+ * them), attached to their problems. EVOFORGE_SVM_GRAM=0: none. */
+static rt_status setup_grams(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
+			     rt_error *err)
+{
+	const char *env = getenv("EVOFORGE_SVM_GRAM");
+	rt_status st;
+	if ((env && !strcmp(env, "0")) || (st = find_roots(g, pr, err)) != RT_OK)
+		return env && !strcmp(env, "0") ? RT_OK : st;
+	for (int r = 0; st == RT_OK && r < g->nroots; r++)
+		st = compute_gram(g, &g->roots[r], p, err);
+	for (int k = 0; st == RT_OK && k < g->count; k++)
+		for (int r = 0; r < g->nroots; r++)
+			if (g->roots[r].d == root_of(&pr[k]) && g->roots[r].gram)
+				st = attach_gram(g, &g->pr[k], &pr[k], &g->roots[r], err);
+	if (st != RT_OK)
+		rt_error_prefix(err, "Gram matrix");
+	return st;
+}
+
 /* The problems' tasks: sizes, bounds, kernel, tolerance; data uploaded. */
 static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr, rt_error *err)
 {
@@ -492,7 +605,8 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 	g.count = count;
 	if (!(g.pr = rt_calloc((size_t)count, sizeof *g.pr, err)))
 		return RT_ERR_SYSTEM;
-	if ((st = open_module(&g, pr[0].d, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK)
+	if ((st = open_module(&g, pr[0].d, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK &&
+	    (p->gpu_roles || (st = setup_grams(&g, p, pr, err)) == RT_OK))
 		st = p->gpu_roles ? run_roles(&g, max_iter, err) : run_persistent(&g, p, max_iter, err);
 	for (int k = 0; k < count && st == RT_OK; k++)
 		st = finish(&g, k, &pr[k], max_iter, err);
@@ -506,7 +620,7 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 			       const svm_params *p, double Cp, double Cn, svm_binary *out,
 			       rt_error *err)
 {
-	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out };
+	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL } };
 	return svm_gpu_solve_many(p, &one, 1, err);
 }
 
@@ -577,20 +691,25 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 			  &zero, &t->pv, &t->pi, &t->pg };
 	void *pick1[] = { &t->G, &t->alpha, &t->y, &q.row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
 			  &one, &t->pv, &t->pi, &t->pg };
+	void *both[] = { &t->G, &t->alpha, &t->y, &t->n, &t->Cp, &t->Cn, &t->pv, &t->pi, &t->pg };
 	if (st == RT_OK && (st = open_module(&g, d, p, err)) == RT_OK &&
 	    (st = upload(&g, &q, d, idx, y, &p->kernel, err)) == RT_OK &&
 	    (st = gpu_upload(g.ctx, t->st, &s0, sizeof s0, err)) == RT_OK) {
 		unsigned b = (unsigned)g.parts;
 		if ((st = time_kernel(&g, "svm_row", b, row, 100, &bw->row_ms, err)) == RT_OK &&
 		    (st = time_kernel(&g, "svm_pick_blocks", b, pick0, 100, &bw->pick_i_ms, err)) == RT_OK &&
-		    (st = time_kernel(&g, "svm_pick_blocks", b, pick1, 100, &bw->pick_j_ms, err)) == RT_OK)
+		    (st = time_kernel(&g, "svm_pick_blocks", b, pick1, 100, &bw->pick_j_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_pick_both", b / 2, both, 100, &bw->pick_both_ms, err)) == RT_OK)
 			st = copy_bound(&g, &bw->copy_gbs, err);
 	}
 	/* bytes each kernel must move: row reads the points, norms and labels and
-	 * writes a float row; pick i reads G, alpha, y; pick j also the row and QD. */
+	 * writes a float row; pick i reads G, alpha, y; pick j also the row and QD
+	 * (WSS2) or only G, alpha, y (first order); both picks fused read them once. */
 	bw->row_gbs = ((double)n * d->nfeat * 4 + n * 13.0) / (bw->row_ms * 1e6);
 	bw->pick_i_gbs = n * 17.0 / (bw->pick_i_ms * 1e6);
-	bw->pick_j_gbs = n * 29.0 / (bw->pick_j_ms * 1e6);
+	bw->pick_j_gbs = n * (p->wss == SVM_WSS_FIRST ? 17.0 : 29.0) / (bw->pick_j_ms * 1e6);
+	bw->pick_j1_ms = p->wss == SVM_WSS_FIRST ? bw->pick_j_ms : 0;
+	bw->pick_both_gbs = n * 17.0 / (bw->pick_both_ms * 1e6);
 	free(idx);
 	free(y);
 	if (g.ctx)

@@ -3,8 +3,10 @@
  * ranges, grid.py's progress line per cell and its rule for the best cell,
  * the cells as CSV, and grid.py's contour plot drawn by gnuplot.
  *
- * Cells are run in batches of about one job per thread (cells x folds), so
- * the lines come as the search goes while every core stays busy; the
+ * Cells are run in batches of about one job per thread (cells x folds) on
+ * the CPU, or of about SVM_GRID_GPU_MODELS models on the GPU (trained side
+ * by side in one persistent kernel), so the lines come as the search goes
+ * while every core or SM stays busy; the
  * cells go in order (log2c outer, log2g inner), not grid.py's coarse-to-
  * fine order, so ties between equal rates may pick another cell. */
 #include <errno.h>
@@ -24,6 +26,11 @@
 /* At most this many values on one axis. */
 #if !defined(SVM_GRID_MAX_AXIS)
 #define SVM_GRID_MAX_AXIS 1000
+#endif
+
+/* Models (cells x folds) a GPU batch trains at once. */
+#if !defined(SVM_GRID_GPU_MODELS)
+#define SVM_GRID_GPU_MODELS 30
 #endif
 
 extern char **environ;
@@ -129,7 +136,8 @@ rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_rang
 			  const svm_range *gamma, int folds, uint64_t seed, svm_grid *g,
 			  rt_error *err)
 {
-	int batch = p->gpu ? 1 : (cpu_threads() + folds - 1) / folds;
+	int per_batch = p->gpu ? SVM_GRID_GPU_MODELS : cpu_threads();
+	int batch = (per_batch + folds - 1) / folds;
 	svm_params *cells;
 	rt_status st;
 	memset(g, 0, sizeof *g);

@@ -135,6 +135,15 @@ void svm_binary_free(svm_binary *b);
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			       const svm_params *p, double Cp, double Cn, svm_binary *out,
 			       rt_error *err);
+/* Where a data set's points come from: its point k is point rows[k] of
+ * root (a cross-validation fold's training part), so that the GPU solver
+ * can share what it computes on root's points between problems (root
+ * NULL: the data set is its own root). */
+typedef struct svm_subset {
+	const svm_data *root;
+	const long *rows;
+} svm_subset;
+
 /* One binary problem for svm_gpu_solve_many: the points x[idx[0..n)] of d
  * with signs y, bounds Cp and Cn, kernel parameters kernel (the type must
  * be p->kernel's); the result goes to *out. */
@@ -146,10 +155,14 @@ typedef struct svm_gpu_problem {
 	long n;
 	double Cp, Cn;
 	svm_binary *out;
+	svm_subset from;           /* root NULL: d is its own root */
 } svm_gpu_problem;
 /* Solves count problems (of one feature count) at once on device 0 (the
  * persistent kernel runs them side by side, each on its own blocks); p
- * gives the kernel type, selection rule, eps, max_iter and the cache. */
+ * gives the kernel type, selection rule, eps, max_iter and the cache.
+ * Problems on the points of one root share its Gram matrix (every dot
+ * product of two root points, computed once on the device) when it fits
+ * in a third of the free device memory; EVOFORGE_SVM_GRAM=0 turns that off. */
 rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count, rt_error *err);
 /* Achieved bandwidth of the GPU solver's kernels on d (roles kernels, one
  * launch each, timed over 100 launches) and the copy bound they are
@@ -159,6 +172,8 @@ typedef struct svm_gpu_bw {
 	double row_ms, row_gbs;        /* one kernel row */
 	double pick_i_ms, pick_i_gbs;  /* blocks' part of the i pick (argmax) */
 	double pick_j_ms, pick_j_gbs;  /* the j pick (WSS2 over the row) */
+	double pick_j1_ms;             /* the first-order j pick (max y G over I_low) */
+	double pick_both_ms, pick_both_gbs;  /* first-order i and j fused in one pass */
 } svm_gpu_bw;
 rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *bw,
 			    rt_error *err);
@@ -194,9 +209,10 @@ typedef struct svm_model {
 } svm_model;
 
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one
- * kernel type); on the GPU every binary problem of every model at once. */
-rt_status svm_train_many(const svm_data *const *d, const svm_params *p, int count, svm_model *m,
-			 rt_error *err);
+ * kernel type); on the GPU every binary problem of every model at once.
+ * from (may be NULL): where each d[k]'s points come from. */
+rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const svm_params *p,
+			 int count, svm_model *m, rt_error *err);
 /* Trains a C-SVC model (one-vs-one as LIBSVM for more than two classes). */
 rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err);
 /* Predicted label of one dense point (votes, ties to the lower class index). */

@@ -160,6 +160,7 @@ static rt_status solve_pair(const svm_data *d, const int *cls, const svm_params 
 /* One model in training: its data, classes and binary problems. */
 typedef struct train_job {
 	const svm_data *d;
+	svm_subset from;
 	const svm_params *p;
 	svm_model *m;
 	int *cls, npairs;
@@ -238,7 +239,7 @@ static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
 				pr[q] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
 							   j->p->C * class_weight(j->p, j->m->label[a]),
 							   j->p->C * class_weight(j->p, j->m->label[b]),
-							   &j->bin[r] };
+							   &j->bin[r], j->from };
 				if (!idx || !y)
 					st = RT_ERR_SYSTEM;
 				else
@@ -258,14 +259,17 @@ static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
 	return st;
 }
 
-rt_status svm_train_many(const svm_data *const *d, const svm_params *p, int count, svm_model *m,
-			 rt_error *err)
+rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const svm_params *p,
+			 int count, svm_model *m, rt_error *err)
 {
 	train_job *jobs = rt_calloc((size_t)(count > 0 ? count : 1), sizeof *jobs, err);
 	rt_status st = jobs ? RT_OK : RT_ERR_SYSTEM;
 	int begun = 0;
 	for (; st == RT_OK && begun < count; begun++) {
-		jobs[begun] = (train_job){ d[begun], &p[begun], &m[begun], NULL, 0, NULL };
+		jobs[begun] = (train_job){ d[begun], { NULL, NULL }, &p[begun], &m[begun], NULL, 0,
+					   NULL };
+		if (from)
+			jobs[begun].from = from[begun];
 		st = job_begin(&jobs[begun], err);
 	}
 	if (st == RT_OK && count > 0 && p[0].gpu)
@@ -282,7 +286,7 @@ rt_status svm_train_many(const svm_data *const *d, const svm_params *p, int coun
 
 rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err)
 {
-	return svm_train_many(&d, p, 1, m, err);
+	return svm_train_many(&d, NULL, p, 1, m, err);
 }
 
 double svm_predict(const svm_model *m, const float *x, int nfeat)

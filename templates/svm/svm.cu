@@ -4,7 +4,8 @@
  *
  * persistent (the default, at the end of this file): one cooperative launch
  * runs thousands of iterations with two grid barriers each and keeps an LRU
- * cache of kernel rows in device memory.
+ * cache of kernel rows in device memory; a missed row comes from the points,
+ * or from the Gram matrix (svm_gram) that problems on one data set share.
  *
  * roles (the seed's structure, one kernel per role, 8 launches per
  * iteration queued by the host): svm_pick (two phases: blocks reduce, one
@@ -123,14 +124,36 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 	svm_write_part(best, bi, g2, part_v, part_i, part_g2, blockIdx.x);
 }
 
-/* Q_pt = y_p y_t K(x_p, x_t) as float, x_p in shared memory. */
-__device__ __forceinline__ float svm_q(const float *xp, int p, int t, const float *xt,
-				       const double *sq, const signed char *y, int npad,
-				       const svm_kernel_params *kp)
+/* The seed's fused pick, measured by svm_gpu_bandwidth only: the first-
+ * order i (max of -y G over I_up, parts [0, blocks)) and j (max of y G over
+ * I_low, parts [blocks, 2 blocks)) in one pass over G, alpha and y. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_pick_both(const double *G, const double *alpha, const signed char *y, int n, double Cp,
+	      double Cn, double *part_v, int *part_i, double *part_g2)
 {
-	double dot = 0.0, k;
-	for (int f = 0; f < SVM_FEATURES; f++)
-		dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
+	double best_i = SVM_NEG_HUGE, best_j = SVM_NEG_HUGE;
+	int bi = -1, bj = -1;
+	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS) {
+		const int yt = y[t];
+		const double a = alpha[t], yg = yt > 0 ? G[t] : -G[t];
+		if (svm_in_up(yt, a, Cp, Cn) && (-yg > best_i || (-yg == best_i && t > bi))) {
+			best_i = -yg;
+			bi = t;
+		}
+		if (svm_in_low(yt, a, Cp, Cn) && (yg > best_j || (yg == best_j && t > bj))) {
+			best_j = yg;
+			bj = t;
+		}
+	}
+	svm_write_part(best_i, bi, SVM_NEG_HUGE, part_v, part_i, part_g2, blockIdx.x);
+	svm_write_part(best_j, bj, best_j, part_v, part_i, part_g2, gridDim.x + blockIdx.x);
+}
+
+/* Q_pt = y_p y_t K(x_p, x_t) as float, from the dot product x_p . x_t. */
+__device__ __forceinline__ float svm_q_dot(double dot, int p, int t, const double *sq,
+					   const signed char *y, const svm_kernel_params *kp)
+{
+	double k;
 	if (SVM_KERNEL == SVM_LINEAR)
 		k = dot;
 	else if (SVM_KERNEL == SVM_POLY)
@@ -140,6 +163,57 @@ __device__ __forceinline__ float svm_q(const float *xp, int p, int t, const floa
 	else
 		k = tanh(kp->gamma * dot + kp->coef0);
 	return (float)(y[p] * y[t] * k);
+}
+
+/* Q_pt with x_p in shared memory (the dot product in double, in feature
+ * order, as the CPU computes it). */
+__device__ __forceinline__ float svm_q(const float *xp, int p, int t, const float *xt,
+				       const double *sq, const signed char *y, int npad,
+				       const svm_kernel_params *kp)
+{
+	double dot = 0.0;
+	for (int f = 0; f < SVM_FEATURES; f++)
+		dot += (double)xp[f] * (double)xt[(size_t)f * npad + t];
+	return svm_q_dot(dot, p, t, sq, y, kp);
+}
+
+/* The Gram matrix of n points (column-major xt, npad rows): gram[r n + c] =
+ * x_r . x_c, each in double in feature order, so that a row taken from it
+ * equals svm_q's. A block fills a 64 x 64 tile, a thread 4 x 4 of it, the
+ * features passing through shared memory 16 at a time. */
+#define SVM_GRAM_TILE 64
+#define SVM_GRAM_CHUNK 16
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_gram(const float *xt, int npad, int n, double *gram)
+{
+	__shared__ float a[SVM_GRAM_CHUNK][SVM_GRAM_TILE], b[SVM_GRAM_CHUNK][SVM_GRAM_TILE];
+	const int r0 = blockIdx.y * SVM_GRAM_TILE, c0 = blockIdx.x * SVM_GRAM_TILE;
+	const int tr = threadIdx.x / 16, tc = threadIdx.x % 16;
+	double acc[4][4];
+	for (int k = 0; k < 4; k++)
+		for (int l = 0; l < 4; l++)
+			acc[k][l] = 0.0;
+	for (int f0 = 0; f0 < SVM_FEATURES; f0 += SVM_GRAM_CHUNK) {
+		const int fe = SVM_FEATURES - f0 < SVM_GRAM_CHUNK ? SVM_FEATURES - f0 : SVM_GRAM_CHUNK;
+		for (int e = threadIdx.x; e < fe * SVM_GRAM_TILE; e += SVM_THREADS) {
+			const int f = e / SVM_GRAM_TILE, k = e % SVM_GRAM_TILE;
+			const float *col = xt + (size_t)(f0 + f) * npad;
+			a[f][k] = r0 + k < n ? col[r0 + k] : 0.0f;
+			b[f][k] = c0 + k < n ? col[c0 + k] : 0.0f;
+		}
+		__syncthreads();
+		for (int f = 0; f < fe; f++)
+			for (int k = 0; k < 4; k++)
+				for (int l = 0; l < 4; l++)
+					acc[k][l] += (double)a[f][tr + 16 * k] * (double)b[f][tc + 16 * l];
+		__syncthreads();
+	}
+	for (int k = 0; k < 4; k++)
+		for (int l = 0; l < 4; l++) {
+			const int r = r0 + tr + 16 * k, c = c0 + tc + 16 * l;
+			if (r < n && c < n)
+				gram[(size_t)r * n + c] = acc[k][l];
+		}
 }
 
 /* Loads point p into shared memory xp. */
@@ -283,6 +357,9 @@ typedef struct svm_task {
 	int *row_slot, *slot_row, *prev, *next;
 	svm_cache *c;
 	svm_barrier *bar;
+	const double *gram;        /* NULL, or the root's Gram matrix (gram_n x gram_n) */
+	const int *gidx;           /* the points' indices in the root */
+	long long gram_n;
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
@@ -355,9 +432,17 @@ __device__ __forceinline__ int svm_cache_take(const svm_task &T, int p, int *mis
 	return s;
 }
 
-/* Own points: Q row of p (x_p in shared memory) into a cache row. */
+/* Own points: Q row of p into a cache row, from the Gram matrix when the
+ * task has one, else from the points (x_p in shared memory). */
 __device__ __forceinline__ void svm_row_own(float *xp, const svm_task &T, int b, int p, float *row)
 {
+	if (T.gram) {
+		const double *dots = T.gram + (size_t)T.gidx[p] * T.gram_n;
+		SVM_OWN_POINTS(t, T, b)
+			row[t] = svm_q_dot(dots[T.gidx[t]], p, t, T.sq, T.y, &T.kp);
+		__syncthreads();
+		return;
+	}
 	svm_load_point(xp, T.xt, p, T.npad);
 	__syncthreads();
 	SVM_OWN_POINTS(t, T, b)

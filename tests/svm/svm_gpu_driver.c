@@ -125,8 +125,10 @@ static int run_case(const char *name, const svm_data *d, double C, double gamma,
 	return good == 2;
 }
 
-/* The kernels' achieved bandwidth as a share of the copy bound. */
-static void bandwidth_row(const char *name, const svm_data *d, double gamma)
+/* The kernels' achieved bandwidth as a share of the copy bound (wss: the
+ * j pick's rule), and with the first-order rule the seed's fused i and j
+ * pick against the two separate passes. */
+static void bandwidth_row(const char *name, const svm_data *d, double gamma, int wss)
 {
 	svm_params p;
 	svm_gpu_bw bw;
@@ -135,8 +137,18 @@ static void bandwidth_row(const char *name, const svm_data *d, double gamma)
 	p.kernel.type = SVM_RBF;
 	p.kernel.gamma = gamma;
 	p.C = 1;
+	p.wss = wss;
 	if (svm_gpu_bandwidth(d, &p, &bw, &err) != RT_OK) {
 		printf("| %s | error: %s |\n", name, err.msg);
+		return;
+	}
+	if (wss == SVM_WSS_FIRST) {
+		double sep = bw.pick_i_ms + bw.pick_j1_ms;
+		printf("| %s | %ld x %d | fused i+j pick (first order) %.1f us, %.0f GB/s, %.0f%% | "
+		       "separate i + j %.1f us | fused / separate %.2f |\n", name, d->n, d->nfeat,
+		       bw.pick_both_ms * 1e3, bw.pick_both_gbs, 100 * bw.pick_both_gbs / bw.copy_gbs,
+		       sep * 1e3, bw.pick_both_ms / sep);
+		fflush(stdout);
 		return;
 	}
 	printf("| %s | %ld x %d | %.0f | %.1f us, %.0f GB/s, %.0f%% | %.1f us, %.0f GB/s, %.0f%% | "
@@ -184,7 +196,13 @@ int main(int argc, char **argv)
 	printf("\n| data | points x features | copy GB/s | kernel row | i pick (argmax) | "
 	       "j pick (WSS2) |\n|---|---|---|---|---|---|\n");
 	blobs(&d, 1L << 20, 123, 2);   /* 515 MB: larger than L2 */
-	bandwidth_row("blobs", &d, 0.01);
+	bandwidth_row("blobs", &d, 0.01, SVM_WSS_SECOND);
+	bandwidth_row("blobs", &d, 0.01, SVM_WSS_FIRST);
+	free(d.x);
+	free(d.y);
+	blobs(&d, 1L << 23, 4, 2);   /* the picks over 8M points: 143 MB of G, alpha, y */
+	bandwidth_row("blobs", &d, 0.01, SVM_WSS_SECOND);
+	bandwidth_row("blobs", &d, 0.01, SVM_WSS_FIRST);
 	free(d.x);
 	free(d.y);
 	for (int a = 1; a < argc; a++) {
@@ -193,7 +211,8 @@ int main(int argc, char **argv)
 		if (strchr(path, ':'))
 			*strchr(path, ':') = 0;
 		if (load(path, &d)) {
-			bandwidth_row(path, &d, 0.5);
+			bandwidth_row(path, &d, 0.5, SVM_WSS_SECOND);
+			bandwidth_row(path, &d, 0.5, SVM_WSS_FIRST);
 			free(d.x);
 			free(d.y);
 		}

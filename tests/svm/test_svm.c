@@ -270,7 +270,7 @@ static void run_from_spec(void **state)
 }
 
 /* Every kernel type and selection rule compiles under NVRTC for sm_90, the
- * persistent kernel without spills. */
+ * persistent kernel and the Gram matrix's without spills. */
 static void gpu_kernels_compile(void **state)
 {
 	rt_error err;
@@ -294,9 +294,12 @@ static void gpu_kernels_compile(void **state)
 			nvrtc_usage u;
 			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
 				fail_msg("%s", err.msg);
-			if (nvrtc_parse_usage(out.log, "svm_persistent", &u, &err) != RT_OK)
-				fail_msg("%s", err.msg);
-			assert_int_equal(u.spill_stores + u.spill_loads, 0);
+			for (int kernel = 0; kernel < 2; kernel++) {
+				const char *name = kernel ? "svm_gram" : "svm_persistent";
+				if (nvrtc_parse_usage(out.log, name, &u, &err) != RT_OK)
+					fail_msg("%s: %s", name, err.msg);
+				assert_int_equal(u.spill_stores + u.spill_loads, 0);
+			}
 			nvrtc_output_free(&out);
 			gen_free(&src);
 		}
