@@ -513,7 +513,7 @@ rt_status rt_tune_apply(const rt_kind *kind, rt_spec *spec, rt_options *opt, rt_
 		st = apply_one(a, spec, opt, &done, &kept, err);
 	if (st == RT_OK)
 		rt_info("tuned configuration:%s (%.2fx the default's %s on %s, tuned %s; --no-tune: "
-			"without it)%s%s", done.data ? done.data : " none",
+			"without it)%s%s", done.data ? done.data : " none applied",
 			found.default_rate > 0 ? found.rate / found.default_rate : 0.0, found.unit,
 			found.device, found.date, kept.data ? "; the command line keeps" : "",
 			kept.data ? kept.data : "");
