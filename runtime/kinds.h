@@ -43,6 +43,9 @@ typedef struct rt_kind {
 	const char *bench_help;
 	/* Extra top-level commands, ended by one with a NULL name; or NULL. */
 	const rt_kind_command *commands;
+	/* Tuning (`evoforge tune`, runtime/tune.h): the kind's pure-speed
+	 * parameters, how to prune and time a configuration; NULL: none. */
+	const struct rt_tune_kind *tune;
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

@@ -16,6 +16,7 @@
 #include "nvrtc.h"
 #include "smoke.h"
 #include "spec.h"
+#include "tune.h"
 
 #define DEFAULT_PROBLEM "problems/sextic.ini"
 
@@ -29,6 +30,8 @@ static const char usage_main[] =
 	"                       embedded sextic regression problem)\n"
 	"  gen SPEC -o DIR      write the generated C and CUDA sources for SPEC\n"
 	"  bench KIND [...]     benchmark a kind's evaluators/kernels side by side\n"
+	"  tune SPEC            search the fastest kernel configuration for SPEC on\n"
+	"                       this device; run then uses it (evoforge help tune)\n"
 	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
 	"                       run the GPU smoke test against the CPU)\n"
 	"  help [COMMAND]       help for a command\n"
@@ -43,6 +46,7 @@ static const char usage_main[] =
 	"  --generations N          shorthand for --set <kind>.generations=N\n"
 	"  --population N           shorthand for --set <kind>.population=N\n"
 	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90)\n"
+	"  --no-tune                run: ignore the tuning database (evoforge help tune)\n"
 	"\n"
 	"Exit status: 0 success, 2 bad input (spec, data, arguments), 1 other errors.\n";
 
@@ -66,6 +70,23 @@ static const char usage_bench[] =
 	"Benchmarks KIND's implementations side by side in one run and prints\n"
 	"medians and ratios. `evoforge bench KIND --help` lists its options.\n";
 
+static const char usage_tune[] =
+	"usage: evoforge tune [options] SPEC [--budget SECONDS] [--retune]\n"
+	"\n"
+	"Searches the kernel configuration space of SPEC's problem on the present\n"
+	"device (--backend): parameters that change speed, never results (GP on the\n"
+	"GPU: interpreter form, cases per thread, register stack levels, threads per\n"
+	"block, passes, carve-out; GP on the CPU: block of cases and threads; DE on\n"
+	"the GPU: variant, block, population memory, streams, persistent; DE on the\n"
+	"CPU: threads). Each is timed on fresh random populations; configurations\n"
+	"that spill registers or exceed the device are pruned before launch. The\n"
+	"default first, then a coarse grid, then local refinement, for about\n"
+	"--budget seconds (default 45). The winner goes to tuning.json in the\n"
+	"kernel cache folder, keyed by the problem, device, driver, NVRTC and\n"
+	"evoforge versions; `run` applies it and says \"tuned configuration: ...\"\n"
+	"(--no-tune: it does not; --set and --threads win over it). An entry\n"
+	"already there is kept unless --retune.\n";
+
 static const char usage_info[] =
 	"usage: evoforge info [--check]\n"
 	"\n"
@@ -81,6 +102,8 @@ typedef struct cli {
 	const char *generations, *population;
 	int help;
 	int check;             /* info --check */
+	int no_tune;           /* run: --no-tune */
+	rt_tune_cli tune;      /* tune: --budget, --retune */
 } cli;
 
 static void print_error(const rt_error *err)
@@ -94,7 +117,8 @@ static void print_error(const rt_error *err)
 static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli *c,
 			       rt_error *err)
 {
-	enum { O_BACKEND = 256, O_SEED, O_THREADS, O_SET, O_GENS, O_POP, O_ARCH, O_CHECK };
+	enum { O_BACKEND = 256, O_SEED, O_THREADS, O_SET, O_GENS, O_POP, O_ARCH, O_CHECK,
+	       O_NOTUNE, O_RETUNE, O_BUDGET };
 	static const struct option longopts[] = {
 		{"backend", required_argument, 0, O_BACKEND},
 		{"seed", required_argument, 0, O_SEED},
@@ -106,6 +130,9 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 		{"population", required_argument, 0, O_POP},
 		{"arch", required_argument, 0, O_ARCH},
 		{"check", no_argument, 0, O_CHECK},
+		{"no-tune", no_argument, 0, O_NOTUNE},
+		{"retune", no_argument, 0, O_RETUNE},
+		{"budget", required_argument, 0, O_BUDGET},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int ch;
@@ -158,6 +185,18 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 			break;
 		case O_CHECK:
 			c->check = 1;
+			break;
+		case O_NOTUNE:
+			c->no_tune = 1;
+			break;
+		case O_RETUNE:
+			c->tune.retune = 1;
+			break;
+		case O_BUDGET:
+			c->tune.budget = strtod(optarg, &end);
+			if (*end || end == optarg || !(c->tune.budget > 0 && c->tune.budget <= 86400))
+				return rt_fail(err, RT_ERR_INPUT,
+					       "--budget: expected seconds in (0, 86400], got '%s'", optarg);
 			break;
 		case 'h':
 			c->help = 1;
@@ -223,7 +262,26 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 	st = load_spec(optind < argc ? argv[optind] : NULL, c, &spec, &kind, err);
 	if (st != RT_OK)
 		return st;
-	st = kind->run(&spec, &c->opt, err);
+	if (!c->no_tune)
+		st = rt_tune_apply(kind, &spec, &c->opt, err);
+	if (st == RT_OK)
+		st = kind->run(&spec, &c->opt, err);
+	rt_spec_free(&spec);
+	return st;
+}
+
+static rt_status cmd_tune(int argc, char **argv, cli *c, rt_error *err)
+{
+	rt_spec spec;
+	const rt_kind *kind;
+	rt_status st;
+	if (c->help)
+		return (fputs(usage_tune, stdout), RT_OK);
+	if (argc - optind != 1)
+		return rt_fail(err, RT_ERR_INPUT, "tune: expected one SPEC (see evoforge help tune)");
+	if ((st = load_spec(argv[optind], c, &spec, &kind, err)) != RT_OK)
+		return st;
+	st = rt_tune_command(kind, &spec, &c->opt, &c->tune, err);
 	rt_spec_free(&spec);
 	return st;
 }
@@ -392,6 +450,7 @@ int main(int argc, char **argv)
 		{"gen", cmd_gen, usage_gen},
 		{"bench", cmd_bench, usage_bench},
 		{"info", cmd_info, usage_info},
+		{"tune", cmd_tune, usage_tune},
 	};
 	cli c;
 	rt_error err = {0};

@@ -12,6 +12,7 @@
 #include "cpu.h"
 #include "de.h"
 #include "de_impl.h"
+#include "de_tune.h"
 #include "log.h"
 #include "out.h"
 
@@ -283,5 +284,6 @@ done:
 const rt_kind de_kind = {
 	"de",
 	"differential evolution (DE/rand/1/bin, DE/best/1/bin) on test functions or a user objective",
-	de_run, de_gen, de_bench, de_bench_help, NULL
+	de_run, de_gen, de_bench, de_bench_help, NULL,
+	&de_tune_kind,
 };

@@ -19,6 +19,7 @@
 
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_tune.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
@@ -412,6 +413,19 @@ static rt_status finish_on_gpu(void *ctx, double *fitness, double *device_s, rt_
 	return st;
 }
 
+/* gp_evolve_with's evaluator on the CPU: the problem's method and block. */
+typedef struct cpu_eval {
+	int method;
+	gp_eval_tuning tun;
+} cpu_eval;
+
+static rt_status eval_on_cpu(void *ctx, const gp_packed *pop, const gp_cases *cases,
+			     double *fitness, rt_error *err)
+{
+	const cpu_eval *c = ctx;
+	return gp_eval_cpu_tuned(pop, cases, c->method, &c->tun, fitness, err);
+}
+
 /* Chooses the backend (--backend) and, for the GPU, opens the interpreter
  * named by [gp] gpu_variant; names the device in `device`. */
 static rt_status open_backend(const gp_problem *p, const rt_options *opt, gp_gpu **gpu,
@@ -477,7 +491,9 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 				   nb ? atoi(nb) : 0};
 		st = gp_evolve_with(&p, seed, &ev, &r, err);
 	} else {
-		st = gp_evolve(&p, seed, gp_eval_cpu, &r, err);
+		cpu_eval ce = {p.evaluator, {p.cpu_block, 0, 0}};
+		gp_evaluator ev = {.eval = eval_on_cpu, .ctx = &ce, .form = gp_eval_method_form(p.evaluator)};
+		st = gp_evolve_with(&p, seed, &ev, &r, err);
 	}
 	if (st)
 		goto out;
@@ -519,4 +535,5 @@ const rt_kind gp_kind = {
 	gp_bench_main,
 	gp_bench_help,
 	NULL,
+	&gp_tune_kind,
 };

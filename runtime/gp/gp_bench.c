@@ -24,6 +24,8 @@
 #include "gp_tree.h"
 #include "log.h"
 #include "out.h"
+#include "gp.h"
+#include "tune.h"
 
 const char gp_bench_help[] =
 	"evoforge bench gp [options]: the GP evaluators on the same random population.\n"
@@ -43,6 +45,9 @@ const char gp_bench_help[] =
 	"  --gpu-threads LIST    threads per block to try on the GPU, e.g. 128,256,512\n"
 	"  --check               instead of timing: every GPU variant against the CPU on\n"
 	"                        this random population; exits 1 if any disagrees\n"
+	"  --no-tune             ignore the tuning database (evoforge tune); else its\n"
+	"                        CPU block and threads are used and its GPU variant is\n"
+	"                        timed beside the others\n"
 	"Common options: --threads (default all cores), --seed, -o DIR (writes\n"
 	"DIR/bench-gp-NAME.json).\n";
 
@@ -168,6 +173,32 @@ static int split_list(char *list, char **items, int max)
 	return n;
 }
 
+/* The tuning database's entry for the bench's backend (tune.h): sets the
+ * tuned spec keys and, unless given, *threads; the tuned GPU variant is
+ * added to the variants timed (vbuf) when none were asked for. */
+static rt_status apply_tuning(rt_spec *spec, const rt_options *opt, int gpu, int threads_given,
+			      long *threads, char *vbuf, int vsize, const char **variant_list,
+			      rt_error *err)
+{
+	rt_options o = *opt;
+	rt_spec_entry *v;
+	rt_status st;
+	int n = 0;
+	o.backend = gpu ? RT_BACKEND_GPU : RT_BACKEND_CPU;
+	o.threads = threads_given ? (int)*threads : 0;
+	if ((st = rt_tune_apply(&gp_kind, spec, &o, err)))
+		return st;
+	if (!threads_given && o.threads > 0)
+		*threads = o.threads;
+	v = rt_spec_find(spec, "gp", "gpu_variant");
+	if (!gpu || *variant_list || !v)
+		return RT_OK;
+	for (int i = 0; gp_gpu_variants[i] && n < vsize; i++)
+		n += snprintf(vbuf + n, (size_t)(vsize - n), "%s,", gp_gpu_variants[i]);
+	*variant_list = vbuf;
+	return rt_format(vbuf + n, (size_t)(n < vsize ? vsize - n : 0), err, "%s", v->value);
+}
+
 /* The GPU side of the bench: --check (every variant against the CPU) or
  * timings of the generated interpreters on the same population. */
 static rt_status bench_gpu(const gp_problem *prob, const gp_packed *rpn, const gp_packed *lgp,
@@ -204,7 +235,7 @@ static rt_status bench_gpu(const gp_problem *prob, const gp_packed *rpn, const g
 rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *err)
 {
 	enum { O_PROBLEM = 256, O_POP, O_REPEAT, O_METHODS, O_BLOCK, O_ISA, O_BASE, O_THREADS,
-	       O_MAXSIZE, O_INITDEPTH, O_BACKEND, O_VARIANTS, O_GPUTHREADS, O_CHECK };
+	       O_MAXSIZE, O_INITDEPTH, O_BACKEND, O_VARIANTS, O_GPUTHREADS, O_CHECK, O_NOTUNE };
 	static const struct option longopts[] = {
 		{"problem", required_argument, 0, O_PROBLEM},
 		{"population", required_argument, 0, O_POP},
@@ -220,10 +251,12 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		{"variants", required_argument, 0, O_VARIANTS},
 		{"gpu-threads", required_argument, 0, O_GPUTHREADS},
 		{"check", no_argument, 0, O_CHECK},
+		{"no-tune", no_argument, 0, O_NOTUNE},
 		{"output", required_argument, 0, 'o'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
-	int use_cpu = 1, use_gpu = 0, check = 0;
+	int use_cpu = 1, use_gpu = 0, check = 0, no_tune = 0, threads_given = opt->threads > 0;
+	char tuned_variants[1024];
 	const char *variant_list = NULL, *gpu_threads = NULL;
 	const char *problem = "sextic", *methods = "rpn1d,lgp2d:1,lgp2d", *outdir = opt->outdir;
 	long population = 0, repeat = 5, baseline = 10000, threads = opt->threads, maxsize = 0,
@@ -283,6 +316,7 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		case O_THREADS:
 			if (parse_int("--threads", optarg, 1, RT_MAX_THREADS, &threads, err))
 				return err->status;
+			threads_given = 1;
 			break;
 		case O_MAXSIZE:
 			if (parse_int("--max-size", optarg, 1, GP_MAX_SIZE_LIMIT, &maxsize, err))
@@ -302,6 +336,7 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		case O_VARIANTS: variant_list = optarg; break;
 		case O_GPUTHREADS: gpu_threads = optarg; break;
 		case O_CHECK: check = 1; break;
+		case O_NOTUNE: no_tune = 1; break;
 		case 'o': outdir = optarg; break;
 		case 'h': fputs(gp_bench_help, stdout); return RT_OK;
 		default:
@@ -313,15 +348,20 @@ rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *
 		return rt_fail(err, RT_ERR_INPUT, "bench gp: unexpected argument '%s'", argv[optind]);
 	if (parse_methods(methods, bm, &nm, err))
 		return err->status;
-	cpu_set_threads((int)threads);
-	tun.threads = cpu_threads();
 
 	/* Problem and population, built by the engine as a run would. */
 	if ((st = rt_spec_load_named(&spec, problem, err)))
 		goto out;
+	if (!no_tune && (st = apply_tuning(&spec, opt, use_gpu, threads_given, &threads, tuned_variants,
+					   sizeof tuned_variants, &variant_list, err)))
+		goto out;
+	cpu_set_threads((int)threads);
+	tun.threads = cpu_threads();
 	if ((st = gp_problem_load(&spec, &prob, err)))
 		goto out;
 	have_problem = 1;
+	if (!tun.block)
+		tun.block = prob.cpu_block;
 	if (population > 0)
 		prob.population = (int)population;
 	if (maxsize > 0)

@@ -218,6 +218,14 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 			 err))
 		return err->status;
 
+	/* The CPU evaluators' block of cases (speed only; `evoforge tune` sets it). */
+	if (get_int(spec, "gp", "cpu_block", 0, 0, GP_EVAL_BLOCK_MAX, &p->cpu_block, err))
+		return err->status;
+	if (p->cpu_block % 64) {
+		rt_fail(err, RT_ERR_INPUT, "expected 0 (default) or a multiple of 64, got %d", p->cpu_block);
+		return key_error(spec, "gp", "cpu_block", err);
+	}
+
 	/* The GPU interpreter (checked by name here, so a typo fails before any run). */
 	const char *variant;
 	gp_gpu_config cfg;

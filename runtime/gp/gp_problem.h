@@ -5,7 +5,7 @@
  *   [gp]   population generations max_depth max_size tournament crossover
  *          mutation point_mutation crossover_internal elitism init_min_depth
  *          init_max_depth mutation_depth functions constants const_prob
- *          success_threshold stop_on_success evaluator gpu_variant
+ *          success_threshold stop_on_success evaluator cpu_block gpu_variant
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
  *          csv:       file header label classes fitness
@@ -34,6 +34,7 @@ typedef struct gp_problem {
 	gp_breed breed;
 	gp_fset fset;
 	int evaluator;          /* enum gp_eval_method (gp_eval.h): [gp] evaluator */
+	int cpu_block;          /* CPU evaluator block (cases, 0: default): [gp] cpu_block */
 	char gpu_variant[64];   /* GPU interpreter (gp_gpu.h): [gp] gpu_variant */
 	double success;         /* a best fitness <= success is a perfect solution */
 	int stop_on_success;
