@@ -205,5 +205,6 @@ done:
 const rt_kind aco_kind = {
 	"aco",
 	"MAX-MIN ant system for the symmetric TSP (TSPLIB instances or random cities)",
-	aco_run, aco_gen, aco_bench, aco_bench_help, NULL
+	aco_run, aco_gen, aco_bench, aco_bench_help, NULL,
+	aco_export_result, NULL
 };

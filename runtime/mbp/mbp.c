@@ -302,5 +302,6 @@ const rt_kind mbp_kind = {
 	"mbp",
 	"multiple back-propagation: MFF networks with selective activation (and plain BP), "
 	"batch, mini-batch or online, many networks at once",
-	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL
+	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
+	mbp_export_result, NULL
 };

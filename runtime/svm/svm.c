@@ -385,5 +385,6 @@ done:
 const rt_kind svm_kind = {
 	"svm",
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
-	svm_run, NULL, svm_bench, svm_bench_help, svm_commands
+	svm_run, NULL, svm_bench, svm_bench_help, svm_commands,
+	svm_export_result, svm_eval_result
 };
