@@ -9,6 +9,8 @@
 #include "error.h"
 #include "spec.h"
 
+struct rt_jval;   /* json_read.h */
+
 /* Options common to every subcommand (from the command line). */
 typedef struct rt_options {
 	rt_backend backend;
@@ -46,6 +48,18 @@ typedef struct rt_kind {
 	/* Tuning (`evoforge tune`, runtime/tune.h): the kind's pure-speed
 	 * parameters, how to prune and time a configuration; NULL: none. */
 	const struct rt_tune_kind *tune;
+
+	/* ---- export and eval (runtime/export.c): the run's deployable artefacts ---- */
+	/* `evoforge export`: writes the best solution of the run whose result.json
+	 * (parsed: result; read from result_path, whose folder holds the run's
+	 * other files) into dir as plain artefacts; NULL: nothing to export. */
+	rt_status (*export_result)(const struct rt_jval *result, const char *result_path,
+				   const rt_options *opt, const char *dir, rt_error *err);
+	/* `evoforge eval`: the best solution on the table in data, one prediction
+	 * per row into out (NULL: standard output); NULL: not supported. */
+	rt_status (*eval_result)(const struct rt_jval *result, const char *result_path,
+				 const char *data, const char *out, const rt_options *opt,
+				 rt_error *err);
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "cpu.h"
+#include "export.h"
 #include "gen.h"
 #include "gpu.h"
 #include "kcache.h"
@@ -32,6 +33,9 @@ static const char usage_main[] =
 	"  bench KIND [...]     benchmark a kind's evaluators/kernels side by side\n"
 	"  tune SPEC            search the fastest kernel configuration for SPEC on\n"
 	"                       this device; run then uses it (evoforge help tune)\n"
+	"  export RESULT -o DIR write a run's best solution (RESULT: its result.json)\n"
+	"                       as deployable files (GP: standalone C and an evaluator)\n"
+	"  eval RESULT DATA     a run's best solution on DATA.csv, one prediction a row\n"
 	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
 	"                       run the GPU smoke test against the CPU)\n"
 	"  help [COMMAND]       help for a command\n"
@@ -94,6 +98,30 @@ static const char usage_info[] =
 	"shared memory, L2), the NVRTC version and the kernel cache folder.\n"
 	"--check also runs the smoke kernel on the GPU and compares it with the\n"
 	"CPU (exit 1 when they differ or there is no GPU).\n";
+
+static const char usage_export[] =
+	"usage: evoforge export RESULT.json -o DIR\n"
+	"\n"
+	"Writes the best solution of the run whose results are RESULT.json (with the\n"
+	"files beside it) into DIR as plain artefacts:\n"
+	"  gp   NAME.c (standalone C99: double NAME(const double *x), the float batch\n"
+	"       NAME_batch), NAME.h, NAME-eval.c (a CSV evaluator), a Makefile, and\n"
+	"       NAME-eval built when cc is present\n"
+	"  de   best.csv and best.json (the best vector of every problem)\n"
+	"  aco  NAME.tour (TSPLIB TOUR, checked against the run's length)\n"
+	"  svm  NAME.model (LIBSVM format), svm-predict.c (a standalone predictor), a\n"
+	"       Makefile, and svm-predict built when cc is present\n"
+	"  mbp  NAME.net, NAME.c (the network as C with its weights), NAME.h\n";
+
+static const char usage_eval[] =
+	"usage: evoforge eval RESULT.json DATA [-o OUT.csv]\n"
+	"\n"
+	"Evaluates the best solution of the run whose results are RESULT.json on\n"
+	"DATA and writes one prediction per row (a \"prediction\" or \"class\" column)\n"
+	"to OUT.csv or standard output. gp: DATA is a CSV whose header names the\n"
+	"program's inputs (other columns are ignored; when the run's label column is\n"
+	"there, the fitness on DATA is reported); the values are those of NAME-eval.\n"
+	"svm: DATA is in LIBSVM format or CSV, as for svm-predict.\n";
 
 typedef struct cli {
 	rt_options opt;
@@ -400,6 +428,26 @@ static rt_status cmd_info(int argc, char **argv, cli *c, rt_error *err)
 	return c->check ? info_check(err) : RT_OK;
 }
 
+static rt_status cmd_export(int argc, char **argv, cli *c, rt_error *err)
+{
+	if (c->help)
+		return (fputs(usage_export, stdout), RT_OK);
+	if (argc - optind != 1 || !c->opt.outdir)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "export: expected RESULT.json and -o DIR (see evoforge help export)");
+	return rt_export(argv[optind], &c->opt, c->opt.outdir, err);
+}
+
+static rt_status cmd_eval(int argc, char **argv, cli *c, rt_error *err)
+{
+	if (c->help)
+		return (fputs(usage_eval, stdout), RT_OK);
+	if (argc - optind != 2)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "eval: expected RESULT.json and DATA (see evoforge help eval)");
+	return rt_eval(argv[optind], argv[optind + 1], c->opt.outdir, &c->opt, err);
+}
+
 /* ---- commands the kinds add (rt_kind.commands) ------------------------------- */
 
 /* The kind command called name, or NULL. */
@@ -451,6 +499,8 @@ int main(int argc, char **argv)
 		{"bench", cmd_bench, usage_bench},
 		{"info", cmd_info, usage_info},
 		{"tune", cmd_tune, usage_tune},
+		{"export", cmd_export, usage_export},
+		{"eval", cmd_eval, usage_eval},
 	};
 	cli c;
 	rt_error err = {0};

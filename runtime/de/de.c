@@ -286,4 +286,5 @@ const rt_kind de_kind = {
 	"differential evolution (DE/rand/1/bin, DE/best/1/bin) on test functions or a user objective",
 	de_run, de_gen, de_bench, de_bench_help, NULL,
 	&de_tune_kind,
+	de_export_result, NULL
 };

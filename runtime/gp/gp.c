@@ -294,6 +294,12 @@ static void json_params(rt_json *j, const gp_problem *p)
 	rt_json_int(j, "cases", (long long)p->cases.ncases);
 	rt_json_int(j, "inputs", p->cases.ninputs);
 	rt_json_string(j, "fitness", fitness_names[p->cases.fitness]);
+	rt_json_begin_array(j, "input_names");   /* the names export and eval read columns by */
+	for (int i = 0; i < p->cases.ninputs; i++)
+		rt_json_string(j, NULL, p->input_names ? p->input_names[i] : "");
+	rt_json_end_array(j);
+	if (p->label[0])
+		rt_json_string(j, "label", p->label);
 	if (p->cases.fitness == GP_FIT_CLASS) {
 		rt_json_begin_array(j, "classes");
 		for (int i = 0; i < p->cases.nclasses && p->class_names; i++)
@@ -310,7 +316,9 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 {
 	char path[RT_PATH_MAX];
 	rt_json j;
+	rt_buf prefix = {0};
 	memset(&j, 0, sizeof j);
+	gp_print_prefix(&prefix, r->best.nodes, r->best.n);
 	rt_json_begin_object(&j, NULL);
 	rt_json_string(&j, "kind", "gp");
 	rt_json_string(&j, "problem", p->name);
@@ -360,12 +368,14 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_string(&j, "infix", infix);
 	rt_json_string(&j, "rpn", rpn);
 	rt_json_string(&j, "lgp", lgp);
+	rt_json_string(&j, "prefix", prefix.data ? prefix.data : "");   /* exact, for export */
 	rt_json_end_object(&j);
 	rt_json_end_object(&j);
 	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
 	if (!st)
 		st = rt_json_write(&j, path, err);
 	rt_buf_free(&j.buf);
+	rt_buf_free(&prefix);
 	if (st)
 		return st;
 
@@ -536,4 +546,6 @@ const rt_kind gp_kind = {
 	gp_bench_help,
 	NULL,
 	&gp_tune_kind,
+	gp_export_result,
+	gp_eval_result,
 };

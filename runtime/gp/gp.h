@@ -83,4 +83,16 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			 gp_result *res, rt_error *err);
 void gp_result_free(gp_result *r);
 
+struct rt_jval;
+/* `evoforge export` for kind gp (gp_export.c): NAME.c (the best program as
+ * standalone C99), NAME.h, NAME-eval.c (a CSV evaluator), a Makefile, and
+ * NAME-eval built when cc is present. */
+rt_status gp_export_result(const struct rt_jval *result, const char *result_path,
+			   const rt_options *opt, const char *dir, rt_error *err);
+/* `evoforge eval` for kind gp: the best program on a CSV by column names,
+ * on the runtime's CPU interpreter; the fitness on stderr when the CSV has
+ * the run's label column. */
+rt_status gp_eval_result(const struct rt_jval *result, const char *result_path, const char *data,
+			 const char *out, const rt_options *opt, rt_error *err);
+
 #endif

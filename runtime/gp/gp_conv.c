@@ -1,5 +1,6 @@
 /* gp_conv.c: tree -> RPN -> LGP conversion, population packing, and text. */
 #include <limits.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -549,4 +550,73 @@ out:
 	free(code);
 	free(consts);
 	return st;
+}
+
+/* ---- the exact prefix text (result.json's best.prefix) --------------------- */
+
+void gp_print_prefix(rt_buf *b, const gp_node *prefix, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const gp_node *nd = &prefix[i];
+		if (i)
+			rt_buf_puts(b, " ");
+		if (nd->op == GP_TERM_VAR)
+			rt_buf_printf(b, "$%u", (unsigned)nd->var);
+		else if (nd->op == GP_TERM_CONST)
+			rt_buf_printf(b, "%a", (double)nd->value);
+		else
+			rt_buf_puts(b, gp_op_name(nd->op));
+	}
+}
+
+/* One token of prefix text (from *p, advanced) as a node; -1 if malformed. */
+static int prefix_token(const char **p, gp_node *nd)
+{
+	char tok[64], *end;
+	size_t len = strcspn(*p, " ");
+	if (len == 0 || len >= sizeof tok)
+		return -1;
+	memcpy(tok, *p, len);
+	tok[len] = 0;
+	*p += len;
+	if (tok[0] == '$') {
+		long v = strtol(tok + 1, &end, 10);
+		if (end == tok + 1 || *end || v < 0 || v > 65535)
+			return -1;
+		*nd = gp_var((int)v);
+	} else if (gp_op_lookup(tok) >= 0) {
+		*nd = gp_fn(gp_op_lookup(tok));
+	} else {
+		float v = strtof(tok, &end);
+		if (end == tok || *end || !isfinite(v))
+			return -1;
+		*nd = gp_const(v);
+	}
+	return 0;
+}
+
+rt_status gp_parse_prefix(const char *text, int ninputs, gp_tree *t, rt_error *err)
+{
+	const char *p = text;
+	int n = 0;
+	t->n = 0;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (n == GP_MAX_SIZE_LIMIT)
+			return rt_fail(err, RT_ERR_INPUT, "expected at most %d nodes", GP_MAX_SIZE_LIMIT);
+		if (gp_tree_reserve(t, n + 1, err))
+			return err->status;
+		const char *at = p;
+		if (prefix_token(&p, &t->nodes[n]) < 0)
+			return rt_fail(err, RT_ERR_INPUT, "node %d: expected a function name, $INPUT or a "
+				       "finite number, got '%.*s'", n + 1, (int)strcspn(at, " "), at);
+		t->n = ++n;
+	}
+	if (!gp_tree_valid(t->nodes, t->n, ninputs))
+		return rt_fail(err, RT_ERR_INPUT, "expected a complete prefix program over %d inputs, "
+			       "got '%.60s'", ninputs, text);
+	return RT_OK;
 }

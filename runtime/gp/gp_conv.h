@@ -73,4 +73,12 @@ void gp_print_lgp(rt_buf *b, const gp_insn *code, int ncode, const float *consts
 rt_status gp_print_tree(const gp_tree *t, const gp_names *nm, rt_buf *infix, rt_buf *rpn,
 			rt_buf *lgp, rt_error *err);
 
+/* Exact prefix text: function names, inputs as $INDEX (0-based), constants
+ * as C99 hex floats ("* $0 + $0 0x1.8p+0"): what result.json keeps so that a
+ * program can be read back bit for bit. */
+void gp_print_prefix(rt_buf *b, const gp_node *prefix, int n);
+/* Reads gp_print_prefix's text into t (a complete tree over ninputs inputs);
+ * RT_ERR_INPUT naming the bad node otherwise (the caller adds where). */
+rt_status gp_parse_prefix(const char *text, int ninputs, gp_tree *t, rt_error *err);
+
 #endif

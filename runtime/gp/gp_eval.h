@@ -55,6 +55,12 @@ rt_status gp_eval_cpu(const gp_packed *pop, const gp_cases *cases, int method, d
 rt_status gp_eval_cpu_tuned(const gp_packed *pop, const gp_cases *cases, int method,
 			    const gp_eval_tuning *tun, double *fitness, rt_error *err);
 
+/* The outputs of the one program of pop (LGP form; float problems) on every
+ * case into out[ncases]: the 2-D stack interpreter's values, which every
+ * method scores (`evoforge eval`). */
+rt_status gp_eval_cpu_outputs(const gp_packed *pop, const gp_cases *cases, float *out,
+			      rt_error *err);
+
 /* Checks every program of pop against the cases (opcodes of the right
  * family, input and constant indices, stack depth); RT_ERR_INPUT naming the
  * program and instruction otherwise. The evaluators call it first. */

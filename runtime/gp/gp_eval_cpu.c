@@ -618,3 +618,38 @@ rt_status gp_eval_cpu(const gp_packed *pop, const gp_cases *cases, int method, d
 {
 	return gp_eval_cpu_tuned(pop, cases, method, NULL, fitness, err);
 }
+
+/* ---- outputs (evoforge eval) ----------------------------------------------------- */
+
+rt_status gp_eval_cpu_outputs(const gp_packed *pop, const gp_cases *cases, float *out,
+			      rt_error *err)
+{
+	const long block = GP_EVAL_BLOCK_DEFAULT;
+	int maxdepth;
+	rt_status st;
+	if (!pop || pop->form != GP_FORM_LGP || pop->nprogs != 1)
+		return rt_fail(err, RT_ERR_INPUT, "outputs: expected one program packed as LGP");
+	if (cases->fitness == GP_FIT_BOOL)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "outputs: Boolean problems are not supported");
+	if ((st = validate(pop, cases, &maxdepth, err)) != RT_OK)
+		return st;
+	float *scratch = aligned_alloc(64, (size_t)(maxdepth + 1) * (size_t)block * sizeof(float));
+	float *slot[maxdepth + 1];
+	if (!scratch)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory (evaluator scratch)");
+	for (int s = 0; s <= maxdepth; s++)
+		slot[s] = scratch + (size_t)s * (size_t)block;
+	for (size_t off = 0; off < cases->ncases; off += (size_t)block) {
+		size_t valid = cases->ncases - off < (size_t)block ? cases->ncases - off : (size_t)block;
+		/* Whole 64-case groups, as the fitness evaluators run them (padding is zeros). */
+		block_ref blk = {off, (long)((valid + 63) / 64 * 64)};
+		if (off + (size_t)blk.n > cases->stride)
+			blk.n = (long)(cases->stride - off);
+		const float *r = lgp_block_f(pop->lgp + pop->offset[0], pop->offset[1] - pop->offset[0],
+					     pop->consts + pop->const_offset[0], cases->x,
+					     cases->stride, blk, slot);
+		memcpy(out + off, r, valid * sizeof(float));
+	}
+	free(scratch);
+	return RT_OK;
+}

@@ -446,6 +446,7 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 			st = set_name(p->input_names, col, t.colnames[col], err);
 	if (st)
 		goto out;
+	snprintf(p->label, sizeof p->label, "%s", t.label_name ? t.label_name : "");
 
 	if (fit == 1) {   /* mse: the label is a number to fit */
 		c->fitness = GP_FIT_MSE;

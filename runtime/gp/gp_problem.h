@@ -42,6 +42,7 @@ typedef struct gp_problem {
 	char **input_names;     /* cases.ninputs names, for printing */
 	char **class_names;     /* cases.nclasses names (classification), else NULL */
 	char data_path[RT_PATH_MAX];  /* resolved data file ("" when generated) */
+	char label[128];        /* csv: the label column's name (for export), else "" */
 	/* Parameters of the data source, as read. */
 	long ncases;            /* generated regression */
 	double x_min, x_max;

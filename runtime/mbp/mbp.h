@@ -7,4 +7,11 @@
 
 extern const rt_kind mbp_kind;
 
+struct rt_jval;
+/* `evoforge export` for kind mbp (mbp_export.c): NAME.net (the network
+ * file) and NAME.c / NAME.h, the network as standalone C99 with its weights
+ * (void NAME(const double *x, double *y): raw inputs to raw outputs). */
+rt_status mbp_export_result(const struct rt_jval *result, const char *result_path,
+			    const rt_options *opt, const char *dir, rt_error *err);
+
 #endif

@@ -409,8 +409,6 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 {
 	cli_common c;
 	svm_model m;
-	svm_data d;
-	svm_load_options o = svm_load_defaults();
 	rt_status st;
 	(void)opt;
 	TRY(parse_args("svm-predict", argc, argv, predict_flag, NULL, 3, &c, err));
@@ -421,14 +419,22 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 			       "name%s (see evoforge help svm-predict)", c.npos, c.npos == 1 ? "" : "s");
 	TRY(setup(&c, NULL, err));
 	TRY(svm_model_read(c.pos[1], &m, err));
-	st = svm_data_load(c.pos[0], &o, &d, err);
+	st = svm_predict_file(&m, c.pos[0], c.pos[2], err);
+	svm_model_free(&m);
+	return st;
+}
+
+rt_status svm_predict_file(svm_model *m, const char *data, const char *out, rt_error *err)
+{
+	svm_data d;
+	svm_load_options o = svm_load_defaults();
+	rt_status st = svm_data_load(data, &o, &d, err);
 	if (st == RT_OK) {
-		st = widen_model(&m, d.nfeat, err);
+		st = widen_model(m, d.nfeat, err);
 		if (st == RT_OK)
-			st = predict_write(&m, &d, c.pos[2], err);
+			st = predict_write(m, &d, out, err);
 		svm_data_free(&d);
 	}
-	svm_model_free(&m);
 	return st;
 }
 

@@ -276,6 +276,10 @@ rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err)
  * "gnuplot not found: no plot" and returns RT_OK; gnuplot failing is an error. */
 rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err);
 
+/* svm-predict's work (svm_cli.c): m (widened to the data's features) on
+ * the points of data (LIBSVM or CSV), their labels to out, the accuracy
+ * printed. */
+rt_status svm_predict_file(svm_model *m, const char *data, const char *out, rt_error *err);
 /* The commands svm-train, svm-predict and svm-grid (svm_cli.c). */
 extern const rt_kind_command svm_commands[];
 

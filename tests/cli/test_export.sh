@@ -1,0 +1,137 @@
+# test_export.sh: `evoforge export` and `evoforge eval` round trips on the
+# CPU: a short sextic run and a short Shuttle run exported to C, the C file
+# compiled alone with cc -std=c99 -Wall -Werror, NAME-eval's predictions
+# equal to evoforge eval's (the runtime's interpreter) byte for byte, and
+# Shuttle's misclassified count on its own data equal to the run's fitness;
+# de / aco / svm / mbp artefacts; bad input exits 2 naming the file.
+# Usage: bash test_export.sh PATH/TO/evoforge
+source "$(dirname "$0")/lib.sh"
+evo=$1
+t=$cli_tmp
+have_cc=0; command -v cc >/dev/null 2>&1 && have_cc=1
+
+expect_exit 0 "help export" "$evo" help export
+expect_output "help export usage" "usage: evoforge export RESULT.json -o DIR"
+expect_exit 0 "eval --help" "$evo" eval --help
+expect_output "eval usage" "usage: evoforge eval RESULT.json DATA"
+expect_exit 2 "export without -o" "$evo" export x.json
+expect_output "export names what it expected" "expected RESULT.json and -o DIR"
+
+# ---- gp: sextic ------------------------------------------------------------
+expect_exit 0 "gp sextic run" "$evo" run problems/sextic.ini --backend cpu -q --generations 8 \
+	--population 300 --set data.cases=2000 -o "$t/sextic"
+expect_exit 0 "gp sextic export" "$evo" export "$t/sextic/result.json" -o "$t/sx"
+python3 - "$t/sx.csv" <<'PY'
+import random, struct, sys
+random.seed(7)
+with open(sys.argv[1], "w") as f:
+    f.write("id,x\n")
+    for i in range(5000):
+        x = struct.unpack("f", struct.pack("f", random.uniform(-1.5, 1.5)))[0]
+        f.write("%d,%.9g\n" % (i, x))
+PY
+expect_exit 0 "gp sextic eval" "$evo" eval "$t/sextic/result.json" "$t/sx.csv" -o "$t/sx-evo.csv"
+if [ $have_cc = 1 ]; then
+	expect_exit 0 "sextic.c alone: cc -std=c99 -Wall -Werror" \
+		cc -std=c99 -Wall -Werror -c "$t/sx/sextic.c" -o "$t/sx.o"
+	expect_exit 0 "sextic-eval.c: cc -std=c99 -Wall -Werror" \
+		cc -std=c99 -Wall -Werror -o "$t/sx-eval" "$t/sx/sextic-eval.c" "$t/sx/sextic.c" -lm
+	expect_exit 0 "sextic-eval runs" "$t/sx/sextic-eval" "$t/sx.csv" -o "$t/sx-c.csv"
+	expect_exit 0 "sextic: NAME-eval == evoforge eval, bit for bit" cmp "$t/sx-c.csv" "$t/sx-evo.csv"
+	printf 'y\n1\n' >"$t/nox.csv"
+	expect_exit 2 "sextic-eval: missing column" "$t/sx/sextic-eval" "$t/nox.csv"
+	expect_output "sextic-eval names file, line, column" "nox.csv:1: expected a column named 'x'"
+else
+	echo "SKIP: no cc: the exported C is not compiled"
+fi
+expect_exit 2 "eval: CSV missing a column" "$evo" eval "$t/sextic/result.json" "$t/nox.csv"
+expect_output "eval names the file and the column" "nox.csv:1: expected a column named 'x'"
+
+# ---- gp: Shuttle -------------------------------------------------------------
+shuttle=../shared/data/uci/shuttle.csv
+[ -n "${EVOFORGE_DATA:-}" ] && [ -f "$EVOFORGE_DATA/uci/shuttle.csv" ] && shuttle=$EVOFORGE_DATA/uci/shuttle.csv
+if [ -f "$shuttle" ]; then
+	expect_exit 0 "gp shuttle run" "$evo" run problems/shuttle.ini --backend cpu -q \
+		--generations 2 --population 60 -o "$t/shuttle"
+	expect_exit 0 "gp shuttle export" "$evo" export "$t/shuttle/result.json" -o "$t/sh"
+	"$evo" eval "$t/shuttle/result.json" "$shuttle" -o "$t/sh-evo.csv" 2>"$t/sh-eval.err"
+	fit=$(python3 -c "import json,sys; print('%d' % json.load(open(sys.argv[1]))['best']['fitness'])" "$t/shuttle/result.json")
+	if grep -qF "misclassified $fit on the 58000 rows" "$t/sh-eval.err"; then
+		cli_ok "shuttle: eval's misclassified count == the run's fitness ($fit)"
+	else cli_fail "shuttle eval fitness" "run $fit; eval said: $(cat "$t/sh-eval.err")"; fi
+	if [ $have_cc = 1 ]; then
+		expect_exit 0 "shuttle.c alone: cc -std=c99 -Wall -Werror" \
+			cc -std=c99 -Wall -Werror -c "$t/sh/shuttle.c" -o "$t/sh.o"
+		expect_exit 0 "shuttle-eval runs" "$t/sh/shuttle-eval" "$shuttle" -o "$t/sh-c.csv"
+		expect_exit 0 "shuttle: NAME-eval == evoforge eval" cmp "$t/sh-c.csv" "$t/sh-evo.csv"
+	fi
+else
+	echo "SKIP: uci/shuttle.csv not found (../shared/data or \$EVOFORGE_DATA): no Shuttle round trip"
+fi
+
+# ---- bad result files --------------------------------------------------------
+echo '{"kind": "gp", "problem": "x"' >"$t/broken.json"
+expect_exit 2 "export: truncated JSON" "$evo" export "$t/broken.json" -o "$t/b"
+expect_output "truncated JSON names file and line" "broken.json:2: expected ',' or '}', got the end of the file"
+echo '[1, 2]' >"$t/foreign.json"
+expect_exit 2 "export: foreign JSON" "$evo" export "$t/foreign.json" -o "$t/b"
+expect_output "foreign JSON message" "expected an evoforge result.json"
+echo '{"kind": "gp", "problem": "x"}' >"$t/nobest.json"
+expect_exit 2 "export: result without a program" "$evo" eval "$t/nobest.json" "$t/sx.csv"
+expect_output "names the missing member" "expected a member 'best.prefix'"
+
+# ---- de, aco, svm, mbp ---------------------------------------------------------
+expect_exit 0 "de run" "$evo" run problems/de-sphere.ini --backend cpu -q --set de.generations=5 -o "$t/de"
+expect_exit 0 "de export" "$evo" export "$t/de/result.json" -o "$t/deo"
+if python3 - "$t/de/result.json" "$t/deo/best.csv" "$t/deo/best.json" <<'PY'
+import csv, json, struct, sys
+f32 = lambda v: struct.unpack("f", struct.pack("f", float(v)))[0]
+r = json.load(open(sys.argv[1]))["results"]
+rows = list(csv.reader(open(sys.argv[2])))[1:]
+j = json.load(open(sys.argv[3]))["best"]
+assert len(rows) == len(r) == len(j)
+for a, b, c in zip(r, rows, j):
+    assert [f32(v) for v in b[2:]] == [f32(v) for v in a["x"]] == [f32(v) for v in c["x"]]
+    assert f32(b[1]) == f32(a["best"]) == f32(c["best"])
+PY
+then cli_ok "de: best.csv and best.json hold the run's vectors"; else cli_fail "de export" "vectors differ"; fi
+
+python3 - "$t/tiny.tsp" <<'PY'
+import random, sys
+random.seed(3)
+with open(sys.argv[1], "w") as f:
+    f.write("NAME : tiny30\nTYPE : TSP\nDIMENSION : 30\nEDGE_WEIGHT_TYPE : EUC_2D\nNODE_COORD_SECTION\n")
+    for i in range(30):
+        f.write("%d %d %d\n" % (i + 1, random.randrange(1000), random.randrange(1000)))
+    f.write("EOF\n")
+PY
+printf '[problem]\nkind = aco\nname = tiny30\n[data]\nfile = %s\n[aco]\niterations = 20\n' "$t/tiny.tsp" >"$t/tiny.ini"
+expect_exit 0 "aco run" "$evo" run "$t/tiny.ini" --backend cpu -q -o "$t/aco"
+expect_exit 0 "aco export" "$evo" export "$t/aco/result.json" -o "$t/acoo"
+expect_output "aco export rechecked the length" "recomputed on the instance"
+if grep -q "^TYPE : TOUR" "$t/acoo/tiny30.tour" && grep -q "^-1" "$t/acoo/tiny30.tour" &&
+   tail -1 "$t/acoo/tiny30.tour" | grep -q EOF; then cli_ok "aco: TSPLIB .tour"; else
+	cli_fail "aco .tour" "$(cat "$t/acoo/tiny30.tour")"; fi
+
+printf -- '-1 1:-1 2:-0.5\n-1 1:-0.8 2:-1\n-1 1:-1.2 2:-0.7\n+1 1:1 2:0.5\n+1 1:0.9 2:1.1\n+1 1:1.3 2:0.8\n-1 1:0.1 2:-0.2\n+1 1:0.2 2:0.1\n' >"$t/tiny.txt"
+printf '[problem]\nkind = svm\nname = tiny-svm\n[svm]\nkernel = rbf\nC = 10\n[data]\ntrain = %s\n' "$t/tiny.txt" >"$t/svm.ini"
+expect_exit 0 "svm run" "$evo" run "$t/svm.ini" --backend cpu -q -o "$t/svm"
+expect_exit 0 "svm export" "$evo" export "$t/svm/result.json" -o "$t/svmo"
+expect_exit 0 "svm eval" "$evo" eval "$t/svm/result.json" "$t/tiny.txt" -o "$t/svm-evo.out"
+expect_exit 0 "svm-predict on the exported model" "$evo" svm-predict "$t/tiny.txt" "$t/svmo/tiny_svm.model" "$t/svm-re.out"
+expect_exit 0 "svm: exported model predicts as the run's" cmp "$t/svm-evo.out" "$t/svm-re.out"
+if command -v svm-predict >/dev/null 2>&1; then
+	expect_exit 0 "LIBSVM's svm-predict reads the model" svm-predict "$t/tiny.txt" "$t/svmo/tiny_svm.model" "$t/svm-lib.out"
+	if paste -d' ' "$t/svm-lib.out" "$t/svm-evo.out" | awk '$1 != $2 { bad = 1 } END { exit bad }'; then
+		cli_ok "svm: LIBSVM's labels == evoforge's"; else cli_fail "svm LIBSVM labels" "differ"; fi
+else
+	echo "SKIP: LIBSVM's svm-predict not installed: the model is not checked with it"
+fi
+
+expect_exit 0 "mbp run" "$evo" run problems/mbp-xor.ini --backend cpu -q -o "$t/mbp"
+expect_exit 0 "mbp export" "$evo" export "$t/mbp/result.json" -o "$t/mbpo"
+expect_exit 0 "mbp: the exported network equals the run's" cmp "$t/mbp/network.net" "$t/mbpo/mbp_xor.net"
+expect_exit 1 "eval of an mbp result: not supported" "$evo" eval "$t/mbp/result.json" "$t/sx.csv"
+expect_output "eval says which kinds it handles" "gp and svm only"
+
+finish
