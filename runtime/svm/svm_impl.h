@@ -207,6 +207,30 @@ void svm_model_free(svm_model *m);
 rt_status svm_accuracy(const svm_model *m, const svm_data *d, double *pred, double *acc,
 		       rt_error *err);
 
+/* ---- batched prediction (svm_predict_gpu.c, templates/svm/svm_predict.cu) ----
+ * The same labels as svm_predict; decision values dec[i * k(k-1)/2 + p]
+ * (LIBSVM's order of pairs; dec may be NULL): the CPU's bit for bit; the
+ * GPU's the same dot products and sums, kernel values apart only where the
+ * device's exp/tanh differ (an ulp or two), so within 1e-9 max(1, |value|)
+ * (what svm_predict_driver checks). */
+
+/* Where svm_predict_all predicts: the CPU, the GPU (its errors returned), or
+ * the GPU with the CPU after one warning when the GPU fails. */
+enum svm_predict_where { SVM_PREDICT_CPU = 0, SVM_PREDICT_GPU = 1, SVM_PREDICT_GPU_OR_CPU = 2 };
+/* Every point of d on the thread pool, |sv|^2 computed once per model. */
+rt_status svm_predict_batch_cpu(const svm_model *m, const svm_data *d, double *pred, double *dec,
+				rt_error *err);
+/* Every point of d on device 0, in batches sized to the free memory (at
+ * most 2 to 256 classes, 4.19M support vectors). */
+rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, double *dec,
+			  rt_error *err);
+/* The generated CUDA source of the prediction kernels comparing nfeat features. */
+rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src, rt_error *err);
+/* pred[n] for every point of d, where enum svm_predict_where says, and the
+ * fraction right (acc may be NULL): what callers of svm_accuracy should use. */
+rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
+			  double *acc, rt_error *err);
+
 /* LIBSVM's model-file format ("svm_type c_svc", "kernel_type rbf", ...,
  * "SV", then one line per support vector: the nr_class - 1 coefficients
  * and index:value pairs, 1-based, zeros left out). Written atomically;
