@@ -593,6 +593,13 @@ rt_status gpu_memset32(gpu_context *ctx, gpu_ptr dst, unsigned value, size_t cou
 	return GPU_CHECK(p_cuMemsetD32((CUdeviceptr)dst, value, count));
 }
 
+rt_status gpu_alloc_upload(gpu_context *ctx, const void *src, size_t bytes, gpu_ptr *ptr,
+			  rt_error *err)
+{
+	rt_status st = gpu_alloc(ctx, bytes ? bytes : 8, ptr, err);
+	return st == RT_OK && src ? gpu_upload(ctx, *ptr, src, bytes, err) : st;
+}
+
 rt_status gpu_upload_async(gpu_context *ctx, gpu_ptr dst, const void *src, size_t bytes,
 			   gpu_stream *s, rt_error *err)
 {

@@ -60,6 +60,10 @@ rt_status gpu_alloc(gpu_context *ctx, size_t bytes, gpu_ptr *ptr, rt_error *err)
 void gpu_free(gpu_context *ctx, gpu_ptr ptr);
 rt_status gpu_upload(gpu_context *ctx, gpu_ptr dst, const void *src, size_t bytes, rt_error *err);
 rt_status gpu_download(gpu_context *ctx, void *dst, gpu_ptr src, size_t bytes, rt_error *err);
+/* gpu_alloc of bytes (at least 8, so that an empty array has an address),
+ * filled from src unless src is NULL. */
+rt_status gpu_alloc_upload(gpu_context *ctx, const void *src, size_t bytes, gpu_ptr *ptr,
+			  rt_error *err);
 rt_status gpu_memset32(gpu_context *ctx, gpu_ptr dst, unsigned value, size_t count, rt_error *err);
 /* Async forms on a stream (NULL = default stream); host memory should be pinned. */
 rt_status gpu_upload_async(gpu_context *ctx, gpu_ptr dst, const void *src, size_t bytes,

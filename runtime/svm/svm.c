@@ -363,8 +363,10 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		st = RT_ERR_SYSTEM;
 		goto done;
 	}
-	if ((st = svm_accuracy(&m, &job.train, pred, &train_acc, err)) != RT_OK ||
-	    (job.test.n && (st = svm_accuracy(&m, &job.test, pred, &test_acc, err)) != RT_OK) ||
+	int where = !job.params.gpu ? SVM_PREDICT_CPU
+		    : opt->backend == RT_BACKEND_GPU ? SVM_PREDICT_GPU : SVM_PREDICT_GPU_OR_CPU;
+	if ((st = svm_predict_all(&m, &job.train, where, pred, &train_acc, err)) != RT_OK ||
+	    (job.test.n && (st = svm_predict_all(&m, &job.test, where, pred, &test_acc, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK)
 		goto done;

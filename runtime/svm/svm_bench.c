@@ -276,9 +276,10 @@ static rt_status ours(const bench_item *it, const svm_params *p, bench_row *r, r
 	r->nsv = m.total_sv;
 	r->test_acc = NAN;
 	pred = rt_malloc((size_t)n * sizeof *pred + 1, err);
-	st = pred ? svm_accuracy(&m, &it->train, pred, &r->acc, err) : RT_ERR_SYSTEM;
+	int where = p->gpu ? SVM_PREDICT_GPU : SVM_PREDICT_CPU;
+	st = pred ? svm_predict_all(&m, &it->train, where, pred, &r->acc, err) : RT_ERR_SYSTEM;
 	if (st == RT_OK && it->test.n)
-		st = svm_accuracy(&m, &it->test, pred, &r->test_acc, err);
+		st = svm_predict_all(&m, &it->test, where, pred, &r->test_acc, err);
 	free(pred);
 	svm_model_free(&m);
 	return st;

@@ -50,7 +50,9 @@ static const char usage_predict[] =
 	"line to OUT (atomically) and prints the accuracy as LIBSVM's svm-predict.\n"
 	"\n"
 	"options: -b 0 (probability estimates are not supported), -q quiet,\n"
-	"         --threads N\n";
+	"         --backend auto|cpu|gpu  where to predict (default auto: the GPU\n"
+	"                                 when there is one, else the CPU)\n"
+	"         --threads N             CPU threads (default: all cores)\n";
 
 static const char usage_grid[] =
 	"usage: evoforge svm-grid [options] DATA\n"
@@ -381,14 +383,27 @@ static rt_status widen_model(svm_model *m, int nfeat, rt_error *err)
 	return RT_OK;
 }
 
-/* Predicts d with m, writes the labels to out, prints the accuracy. */
-static rt_status predict_write(const svm_model *m, const svm_data *d, const char *out,
+/* Where svm-predict predicts (enum svm_predict_where): --backend cpu the
+ * CPU, gpu the GPU, auto the GPU when there is one (a failure there: the
+ * CPU after one warning). */
+static rt_status predict_where(const cli_common *c, int *where, rt_error *err)
+{
+	rt_backend chosen = RT_BACKEND_CPU;
+	if (c->backend != RT_BACKEND_CPU)
+		TRY(rt_backend_select(c->backend, &chosen, NULL, err));
+	*where = chosen != RT_BACKEND_GPU ? SVM_PREDICT_CPU
+		 : c->backend == RT_BACKEND_GPU ? SVM_PREDICT_GPU : SVM_PREDICT_GPU_OR_CPU;
+	return RT_OK;
+}
+
+/* Predicts d with m where says, writes the labels to out, prints the accuracy. */
+static rt_status predict_write(const svm_model *m, const svm_data *d, int where, const char *out,
 			       rt_error *err)
 {
 	double *pred = rt_malloc((size_t)d->n * sizeof *pred + 1, err), acc;
 	long right = 0;
 	rt_buf b;
-	rt_status st = pred ? svm_accuracy(m, d, pred, &acc, err) : RT_ERR_SYSTEM;
+	rt_status st = pred ? svm_predict_all(m, d, where, pred, &acc, err) : RT_ERR_SYSTEM;
 	memset(&b, 0, sizeof b);
 	for (long i = 0; st == RT_OK && i < d->n; i++) {
 		rt_buf_printf(&b, "%.17g\n", pred[i]);
@@ -410,6 +425,7 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 	cli_common c;
 	svm_model m;
 	rt_status st;
+	int where;
 	(void)opt;
 	TRY(parse_args("svm-predict", argc, argv, predict_flag, NULL, 3, &c, err));
 	if (c.help)
@@ -418,13 +434,15 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 		return rt_fail(err, RT_ERR_INPUT, "svm-predict: expected DATA MODEL OUT, got %d file "
 			       "name%s (see evoforge help svm-predict)", c.npos, c.npos == 1 ? "" : "s");
 	TRY(setup(&c, NULL, err));
+	TRY(predict_where(&c, &where, err));
 	TRY(svm_model_read(c.pos[1], &m, err));
-	st = svm_predict_file(&m, c.pos[0], c.pos[2], err);
+	st = svm_predict_file(&m, c.pos[0], where, c.pos[2], err);
 	svm_model_free(&m);
 	return st;
 }
 
-rt_status svm_predict_file(svm_model *m, const char *data, const char *out, rt_error *err)
+rt_status svm_predict_file(svm_model *m, const char *data, int where, const char *out,
+			   rt_error *err)
 {
 	svm_data d;
 	svm_load_options o = svm_load_defaults();
@@ -432,7 +450,7 @@ rt_status svm_predict_file(svm_model *m, const char *data, const char *out, rt_e
 	if (st == RT_OK) {
 		st = widen_model(m, d.nfeat, err);
 		if (st == RT_OK)
-			st = predict_write(m, &d, out, err);
+			st = predict_write(m, &d, where, out, err);
 		svm_data_free(&d);
 	}
 	return st;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "gpu.h"
 #include "log.h"
 #include "rng.h"
 #include "svm_impl.h"
@@ -201,20 +202,56 @@ static void run_job(cv_run *r, cv_job *job)
 	svm_data_free(&t);
 }
 
-/* The GPU's way: every fold's training set once, every (cell, fold) model
- * trained at once (svm_train_many), then the folds predicted on the pool. */
-typedef struct gpu_cv {
-	cv_run *r;
-	svm_model *m;
-	double *single;
-} gpu_cv;
-
-static void predict_body(void *ctx, long begin, long end, int thread)
+/* The points of fold f, in plan order, as their own data set. */
+static rt_status fold_test_set(const cv_plan *pl, int f, svm_data *q, rt_error *err)
 {
-	gpu_cv *g = ctx;
-	(void)thread;
-	for (long j = begin; j < end; j++)
-		predict_fold(g->r, &g->r->jobs[j], g->m[j].nr_class ? &g->m[j] : NULL, g->single[j]);
+	const svm_data *d = pl->d;
+	long from = pl->start[f], n = pl->start[f + 1] - from;
+	if (svm_data_alloc(q, n, d->nfeat, err) != RT_OK)
+		return RT_ERR_SYSTEM;
+	for (long k = 0; k < n; k++) {
+		long i = pl->order[from + k];
+		memcpy(q->x + (size_t)k * d->nfeat, d->x + (size_t)i * d->nfeat,
+		       (size_t)d->nfeat * sizeof *q->x);
+		q->y[k] = d->y[i];
+	}
+	return RT_OK;
+}
+
+/* The GPU's way to predict: per fold its points once, per job the fold
+ * predicted on the GPU by the job's model (the CPU after one warning when
+ * the GPU fails); a job without a model predicts its one label (or NAN). */
+static rt_status predict_folds_gpu(cv_run *r, long njobs, const svm_model *m,
+				   const double *single, rt_error *err)
+{
+	const cv_plan *pl = r->plan;
+	svm_data q;
+	double *pred = rt_malloc((size_t)pl->d->n * sizeof *pred + 1, err);
+	rt_status st = pred ? RT_OK : RT_ERR_SYSTEM;
+	gpu_context *keep = NULL;   /* the device's context alive from model to model */
+	rt_error why;
+	if (gpu_open(&why) == RT_OK)
+		(void)gpu_context_open(0, &keep, &why);   /* without it: svm_predict_all says why */
+	for (int f = 0; st == RT_OK && f < pl->folds; f++) {
+		if ((st = fold_test_set(pl, f, &q, err)) != RT_OK)
+			break;
+		for (long j = f; st == RT_OK && j < njobs; j += pl->folds) {   /* jobs of fold f */
+			cv_job *job = &r->jobs[j];
+			if (m[j].nr_class)
+				st = svm_predict_all(&m[j], &q, SVM_PREDICT_GPU_OR_CPU, pred, NULL, err);
+			for (long k = 0; st == RT_OK && k < q.n; k++) {
+				double label = m[j].nr_class ? pred[k] : single[j];
+				job->right += label == q.y[k];
+				if (r->pred && job->cell == 0)
+					r->pred[pl->order[pl->start[f] + k]] = label;
+			}
+		}
+		svm_data_free(&q);
+	}
+	if (keep)
+		gpu_context_close(keep);
+	free(pred);
+	return st;
 }
 
 /* The folds' training sets t[f] and where their points come from. */
@@ -229,6 +266,8 @@ static rt_status fold_sets(const cv_plan *pl, svm_data *t, svm_subset *from, rt_
 	return st;
 }
 
+/* The GPU's way: every fold's training set once, every (cell, fold) model
+ * trained at once (svm_train_many), then the folds predicted (GPU too). */
 static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 {
 	const cv_plan *pl = r->plan;
@@ -262,8 +301,7 @@ static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 				sum += m[j].iterations;
 			}
 		t1 = rt_now();
-		gpu_cv g = { r, m, single };
-		st = cpu_parallel_for(njobs, 1, predict_body, &g, err);
+		st = predict_folds_gpu(r, njobs, m, single, err);
 		rt_info("svm (GPU): %ld models trained in %.2f s (iterations: most %ld, all %ld), "
 			"folds predicted in %.2f s", ntrain, t1 - t0, most, sum, rt_now() - t1);
 		for (long j = 0; j < njobs; j++)

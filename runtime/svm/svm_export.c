@@ -48,18 +48,32 @@ rt_status svm_export_result(const rt_jval *doc, const char *path, const rt_optio
 	return st;
 }
 
+/* Where eval predicts: --backend cpu the CPU, gpu the GPU, auto the GPU when
+ * one answers (a failure there: the CPU after one warning). */
+static int eval_where(const rt_options *opt)
+{
+	rt_backend chosen = RT_BACKEND_CPU;
+	rt_error why;
+	if (opt->backend == RT_BACKEND_CPU)
+		return SVM_PREDICT_CPU;
+	if (opt->backend == RT_BACKEND_GPU)
+		return SVM_PREDICT_GPU;
+	if (rt_backend_select(opt->backend, &chosen, NULL, &why) != RT_OK || chosen != RT_BACKEND_GPU)
+		return SVM_PREDICT_CPU;
+	return SVM_PREDICT_GPU_OR_CPU;
+}
+
 rt_status svm_eval_result(const rt_jval *doc, const char *path, const char *data, const char *out,
 			  const rt_options *opt, rt_error *err)
 {
 	svm_model m;
 	const char *name;
 	rt_status st;
-	(void)opt;
 	if (!out)
 		return rt_fail(err, RT_ERR_INPUT, "eval: kind svm writes its labels to a file: "
 			       "expected -o OUT");
 	if ((st = run_model(doc, path, &m, &name, err)) == RT_OK)
-		st = svm_predict_file(&m, data, out, err);
+		st = svm_predict_file(&m, data, eval_where(opt), out, err);
 	svm_model_free(&m);
 	return st;
 }

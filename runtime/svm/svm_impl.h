@@ -215,13 +215,37 @@ rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const
 			 int count, svm_model *m, rt_error *err);
 /* Trains a C-SVC model (one-vs-one as LIBSVM for more than two classes). */
 rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_error *err);
-/* Predicted label of one dense point (votes, ties to the lower class index). */
-double svm_predict(const svm_model *m, const float *x, int nfeat);
 void svm_model_free(svm_model *m);
-/* Predictions for every point of d (pred[n], on the thread pool) and the
- * fraction right. */
-rt_status svm_accuracy(const svm_model *m, const svm_data *d, double *pred, double *acc,
-		       rt_error *err);
+
+/* ---- prediction (svm_predict.c, templates/svm/svm_predict.cu) ---- */
+
+/* Predicted label of one dense point (votes, ties to the lower class index;
+ * NAN out of memory or for more than 256 classes). */
+double svm_predict(const svm_model *m, const float *x, int nfeat);
+
+/* Batched:
+ * The same labels as svm_predict; decision values dec[i * k(k-1)/2 + p]
+ * (LIBSVM's order of pairs; dec may be NULL): the CPU's bit for bit; the
+ * GPU's the same dot products and sums, kernel values apart only where the
+ * device's exp/tanh differ (an ulp or two), so within 1e-9 max(1, |value|)
+ * (what svm_predict_driver checks). */
+
+/* Where svm_predict_all predicts: the CPU, the GPU (its errors returned), or
+ * the GPU with the CPU after one warning when the GPU fails. */
+enum svm_predict_where { SVM_PREDICT_CPU = 0, SVM_PREDICT_GPU = 1, SVM_PREDICT_GPU_OR_CPU = 2 };
+/* Every point of d on the thread pool, |sv|^2 computed once per model. */
+rt_status svm_predict_batch_cpu(const svm_model *m, const svm_data *d, double *pred, double *dec,
+				rt_error *err);
+/* Every point of d on device 0, in batches sized to the free memory (at
+ * most 2 to 256 classes, 4.19M support vectors). */
+rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, double *dec,
+			  rt_error *err);
+/* The generated CUDA source of the prediction kernels comparing nfeat features. */
+rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src, rt_error *err);
+/* pred[n] for every point of d, where enum svm_predict_where says, and the
+ * fraction right (acc may be NULL). */
+rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
+			  double *acc, rt_error *err);
 
 /* LIBSVM's model-file format ("svm_type c_svc", "kernel_type rbf", ...,
  * "SV", then one line per support vector: the nr_class - 1 coefficients
@@ -277,9 +301,10 @@ rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err)
 rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err);
 
 /* svm-predict's work (svm_cli.c): m (widened to the data's features) on
- * the points of data (LIBSVM or CSV), their labels to out, the accuracy
- * printed. */
-rt_status svm_predict_file(svm_model *m, const char *data, const char *out, rt_error *err);
+ * the points of data (LIBSVM or CSV) where enum svm_predict_where says, their
+ * labels to out, the accuracy printed. */
+rt_status svm_predict_file(svm_model *m, const char *data, int where, const char *out,
+			   rt_error *err);
 /* The commands svm-train, svm-predict and svm-grid (svm_cli.c). */
 extern const rt_kind_command svm_commands[];
 

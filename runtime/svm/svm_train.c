@@ -289,46 +289,6 @@ rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_err
 	return svm_train_many(&d, NULL, p, 1, m, err);
 }
 
-double svm_predict(const svm_model *m, const float *x, int nfeat)
-{
-	int k = m->nr_class, best = 0, n = nfeat < m->nfeat ? nfeat : m->nfeat;
-	long start = 0;
-	double sqx = 0, *kv = malloc((size_t)(m->total_sv ? m->total_sv : 1) * sizeof *kv);
-	int votes[256] = { 0 };
-	long cstart[257];
-	if (!kv || k > 256)
-		return NAN;
-	for (int f = 0; f < n; f++)
-		sqx += (double)x[f] * x[f];
-	for (long s = 0; s < m->total_sv; s++) {
-		const float *v = m->sv + (size_t)s * m->nfeat;
-		double sqv = 0;
-		for (int f = 0; f < m->nfeat; f++)
-			sqv += (double)v[f] * v[f];
-		kv[s] = svm_kernel(&m->kernel, x, v, n, sqx, sqv);
-	}
-	for (int c = 0; c < k; c++) {
-		cstart[c] = start;
-		start += m->nsv[c];
-	}
-	for (int a = 0, p = 0; a < k; a++)
-		for (int b = a + 1; b < k; b++, p++) {
-			double sum = 0;
-			const double *c1 = m->sv_coef + (size_t)(b - 1) * m->total_sv;
-			const double *c2 = m->sv_coef + (size_t)a * m->total_sv;
-			for (long s = 0; s < m->nsv[a]; s++)
-				sum += c1[cstart[a] + s] * kv[cstart[a] + s];
-			for (long s = 0; s < m->nsv[b]; s++)
-				sum += c2[cstart[b] + s] * kv[cstart[b] + s];
-			votes[sum - m->rho[p] > 0 ? a : b]++;
-		}
-	for (int c = 1; c < k; c++)
-		if (votes[c] > votes[best])
-			best = c;
-	free(kv);
-	return m->label[best];
-}
-
 rt_status svm_data_alloc(svm_data *d, long n, int nfeat, rt_error *err)
 {
 	d->n = n;
@@ -360,32 +320,4 @@ void svm_data_free(svm_data *d)
 	free(d->y);
 	d->x = NULL;
 	d->y = NULL;
-}
-
-typedef struct accuracy_ctx {
-	const svm_model *m;
-	const svm_data *d;
-	double *pred;
-} accuracy_ctx;
-
-static void accuracy_body(void *ctx, long begin, long end, int thread)
-{
-	accuracy_ctx *a = ctx;
-	(void)thread;
-	for (long i = begin; i < end; i++)
-		a->pred[i] = svm_predict(a->m, a->d->x + (size_t)i * a->d->nfeat, a->d->nfeat);
-}
-
-rt_status svm_accuracy(const svm_model *m, const svm_data *d, double *pred, double *acc,
-		       rt_error *err)
-{
-	accuracy_ctx a = { m, d, pred };
-	long right = 0;
-	rt_status st = cpu_parallel_for(d->n, 64, accuracy_body, &a, err);
-	if (st != RT_OK)
-		return st;
-	for (long i = 0; i < d->n; i++)
-		right += pred[i] == d->y[i];
-	*acc = d->n ? (double)right / d->n : NAN;
-	return RT_OK;
 }

@@ -1,5 +1,5 @@
 /* svm_core.h: the kernel functions of kind `svm` (LIBSVM's definitions),
- * shared by the CPU solver and, later, the generated CUDA kernels:
+ * shared by the CPU solver, prediction and the generated CUDA kernels:
  *   linear      u.v
  *   polynomial  (gamma u.v + coef0)^degree
  *   rbf         exp(-gamma |u - v|^2)
@@ -30,13 +30,9 @@ RT_HD double svm_powi(double base, int times)
 	return ret;
 }
 
-/* K(u, v) for dense vectors of n features; sq_u, sq_v: |u|^2, |v|^2 (RBF). */
-RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float *v, int n,
-			double sq_u, double sq_v)
+/* K(u, v) from the dot product u.v and sq_u, sq_v: |u|^2, |v|^2 (RBF). */
+RT_HD double svm_kernel_dot(const svm_kernel_params *k, double dot, double sq_u, double sq_v)
 {
-	double dot = 0.0;
-	for (int i = 0; i < n; i++)
-		dot += (double)u[i] * (double)v[i];
 	switch (k->type) {
 	case SVM_LINEAR:
 		return dot;
@@ -47,6 +43,52 @@ RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float 
 	default:
 		return tanh(k->gamma * dot + k->coef0);
 	}
+}
+
+/* K(u, v) for dense vectors of n features (the dot product in feature
+ * order); sq_u, sq_v: |u|^2, |v|^2 (RBF). */
+RT_HD double svm_kernel(const svm_kernel_params *k, const float *u, const float *v, int n,
+			double sq_u, double sq_v)
+{
+	double dot = 0.0;
+	for (int i = 0; i < n; i++)
+		dot += (double)u[i] * (double)v[i];
+	return svm_kernel_dot(k, dot, sq_u, sq_v);
+}
+
+/* The one-vs-one decision value of classes a < b for one point (LIBSVM's
+ * order): coef * K summed over class a's support vectors (coefficient
+ * column b - 1) then class b's (column a), in SV order, minus rho.
+ * coef: the model's sv_coef (total_sv per column); kv[s * kv_stride]: the
+ * point's kernel values; a0, na / b0, nb: the classes' first SV and count. */
+RT_HD double svm_decision(const double *coef, long total_sv, const double *kv, long kv_stride,
+			  int a, long a0, long na, int b, long b0, long nb, double rho)
+{
+	const double *c1 = coef + (long)(b - 1) * total_sv, *c2 = coef + (long)a * total_sv;
+	double sum = 0.0;
+	for (long s = a0; s < a0 + na; s++)
+		sum += c1[s] * kv[s * kv_stride];
+	for (long s = b0; s < b0 + nb; s++)
+		sum += c2[s] * kv[s * kv_stride];
+	return sum - rho;
+}
+
+/* One-vs-one voting over the k(k-1)/2 decision values dec[p * stride]
+ * (pairs (a, b), a < b, in order; a wins a value > 0): the class with the
+ * most votes, ties to the lower index. votes[c * vstride] (k <= 256 counts,
+ * zeroed here) is the caller's room. */
+RT_HD int svm_vote(const double *dec, long stride, int k, unsigned char *votes, int vstride)
+{
+	int best = 0;
+	for (int c = 0; c < k; c++)
+		votes[c * vstride] = 0;
+	for (int a = 0, p = 0; a < k; a++)
+		for (int b = a + 1; b < k; b++, p++)
+			votes[(dec[(long)p * stride] > 0 ? a : b) * vstride]++;
+	for (int c = 1; c < k; c++)
+		if (votes[c * vstride] > votes[best * vstride])
+			best = c;
+	return best;
 }
 
 /* LIBSVM's WSS2 gain of pairing i with candidate t (the objective decrease,

@@ -69,7 +69,7 @@ static double accuracy(const svm_model *m, const svm_data *d)
 {
 	double *pred = malloc((size_t)d->n * sizeof *pred), acc = NAN;
 	rt_error err;
-	if (pred && svm_accuracy(m, d, pred, &acc, &err) != RT_OK)
+	if (pred && svm_predict_all(m, d, SVM_PREDICT_CPU, pred, &acc, &err) != RT_OK)
 		acc = NAN;
 	free(pred);
 	return acc;

@@ -176,7 +176,7 @@ static void compare_commands(const char *data, const char *flags)
 	}
 	assert_int_equal(ours.total, theirs.total);
 	/* the same model read by both predictors gives the same labels and line */
-	assert_int_equal(run("EVO svm-predict %s ours.model ours.pred", data), 0);
+	assert_int_equal(run("EVO svm-predict --backend cpu %s ours.model ours.pred", data), 0);
 	snprintf(acc_ours, sizeof acc_ours, "%.200s", output());
 	assert_int_equal(run("svm-predict %s ours.model lib-ours.pred", data), 0);
 	snprintf(acc_theirs, sizeof acc_theirs, "%.200s", output());
@@ -250,8 +250,28 @@ static void default_model_name(void **state)
 	assert_string_equal(output(), "");
 	snprintf(path, sizeof path, "%s/named.txt.model", tmpdir);
 	assert_int_equal(access(path, R_OK), 0);
-	assert_int_equal(run("EVO svm-predict -q named.txt named.txt.model named.out"), 0);
+	assert_int_equal(run("EVO svm-predict --backend cpu -q named.txt named.txt.model named.out"), 0);
 	assert_string_equal(output(), "");
+}
+
+/* svm-predict --backend: with no GPU (a missing libcuda) auto predicts on
+ * the CPU after one warning, the same labels; gpu fails and says why. */
+static void predict_backends(void **state)
+{
+	long n;
+	(void)state;
+	make_blobs("back.txt", 90, 3, 3, 1.5, 9);
+	assert_int_equal(run("EVO svm-train --backend cpu -q back.txt back.model"), 0);
+	assert_int_equal(run("EVO svm-predict --backend cpu back.txt back.model cpu.pred"), 0);
+	setenv("EVOFORGE_LIBCUDA", "/nonexistent/libcuda.so", 1);   /* run() passes it on */
+	assert_int_equal(run("EVO svm-predict back.txt back.model auto.pred"), 0);
+	expect_output("running on the CPU");
+	expect_output("Accuracy = ");
+	assert_int_equal(differ("cpu.pred", "auto.pred", &n), 0);
+	assert_int_equal(n, 90);
+	assert_int_not_equal(run("EVO svm-predict --backend gpu back.txt back.model gpu.pred"), 0);
+	expect_output("--backend gpu");
+	unsetenv("EVOFORGE_LIBCUDA");
 }
 
 static void bad_flags_exit_2(void **state)
@@ -428,6 +448,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sonar_matches_libsvm),
 		cmocka_unit_test(cross_validation_close_to_libsvm),
 		cmocka_unit_test(default_model_name),
+		cmocka_unit_test(predict_backends),
 		cmocka_unit_test(bad_flags_exit_2),
 		cmocka_unit_test(grid_search),
 		cmocka_unit_test(cross_validation_api),
