@@ -30,6 +30,11 @@ typedef struct rt_kind_command {
 	rt_status (*fn)(int argc, char **argv, const rt_options *opt, rt_error *err);
 } rt_kind_command;
 
+/* Receives one kernel compile a GPU run may make (`evoforge build`): the
+ * arguments nvrtc_compile will get, less the arch. */
+typedef rt_status (*rt_kernel_emit)(void *ctx, const char *name, const char *source,
+				    const char *const *options, int noptions, rt_error *err);
+
 typedef struct rt_kind {
 	const char *name;
 	const char *summary;
@@ -46,6 +51,11 @@ typedef struct rt_kind {
 	/* Tuning (`evoforge tune`, runtime/tune.h): the kind's pure-speed
 	 * parameters, how to prune and time a configuration; NULL: none. */
 	const struct rt_tune_kind *tune;
+	/* Build (`evoforge build`, runtime/build.h): calls emit for every kernel
+	 * compile a GPU run of spec may make on a device like info (its arch
+	 * and shared memory sizes); NULL: the kind cannot be built yet. */
+	rt_status (*kernels)(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			     rt_kernel_emit emit, void *ctx, rt_error *err);
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

@@ -536,4 +536,5 @@ const rt_kind gp_kind = {
 	gp_bench_help,
 	NULL,
 	&gp_tune_kind,
+	gp_build_kernels,
 };

@@ -304,4 +304,5 @@ const rt_kind mbp_kind = {
 	"batch, mini-batch or online, many networks at once",
 	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
 	NULL,   /* tune: no tunable parameters yet */
+	NULL,   /* kernels: evoforge build does not list them yet */
 };
