@@ -195,3 +195,56 @@ rt_status kcache_put(uint64_t key, const void *data, size_t size, rt_error *err)
 		unlink(tmp);
 	return st;
 }
+
+/* ---- prebuilt cubins ------------------------------------------------------ */
+
+/* Set once at start-up by the built program's main, before any thread runs. */
+static const rt_built_kernel *prebuilt;
+static int nprebuilt;
+
+uint64_t kcache_prebuilt_key(const char *name, const char *source, const char *arch,
+			     const char *const *options, int noptions)
+{
+	uint64_t h = kcache_key(source, arch, options, noptions, 0, 0);
+	h = hash_str(h, "prebuilt");
+	return hash_str(h, name);
+}
+
+void kcache_prebuilt_register(const rt_built_kernel *table, int n)
+{
+	prebuilt = n > 0 ? table : NULL;
+	nprebuilt = n > 0 && table ? n : 0;
+}
+
+const rt_built_kernel *kcache_prebuilt_find(uint64_t key, const char *name, const char *arch)
+{
+	for (int i = 0; i < nprebuilt; i++) {
+		const rt_built_kernel *k = &prebuilt[i];
+		if (k->key == key && !strcmp(k->name, name) && !strcmp(k->arch, arch) &&
+		    k->end > k->cubin)
+			return k;
+	}
+	return NULL;
+}
+
+int kcache_prebuilt_count(void)
+{
+	return nprebuilt;
+}
+
+const char *kcache_prebuilt_archs(char *buf, int size)
+{
+	int len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < nprebuilt; i++) {
+		int seen = 0;
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(prebuilt[j].arch, prebuilt[i].arch);
+		if (!seen && len < size)
+			len += snprintf(buf + len, (size_t)(size - len), "%s%s", len ? "," : "",
+					prebuilt[i].arch);
+	}
+	if (!buf[0])
+		snprintf(buf, (size_t)size, "none");
+	return buf;
+}

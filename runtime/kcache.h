@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "built.h"
 #include "error.h"
 
 /* The cache folder (created if missing). */
@@ -28,5 +29,23 @@ uint64_t kcache_fnv1a(uint64_t h, const void *data, size_t n);
 #define KCACHE_FNV_OFFSET 0xcbf29ce484222325ULL
 /* Path of the entry for key (the cache folder is created if missing). */
 rt_status kcache_path(uint64_t key, char *out, int size, rt_error *err);
+
+/* ---- prebuilt cubins (`evoforge build`, runtime/built.h) ----
+ * A built program registers the cubins it embeds; nvrtc_compile looks a
+ * compile up here first, so such a program needs no NVRTC. The key leaves
+ * the NVRTC version out: the cubin was made once, ahead of time. */
+
+/* Key of a compile as nvrtc_compile is called (name, source, arch, the
+ * caller's options), for the table of prebuilt cubins. */
+uint64_t kcache_prebuilt_key(const char *name, const char *source, const char *arch,
+			     const char *const *options, int noptions);
+/* Makes table[0..n) the prebuilt cubins (not copied; NULL/0: none). */
+void kcache_prebuilt_register(const rt_built_kernel *table, int n);
+/* The entry for (key, name, arch), or NULL. */
+const rt_built_kernel *kcache_prebuilt_find(uint64_t key, const char *name, const char *arch);
+/* Number of registered entries (0: this is not a built program). */
+int kcache_prebuilt_count(void);
+/* The archs the registered entries cover, "sm_80,sm_90" (or "none"). */
+const char *kcache_prebuilt_archs(char *buf, int size);
 
 #endif

@@ -32,6 +32,11 @@ typedef struct rt_kind_command {
 	rt_status (*fn)(int argc, char **argv, const rt_options *opt, rt_error *err);
 } rt_kind_command;
 
+/* Receives one kernel compile a GPU run may make (`evoforge build`): the
+ * arguments nvrtc_compile will get, less the arch. */
+typedef rt_status (*rt_kernel_emit)(void *ctx, const char *name, const char *source,
+				    const char *const *options, int noptions, rt_error *err);
+
 typedef struct rt_kind {
 	const char *name;
 	const char *summary;
@@ -60,6 +65,11 @@ typedef struct rt_kind {
 	rt_status (*eval_result)(const struct rt_jval *result, const char *result_path,
 				 const char *data, const char *out, const rt_options *opt,
 				 rt_error *err);
+	/* Build (`evoforge build`, runtime/build.h): calls emit for every kernel
+	 * compile a GPU run of spec may make on a device like info (its arch
+	 * and shared memory sizes); NULL: the kind cannot be built yet. */
+	rt_status (*kernels)(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			     rt_kernel_emit emit, void *ctx, rt_error *err);
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

@@ -1,4 +1,4 @@
-/* main.c: the evoforge command-line program: run, gen, bench, info, and the
+/* main.c: the evoforge command-line program: run, gen, bench, info, tune, build and the
  * commands the kinds add (rt_kind.commands, e.g. svm-train). */
 #include <errno.h>
 #include <getopt.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "build.h"
 #include "cpu.h"
 #include "export.h"
 #include "gen.h"
@@ -36,6 +37,8 @@ static const char usage_main[] =
 	"  export RESULT -o DIR write a run's best solution (RESULT: its result.json)\n"
 	"                       as deployable files (GP: standalone C and an evaluator)\n"
 	"  eval RESULT DATA     a run's best solution on DATA.csv, one prediction a row\n"
+	"  build SPEC -o DIR    write and build a program for SPEC alone, its kernels\n"
+	"                       compiled ahead of time (evoforge help build)\n"
 	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
 	"                       run the GPU smoke test against the CPU)\n"
 	"  help [COMMAND]       help for a command\n"
@@ -49,8 +52,9 @@ static const char usage_main[] =
 	"  --set SECTION.KEY=VALUE  override a spec value (repeatable)\n"
 	"  --generations N          shorthand for --set <kind>.generations=N\n"
 	"  --population N           shorthand for --set <kind>.population=N\n"
-	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90)\n"
-	"  --no-tune                run: ignore the tuning database (evoforge help tune)\n"
+	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90);\n"
+	"                           build: a comma-separated list\n"
+	"  --no-tune                run, build: ignore the tuning database (evoforge help tune)\n"
 	"\n"
 	"Exit status: 0 success, 2 bad input (spec, data, arguments), 1 other errors.\n";
 
@@ -90,6 +94,20 @@ static const char usage_tune[] =
 	"evoforge versions; `run` applies it and says \"tuned configuration: ...\"\n"
 	"(--no-tune: it does not; --set and --threads win over it). An entry\n"
 	"already there is kept unless --retune.\n";
+
+static const char usage_build[] =
+	"usage: evoforge build [options] SPEC -o DIR [--arch sm_80,sm_90]\n"
+	"\n"
+	"Writes a problem-specific program for SPEC into DIR: DIR/NAME.c (the spec,\n"
+	"its overrides -- --set and the tuned configuration unless --no-tune -- and\n"
+	"the table of cubins), the GPU kernels a run may compile, compiled here with\n"
+	"NVRTC for each --arch (default " RT_DEFAULT_ARCH ") into DIR/kernels/ and embedded,\n"
+	"the kind's generated sources in DIR/gen/, a copy of libevoforge.a and a\n"
+	"build.ninja; then builds DIR/NAME with ninja when ninja is on PATH (else\n"
+	"says so and exits 0). `DIR/NAME run [--seed N] [--generations N] [-o DIR]\n"
+	"[--backend B]` gives the results `evoforge run SPEC` gives, without NVRTC\n"
+	"on a GPU of a built arch; `DIR/NAME run --startup-time` times its start-up.\n"
+	"Kinds: gp and de.\n";
 
 static const char usage_info[] =
 	"usage: evoforge info [--check]\n"
@@ -334,6 +352,27 @@ static rt_status cmd_gen(int argc, char **argv, cli *c, rt_error *err)
 	return st;
 }
 
+static rt_status cmd_build(int argc, char **argv, cli *c, rt_error *err)
+{
+	rt_spec spec;
+	const rt_kind *kind;
+	rt_build_cli bc = { c->opt.arch };
+	rt_status st;
+	if (c->help)
+		return (fputs(usage_build, stdout), RT_OK);
+	if (argc - optind != 1 || !c->opt.outdir)
+		return rt_fail(err, RT_ERR_INPUT, "build: expected SPEC and -o DIR (see evoforge help "
+			       "build)");
+	if ((st = load_spec(argv[optind], c, &spec, &kind, err)) != RT_OK)
+		return st;
+	if (!c->no_tune)
+		st = rt_tune_apply(kind, &spec, &c->opt, err);
+	if (st == RT_OK)
+		st = rt_build_command(kind, &spec, &c->opt, &bc, err);
+	rt_spec_free(&spec);
+	return st;
+}
+
 static rt_status cmd_bench(int argc, char **argv, cli *c, rt_error *err)
 {
 	const rt_kind *kind;
@@ -501,6 +540,7 @@ int main(int argc, char **argv)
 		{"tune", cmd_tune, usage_tune},
 		{"export", cmd_export, usage_export},
 		{"eval", cmd_eval, usage_eval},
+		{"build", cmd_build, usage_build},
 	};
 	cli c;
 	rt_error err = {0};

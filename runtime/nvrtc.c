@@ -345,6 +345,51 @@ done:
 	return st;
 }
 
+/* In a built program (runtime/built.h): *found = 1 and out = the embedded
+ * cubin for this compile. Without one, RT_OK and *found = 0 when NVRTC is
+ * there to compile it (said once), else an error naming what the program
+ * was built for. */
+static rt_status compile_prebuilt(const char *name, const char *source, const char *arch,
+				  const char *const *options, int noptions, nvrtc_output *out,
+				  int *found, rt_error *err)
+{
+	uint64_t key = kcache_prebuilt_key(name, source, arch, options, noptions);
+	const rt_built_kernel *k = kcache_prebuilt_find(key, name, arch);
+	char archs[128];
+	rt_error e;
+	static int warned;
+	*found = 0;
+	if (k) {
+		size_t n = (size_t)(k->end - k->cubin), nlog = k->log ? strlen(k->log) : 0;
+		if (!(out->cubin = rt_malloc(n, err)) || !(out->log = rt_malloc(nlog + 1, err))) {
+			nvrtc_output_free(out);
+			return RT_ERR_SYSTEM;
+		}
+		memcpy(out->cubin, k->cubin, n);
+		memcpy(out->log, k->log ? k->log : "", nlog + 1);
+		out->size = n;
+		out->from_cache = 1;
+		*found = 1;
+		return RT_OK;
+	}
+	kcache_prebuilt_archs(archs, sizeof archs);
+	if (nvrtc_open(&e) != RT_OK)
+		return rt_fail(err, RT_ERR_NVRTC,
+			       "%s for %s: this program embeds no cubin for it (built for %s; a GPU "
+			       "of another architecture or shared memory size, or a kernel the build "
+			       "did not foresee) and NVRTC is not available to compile it (%s); "
+			       "rebuild with `evoforge build SPEC --arch %s`, or install NVRTC",
+			       name, arch, archs, e.msg, arch);
+	pthread_mutex_lock(&nvrtc_lock);
+	int first = !warned;
+	warned = 1;
+	pthread_mutex_unlock(&nvrtc_lock);
+	if (first)
+		rt_warn("%s for %s: no embedded cubin (built for %s): compiling with NVRTC", name,
+			arch, archs);
+	return RT_OK;
+}
+
 rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 			const char *const *options, int noptions, nvrtc_output *out, rt_error *err)
 {
@@ -362,6 +407,12 @@ rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 			       name, arch);
 	if (noptions < 0 || (noptions > 0 && !options))
 		return rt_fail(err, RT_ERR_INTERNAL, "nvrtc_compile: bad option list");
+	if (kcache_prebuilt_count() > 0) {
+		int found;
+		st = compile_prebuilt(name, source, arch, options, noptions, out, &found, err);
+		if (st != RT_OK || found)
+			return st;
+	}
 	if ((st = nvrtc_version(&major, &minor, err)) != RT_OK)
 		return st;
 

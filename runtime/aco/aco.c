@@ -207,5 +207,6 @@ const rt_kind aco_kind = {
 	"MAX-MIN ant system for the symmetric TSP (TSPLIB instances or random cities)",
 	aco_run, aco_gen, aco_bench, aco_bench_help, NULL,
 	NULL,   /* tune: no tunable parameters yet */
-	aco_export_result, NULL
+	aco_export_result, NULL,
+	NULL,   /* kernels: evoforge build does not list them yet */
 };

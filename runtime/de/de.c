@@ -281,10 +281,30 @@ done:
 	return st;
 }
 
+/* `evoforge build` (rt_kind.kernels): the one module a GPU run compiles;
+ * its source depends on the device's shared memory, hence info. */
+static rt_status de_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			    rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	de_job job;
+	gen_source cu;
+	int shared, block, nopt;
+	const char *const *opts = de_gpu_nvrtc_options(&nopt);
+	rt_status st;
+	memset(&cu, 0, sizeof cu);
+	if ((st = de_job_from_spec(&job, spec, opt, err)) == RT_OK &&
+	    (st = de_gpu_source(&job, info, &cu, &shared, &block, err)) == RT_OK)
+		st = emit(ctx, cu.name, cu.text.data, opts, nopt, err);
+	gen_free(&cu);
+	de_job_free(&job);
+	return st;
+}
+
 const rt_kind de_kind = {
 	"de",
 	"differential evolution (DE/rand/1/bin, DE/best/1/bin) on test functions or a user objective",
 	de_run, de_gen, de_bench, de_bench_help, NULL,
 	&de_tune_kind,
-	de_export_result, NULL
+	de_export_result, NULL,
+	de_kernels,
 };

@@ -548,4 +548,5 @@ const rt_kind gp_kind = {
 	&gp_tune_kind,
 	gp_export_result,
 	gp_eval_result,
+	gp_build_kernels,
 };

@@ -86,6 +86,10 @@ rt_status gp_gen_render(const char *name, const unsigned char *use_ops, int fitn
 /* `evoforge gen` for kind gp: writes the specialised CPU interpreter and every
  * GPU interpreter variant (gp_gpu_gen_sources) into dir and prints their paths. */
 rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, rt_error *err);
+/* `evoforge build` for kind gp (rt_kind.kernels): the GPU interpreters a run
+ * of spec may compile (gp_gpu_kernels). */
+rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			   rt_kernel_emit emit, void *ctx, rt_error *err);
 
 /* `evoforge bench gp ...` (runtime/gp/gp_bench.c). */
 rt_status gp_bench_main(int argc, char **argv, const rt_options *opt, rt_error *err);

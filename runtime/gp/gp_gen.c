@@ -134,3 +134,19 @@ out_problem:
 	gp_problem_free(&p);
 	return st;
 }
+
+rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			   rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	gp_problem p;
+	gp_gpu_config cfg;
+	rt_status st;
+	(void)opt;
+	(void)info;   /* the interpreters do not depend on the device's sizes */
+	if ((st = gp_problem_load(spec, &p, err)) != RT_OK)
+		return st;
+	if ((st = gp_gpu_variant_parse(p.gpu_variant, &cfg, err)) == RT_OK)
+		st = gp_gpu_kernels(&p.cases, &p.fset, &cfg, &p.breed, emit, ctx, err);
+	gp_problem_free(&p);
+	return st;
+}

@@ -355,6 +355,36 @@ rt_status gp_gpu_gen_sources(const gp_cases *cases, const gp_fset *fs, const cha
 	return RT_OK;
 }
 
+rt_status gp_gpu_kernels(const gp_cases *cases, const gp_fset *fs, const gp_gpu_config *cfg,
+			 const gp_breed *br, rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	unsigned char use[GP_OP_COUNT];
+	int maxar = 1, bound;
+	rt_status st = config_check(cfg, err);
+	if (st != RT_OK)
+		return st;
+	ops_used(cases, fs, use);
+	for (int op = 0; op < GP_OP_COUNT; op++)
+		if (use[op] && op_rows[op].arity > maxar)
+			maxar = op_rows[op].arity;
+	/* A prefix program of depth D and arity a keeps at most (a-1)D+1 values
+	 * on its stack, never more than its size; one more for either depth
+	 * convention. gp_gpu_eval compiles 8, 16, 32 ... up to the need. */
+	bound = (maxar - 1) * br->max_depth + 2;
+	if (br->max_size > 0 && br->max_size < bound)
+		bound = br->max_size;
+	for (int d = cfg->stack ? cfg->stack : 8; st == RT_OK; d *= 2) {
+		gen_source src;
+		if ((st = render(cases, use, cfg, d, &src, err)) != RT_OK)
+			return st;
+		st = emit(ctx, src.name, src.text.data, gp_gpu_nvrtc_options, gp_gpu_nvrtc_noptions, err);
+		gen_free(&src);
+		if (cfg->stack || d >= bound || d * 2 > GP_GPU_MAX_STACK)
+			break;
+	}
+	return st;
+}
+
 /* ---- the evaluator ---------------------------------------------------------- */
 
 /* One population buffer: pinned host copy, device copy, results. */
@@ -544,8 +574,7 @@ rt_status gp_gpu_open(const gp_cases *cases, const gp_fset *fs, const gp_gpu_con
 			     "offsets", cases->ninputs, g->dstride);
 		goto fail;
 	}
-	if ((st = gpu_open(err)) != RT_OK || (st = nvrtc_open(err)) != RT_OK ||
-	    (st = gpu_device_info(0, &g->info, err)) != RT_OK)
+	if ((st = gpu_open(err)) != RT_OK || (st = gpu_device_info(0, &g->info, err)) != RT_OK)
 		goto fail;
 	gpu_arch_name(&g->info, g->arch, sizeof g->arch);
 	if ((st = gpu_context_open(0, &g->ctx, err)) != RT_OK ||

@@ -33,6 +33,7 @@
 #include "error.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
+#include "kinds.h"
 
 /* Largest relative MSE difference between the GPU and the CPU that
  * gp_gpu_check accepts. */
@@ -124,6 +125,11 @@ rt_status gp_gpu_render(const gp_cases *cases, const gp_fset *fs, const gp_gpu_c
 /* Writes the source of every variant (`evoforge gen`) into dir. */
 rt_status gp_gpu_gen_sources(const gp_cases *cases, const gp_fset *fs, const char *dir,
 			     rt_error *err);
+/* `evoforge build`: emits every interpreter a run with cfg may compile: the
+ * one stack depth cfg fixes, or 8, 16, 32 ... up to the deepest stack a
+ * program within br's max_depth and max_size can need. */
+rt_status gp_gpu_kernels(const gp_cases *cases, const gp_fset *fs, const gp_gpu_config *cfg,
+			 const gp_breed *br, rt_kernel_emit emit, void *ctx, rt_error *err);
 /* NVRTC options the interpreters are compiled with. */
 extern const char *const gp_gpu_nvrtc_options[];
 extern const int gp_gpu_nvrtc_noptions;

@@ -389,5 +389,6 @@ const rt_kind svm_kind = {
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
 	svm_run, NULL, svm_bench, svm_bench_help, svm_commands,
 	NULL,   /* tune: no tunable parameters yet */
-	svm_export_result, svm_eval_result
+	svm_export_result, svm_eval_result,
+	NULL,   /* kernels: evoforge build does not list them yet */
 };

@@ -1,0 +1,76 @@
+# test_build.sh: `evoforge build` on the CPU: sextic built for sm_80 and
+# sm_90 (NVRTC here) embeds cubins for both; the program runs without NVRTC
+# (EVOFORGE_LIBNVRTC=/nonexistent) and gives the result.json (timings aside)
+# and history of `evoforge run` for the same seed; a DE problem builds and
+# agrees too; errors: bad spec (exit 2, file:line), no ninja (exit 0, says
+# how), a kind that cannot be built, a bad --arch.
+# Usage: bash test_build.sh PATH/TO/evoforge
+source "$(dirname "$0")/lib.sh"
+evo=$1
+export EVOFORGE_CACHE="$cli_tmp/cache"
+dir="$cli_tmp/sextic-build"
+
+# result.json without its timing lines (seconds, rates, per-generation times).
+untimed() { grep -vE '_s"|_ms|seconds|gpops|per_second|evals_s|"date"' "$1"; }
+
+expect_exit 0 "build --help" "$evo" build --help
+expect_output "build --help shows usage" "usage: evoforge build"
+expect_exit 2 "build without -o" "$evo" build problems/sextic.ini
+expect_exit 0 "build sextic for sm_80,sm_90" "$evo" build problems/sextic.ini -o "$dir" --arch sm_80,sm_90
+expect_output "build says what it built" "kernels embedded for sm_80,sm_90"
+if [ -x "$dir/sextic" ]; then cli_ok "the binary exists"; else cli_fail "the binary exists" "no $dir/sextic"; fi
+for f in sextic.c kernels.S build.ninja sextic.ini include/evoforge_built.h lib/libevoforge.a gen/gp_gpu-lgp-fast-s8.cu; do
+	if [ -s "$dir/$f" ]; then cli_ok "DIR has $f"; else cli_fail "DIR has $f" "missing"; fi
+done
+
+expect_exit 0 "built info" env EVOFORGE_LIBNVRTC=/nonexistent "$dir/sextic" info
+expect_output "cubins for sm_80" "gp_gpu-lgp-fast-s8.cu                    sm_80"
+expect_output "cubins for sm_90" "gp_gpu-lgp-fast-s64.cu                   sm_90"
+expect_exit 0 "built --help" "$dir/sextic" --help
+expect_output "built --help shows usage" "run [--seed N] [--generations N]"
+expect_exit 2 "built run: bad option" "$dir/sextic" run --bogus
+expect_exit 2 "built run: bad seed" "$dir/sextic" run --seed x
+
+# The built program without NVRTC, from another folder, against evoforge run.
+expect_exit 0 "built run without NVRTC" env EVOFORGE_LIBNVRTC=/nonexistent sh -c \
+	"cd / && '$dir/sextic' run --backend cpu --seed 11 --generations 4 -o '$cli_tmp/built'"
+expect_output "built run reports its start-up" "startup: "
+expect_exit 0 "evoforge run" "$evo" run problems/sextic.ini --backend cpu --seed 11 --generations 4 -o "$cli_tmp/ref"
+if diff <(untimed "$cli_tmp/built/result.json") <(untimed "$cli_tmp/ref/result.json") >"$cli_tmp/diff"; then
+	cli_ok "same result.json as evoforge run (timings aside)"
+else
+	cli_fail "same result.json as evoforge run (timings aside)" "$(head -20 "$cli_tmp/diff")"
+fi
+if diff <(cut -d, -f1-5 "$cli_tmp/built/history.csv") <(cut -d, -f1-5 "$cli_tmp/ref/history.csv") >/dev/null; then
+	cli_ok "same history (best, mean, sizes)"
+else
+	cli_fail "same history (best, mean, sizes)" "differs"
+fi
+expect_exit 0 "built run --startup-time" env EVOFORGE_LIBNVRTC=/nonexistent "$dir/sextic" run --startup-time --backend cpu
+expect_output "start-up time line" "startup: "
+expect_exit 1 "built run --backend gpu without a GPU" env EVOFORGE_LIBCUDA=/nonexistent "$dir/sextic" run --backend gpu --generations 1 -o "$cli_tmp/gpu"
+
+# DE: one kernel per arch (specialised to the device's shared memory).
+expect_exit 0 "build de-sphere" "$evo" build problems/de-sphere.ini -o "$cli_tmp/de" --set de.generations=20
+name=$(sed -n 's/^name *= *\([^ ;]*\).*/\1/p' problems/de-sphere.ini | head -1)
+expect_exit 0 "built de run without NVRTC" env EVOFORGE_LIBNVRTC=/nonexistent "$cli_tmp/de/$name" run --backend cpu --seed 3 -o "$cli_tmp/de-built"
+expect_exit 0 "evoforge run de" "$evo" run problems/de-sphere.ini --set de.generations=20 --backend cpu --seed 3 -o "$cli_tmp/de-ref"
+if diff <(untimed "$cli_tmp/de-built/result.json") <(untimed "$cli_tmp/de-ref/result.json") >"$cli_tmp/diff"; then
+	cli_ok "de: same result.json (timings aside)"
+else
+	cli_fail "de: same result.json (timings aside)" "$(head -20 "$cli_tmp/diff")"
+fi
+
+# Errors.
+printf '[problem]\nkind = gp\nname = bad\n[gp]\npopulation = many\n' >"$cli_tmp/bad.ini"
+expect_exit 2 "bad spec" "$evo" build "$cli_tmp/bad.ini" -o "$cli_tmp/bad"
+expect_output "bad spec names file:line" "bad.ini:5"
+expect_exit 2 "bad --arch" "$evo" build problems/sextic.ini -o "$cli_tmp/arch" --arch compute_90
+expect_output "bad --arch message" "not of the form sm_XY"
+expect_exit 1 "kind without a kernel list" "$evo" build problems/aco-random.ini -o "$cli_tmp/aco"
+expect_output "says which kinds can" "gp and de can"
+expect_exit 0 "no ninja" env PATH=/nonexistent "$evo" build problems/sextic.ini -o "$cli_tmp/noninja"
+expect_output "no ninja message" "ninja not found: sources written to"
+if [ -s "$cli_tmp/noninja/sextic.c" ] && [ ! -e "$cli_tmp/noninja/sextic" ]; then
+	cli_ok "no ninja: sources, no binary"; else cli_fail "no ninja: sources, no binary" "$(ls "$cli_tmp/noninja")"; fi
+finish
