@@ -138,6 +138,9 @@ rt_status aco_gpu_create(const aco_job *job, float tau0, aco_backend **b, rt_err
 rt_status aco_gpu_source(const aco_job *job, gen_source *src, rt_error *err);
 /* NVRTC options the kernels are compiled with. */
 const char *const *aco_gpu_nvrtc_options(int *n);
+/* `evoforge build` (rt_kind.kernels, aco_build.c): the module a GPU run compiles. */
+rt_status aco_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 
 /* ---- the MAX-MIN loop (aco_loop.c) ---- */
 typedef struct aco_outcome {

@@ -305,5 +305,5 @@ const rt_kind mbp_kind = {
 	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
 	NULL,   /* tune: no tunable parameters yet */
 	mbp_export_result, NULL,
-	NULL,   /* kernels: evoforge build does not list them yet */
+	mbp_kernels,
 };

@@ -213,6 +213,9 @@ rt_status mbp_cpu_gradient(const mbp_job *job, const float *w, const long *set, 
 /* ---- GPU path (mbp_gpu.c) ------------------------------------------------------ */
 rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err);
 const char *const *mbp_gpu_nvrtc_options(int *n);
+/* `evoforge build` (rt_kind.kernels, mbp_build.c): the module a GPU run compiles. */
+rt_status mbp_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 rt_status mbp_gpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			mbp_outcome *out, rt_error *err);
 

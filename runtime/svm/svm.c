@@ -384,11 +384,25 @@ done:
 	return st;
 }
 
+/* `evoforge build` (rt_kind.kernels): the modules a GPU run of the job
+ * compiles (svm_build.c), from the job svm_run reads. */
+static rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+			     rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	svm_job job;
+	rt_status st = job_from_spec(spec, opt, &job, err);
+	(void)info;
+	if (st == RT_OK)
+		st = svm_gpu_kernels(&job.params, &job.train, &job.test, emit, ctx, err);
+	job_free(&job);
+	return st;
+}
+
 const rt_kind svm_kind = {
 	"svm",
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
 	svm_run, NULL, svm_bench, svm_bench_help, svm_commands,
 	NULL,   /* tune: no tunable parameters yet */
 	svm_export_result, svm_eval_result,
-	NULL,   /* kernels: evoforge build does not list them yet */
+	svm_kernels,
 };
