@@ -151,13 +151,35 @@ static void mbp_run_is_covered(void **state)
 	static const char *const many[] = { "mbp.networks=64", "mbp.mode=online", NULL };
 	static const char *const split[] = { "mbp.variant=split", NULL };
 	(void)state;
-	covers_run("mbp", "problems/mbp-sonar.ini", NULL);
-	covers_run("mbp", "problems/mbp-sonar.ini", many);
 	covers_run("mbp", "problems/mbp-spirals.ini", NULL);
+	covers_run("mbp", "problems/mbp-spirals.ini", many);
 	covers_run("mbp", "problems/mbp-spirals.ini", split);
+	covers_run("mbp", "problems/mbp-friedman.ini", NULL);   /* 40768 patterns: split kernels */
 }
 
 /* ---- svm: the solver, then the prediction of the training and test sets ---------- */
+
+/* A spec on data of its own (no data set needed): 80 points of 5 features
+ * in three classes, and the path of the spec. */
+static char svm_spec[300];
+
+static void write_svm_problem(void)
+{
+	char path[300];
+	FILE *f;
+	snprintf(path, sizeof path, "%s/points.csv", tmpdir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "a,b,c,d,e,y\n");
+	for (int i = 0; i < 80; i++)
+		fprintf(f, "%d,%d,%d,%d,%d,%d\n", i % 7, (i * 5) % 11, (i * 3) % 13, i % 2,
+			(i * i) % 17, i % 3);
+	assert_int_equal(fclose(f), 0);
+	snprintf(svm_spec, sizeof svm_spec, "%s/svm-small.ini", tmpdir);
+	assert_non_null(f = fopen(svm_spec, "w"));
+	fprintf(f, "[problem]\nkind = svm\nname = svm-small\n[svm]\nkernel = rbf\nC = 10\n"
+		"[data]\ntrain = points.csv\nlabel = y\n");
+	assert_int_equal(fclose(f), 0);
+}
 
 /* The spec's data as svm_run loads it. */
 static void svm_load(rt_spec *spec, svm_data *train, svm_data *test)
@@ -213,20 +235,21 @@ static void svm_predict_is_covered(const char *spec_name, const char *const *set
 
 static void svm_run_is_covered(void **state)
 {
-	static const char *const linear_test[] = { "svm.kernel=linear", "data.test=uci/sonar.csv",
+	static const char *const linear_test[] = { "svm.kernel=linear", "data.test=points.csv",
 						   NULL };
 	static const char *const roles[] = { "svm.gpu_kernels=roles", "svm.wss=first", NULL };
 	static const char *const folds[] = { "svm.folds=3", NULL };
 	static const char *const grid[] = { "grid.log2c=0,1,1", "grid.log2g=-3,-2,1",
 					    "grid.folds=2", NULL };
 	(void)state;
-	covers_run("svm", "problems/svm-sonar.ini", NULL);
-	covers_run("svm", "problems/svm-sonar.ini", linear_test);
-	covers_run("svm", "problems/svm-sonar.ini", roles);
-	covers_run("svm", "problems/svm-sonar.ini", folds);
-	covers_run("svm", "problems/svm-sonar.ini", grid);
-	svm_predict_is_covered("problems/svm-sonar.ini", NULL, SVM_RBF);
-	svm_predict_is_covered("problems/svm-sonar.ini", linear_test, SVM_LINEAR);
+	write_svm_problem();
+	covers_run("svm", svm_spec, NULL);
+	covers_run("svm", svm_spec, linear_test);
+	covers_run("svm", svm_spec, roles);
+	covers_run("svm", svm_spec, folds);
+	covers_run("svm", svm_spec, grid);
+	svm_predict_is_covered(svm_spec, NULL, SVM_RBF);
+	svm_predict_is_covered(svm_spec, linear_test, SVM_LINEAR);
 }
 
 /* The control: without its entry, the run's compile fails (so the checks
@@ -236,23 +259,24 @@ static void a_missing_entry_is_caught(void **state)
 	table t;
 	rt_error err = {0};
 	(void)state;
-	list_kernels("mbp", "problems/mbp-sonar.ini", NULL, &t);
+	list_kernels("mbp", "problems/mbp-spirals.ini", NULL, &t);
 	t.k[0].key ^= 1;
-	assert_int_not_equal(run_gpu("mbp", "problems/mbp-sonar.ini", NULL, &t, &err), RT_OK);
+	assert_int_not_equal(run_gpu("mbp", "problems/mbp-spirals.ini", NULL, &t, &err), RT_OK);
 	assert_non_null(strstr(err.msg, "embeds no cubin"));
-	list_kernels("svm", "problems/svm-sonar.ini", NULL, &t);
+	write_svm_problem();
+	list_kernels("svm", svm_spec, NULL, &t);
 	assert_int_equal(t.n, 2);   /* the solver and the prediction */
 	t.n = 1;                    /* the prediction's entry dropped: training passes */
 	svm_data train, test;
 	rt_spec spec;
-	load_spec(&spec, "problems/svm-sonar.ini", NULL);
+	load_spec(&spec, svm_spec, NULL);
 	svm_load(&spec, &train, &test);
 	svm_model m;
 	memset(&m, 0, sizeof m);
 	m.kernel.type = SVM_RBF;
-	m.nr_class = 2;
+	m.nr_class = 3;
 	m.nfeat = train.nfeat;
-	long nsv[2] = { 0, 0 };
+	long nsv[3] = { 0, 0, 0 };
 	m.nsv = nsv;
 	double pred[1];
 	kcache_prebuilt_register(t.k, t.n);

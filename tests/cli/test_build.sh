@@ -4,9 +4,9 @@
 # and history of `evoforge run` for the same seed; a DE problem builds and
 # agrees too; errors: bad spec (exit 2, file:line), no ninja (exit 0, says
 # how), a bad --arch. aco (random cities), mbp (two-spirals, and Sonar) and
-# svm (Sonar) build too: their programs, without NVRTC, give the result.json
-# and the artefact (best tour, network, model) of `evoforge run`; Sonar's
-# cases SKIP when ../shared/data is absent.
+# svm (points of its own, and Sonar) build too: their programs, without
+# NVRTC, give the result.json and the artefact (best tour, network, model)
+# of `evoforge run`; Sonar's cases SKIP when ../shared/data is absent.
 # Usage: bash test_build.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -96,6 +96,18 @@ same_as_run aco "$PWD/problems/aco-random.ini" best.tour aco-aco-random.cu 5 \
 	--set data.random=200 --set aco.iterations=30
 same_as_run mbp "$PWD/problems/mbp-spirals.ini" network.net mbp-mbp-spirals.cu 5 \
 	--set mbp.epochs=300
+# svm on data of its own (always there): 90 points, 5 features, 3 classes.
+awk 'BEGIN { print "a,b,c,d,e,y"; for (i = 0; i < 90; i++)
+	printf "%d,%d,%d,%d,%d,%d\n", i % 7, (i * 5) % 11, (i * 3) % 13, i % 2, (i * i) % 17, i % 3 }' \
+	>"$cli_tmp/points.csv"
+printf '[problem]\nkind = svm\nname = svm-small\n[svm]\nC = 10\n[data]\ntrain = points.csv\nlabel = y\ntest = points.csv\n' \
+	>"$cli_tmp/svm-small.ini"
+same_as_run svm-small "$cli_tmp/svm-small.ini" model.txt "svm-k2-f5-w0.cu svm_predict-k2-f5.cu" 3
+if cmp -s "$cli_tmp/svm-small-built/predictions.csv" "$cli_tmp/svm-small-ref/predictions.csv"; then
+	cli_ok "svm-small: same predictions.csv"
+else
+	cli_fail "svm-small: same predictions.csv" "differs"
+fi
 if [ -r ../shared/data/uci/sonar.csv ]; then
 	same_as_run mbp-sonar "$PWD/problems/mbp-sonar.ini" network.net mbp-mbp-sonar.cu 7 \
 		--set mbp.epochs=100
