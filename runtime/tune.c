@@ -26,6 +26,11 @@
 
 /* Share of the budget the coarse grid may use; refinement gets the rest. */
 #define TUNE_GRID_SHARE 0.6
+/* Spilled bytes (stores + loads a thread) a configuration may have and still
+ * be timed: a few words stay in L1 and cost little (on the H100 GP's default
+ * on KDD Cup spills 16 + 28 bytes and is the fastest hand-picked variant);
+ * more is pruned without launching. */
+#define TUNE_SPILL_TOLERATED 64
 /* Most points of the coarse grid. */
 #define TUNE_MAX_COARSE 48
 /* A neighbour must beat the current point by this factor to move there. */
@@ -110,7 +115,7 @@ static rt_status try_config(search *s, const rt_tune_config *cfg, int *index, rt
 	t->cfg = *cfg;
 	if (s->k->prune)
 		st = s->k->prune(s->state, cfg, &ok, t->note, sizeof t->note, &e);
-	if (st == RT_OK && !ok)
+	if (st == RT_OK && !ok && *index != 0)   /* the default (trial 0), the reference, runs anyway */
 		t->verdict = RT_TUNE_PRUNED;
 	else if (st == RT_OK && (st = s->k->time(s->state, cfg, &t->rate, &e)) == RT_OK)
 		t->verdict = RT_TUNE_TIMED;
@@ -293,7 +298,7 @@ rt_status rt_tune_check_kernel(const char *name, const char *source, const char 
 	if (st == RT_OK && nvrtc_parse_usage(out.log, kernel, &u, &perr) == RT_OK) {
 		/* Registers are allocated per warp in units of 256 (8 per thread). */
 		long regs = (long)(u.registers + 7) / 8 * 8 * threads;
-		if (u.spill_stores > 0 || u.spill_loads > 0) {
+		if (u.spill_stores + u.spill_loads > TUNE_SPILL_TOLERATED) {
 			*ok = 0;
 			snprintf(why, (size_t)size, "spills %d bytes stored, %d loaded (%d registers)",
 				 u.spill_stores, u.spill_loads, u.registers);
