@@ -285,6 +285,44 @@ int rt_tune_param_add(rt_tune_param *p, const char *fmt, ...)
 	return p->nvalues++;
 }
 
+void rt_tune_param_values(rt_tune_param *p, const char *section, const char *name,
+			  const char *const *values, const char *def)
+{
+	int found = 0;
+	snprintf(p->name, sizeof p->name, "%s", name);
+	snprintf(p->key, sizeof p->key, "%s.%s", section, name);
+	for (int i = 0; values[i]; i++) {
+		int at = rt_tune_param_add(p, "%s", values[i]);
+		if (at >= 0 && !strcmp(values[i], def))
+			p->def = at, found = 1;
+	}
+	if (!found)
+		p->def = rt_tune_param_add(p, "%s", def);
+}
+
+void rt_tune_param_threads(rt_tune_param *p)
+{
+	int n = cpu_thread_count(0);
+	snprintf(p->name, sizeof p->name, "threads");
+	snprintf(p->key, sizeof p->key, "%s", RT_TUNE_THREADS_KEY);
+	for (int t = 1; t < n; t *= 2)
+		rt_tune_param_add(p, "%d", t);
+	p->def = rt_tune_param_add(p, "%d", n);
+}
+
+rt_status rt_tune_overrides_text(const rt_tune_space *s, const rt_tune_config *cfg, char *buf,
+				 int size, rt_error *err)
+{
+	int n = 0;
+	buf[0] = '\0';
+	for (int p = 0; p < s->nparams && n < size; p++)
+		if (s->params[p].key[0])
+			n += snprintf(buf + n, (size_t)(size - n), "%s%s=%s", n ? " " : "",
+				      s->params[p].key, s->params[p].values[cfg->v[p]]);
+	return n < size ? RT_OK : rt_fail(err, RT_ERR_INTERNAL, "tune: overrides longer than %d "
+					   "characters", size);
+}
+
 rt_status rt_tune_check_kernel(const char *name, const char *source, const char *arch,
 			       const char *const *options, int noptions, const char *kernel,
 			       int threads, int regs_per_block, int *ok, char *why, int size,

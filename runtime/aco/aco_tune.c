@@ -40,20 +40,6 @@ typedef struct aco_tuner {
 
 static const char *const gpu_keys[] = {"block", "cand_memory"};
 
-/* p's candidates from values; the default is def (added when missing). */
-static void add_values(rt_tune_param *p, const char *name, const char *const *values, const char *def)
-{
-	int found = 0;
-	snprintf(p->name, sizeof p->name, "%s", name);
-	for (int i = 0; values[i]; i++) {
-		int at = rt_tune_param_add(p, "%s", values[i]);
-		if (at >= 0 && !strcmp(values[i], def))
-			p->def = at, found = 1;
-	}
-	if (!found)
-		p->def = rt_tune_param_add(p, "%s", def);
-}
-
 static void make_space(const aco_job *job, rt_backend backend, rt_tune_space *s)
 {
 	static const char *const blocks[] = {"0", "32", "64", "128", "256", "512", "1024", NULL},
@@ -61,20 +47,17 @@ static void make_space(const aco_job *job, rt_backend backend, rt_tune_space *s)
 	char def[16];
 	snprintf(s->unit, sizeof s->unit, "tours/s");
 	if (backend != RT_BACKEND_GPU) {
-		int n = cpu_thread_count(0);
-		snprintf(s->params[0].name, sizeof s->params[0].name, "threads");
-		for (int t = 1; t < n; t *= 2)
-			rt_tune_param_add(&s->params[0], "%d", t);
-		s->params[0].def = rt_tune_param_add(&s->params[0], "%d", n);
+		rt_tune_param_threads(&s->params[0]);
 		s->nparams = 1;
 		return;
 	}
 	snprintf(def, sizeof def, "%d", job->block);
-	add_values(&s->params[A_BLOCK], gpu_keys[A_BLOCK], blocks, def);
+	rt_tune_param_values(&s->params[A_BLOCK], "aco", gpu_keys[A_BLOCK], blocks, def);
 	s->nparams = 1;
 	/* the table's place matters only to the warp kernel with candidate lists */
 	if (job->construct == ACO_CONSTRUCT_WARP && job->cand_len > 0) {
-		add_values(&s->params[A_CAND], gpu_keys[A_CAND], cand, aco_cand_memory_name(job->cand_memory));
+		rt_tune_param_values(&s->params[A_CAND], "aco", gpu_keys[A_CAND], cand,
+				     aco_cand_memory_name(job->cand_memory));
 		s->nparams = 2;
 	}
 }
@@ -157,15 +140,7 @@ static rt_status tune_overrides(void *state, const rt_tune_config *cfg, char *bu
 				rt_error *err)
 {
 	aco_tuner *t = state;
-	const rt_tune_space *s = t->space;
-	if (t->backend != RT_BACKEND_GPU)
-		return rt_format(buf, (size_t)size, err, RT_TUNE_THREADS_KEY "=%s",
-				 s->params[0].values[cfg->v[0]]);
-	if (s->nparams > A_CAND)
-		return rt_format(buf, (size_t)size, err, "aco.block=%s aco.cand_memory=%s",
-				 s->params[A_BLOCK].values[cfg->v[A_BLOCK]],
-				 s->params[A_CAND].values[cfg->v[A_CAND]]);
-	return rt_format(buf, (size_t)size, err, "aco.block=%s", s->params[A_BLOCK].values[cfg->v[A_BLOCK]]);
+	return rt_tune_overrides_text(t->space, cfg, buf, size, err);
 }
 
 static void tune_close(void *state)

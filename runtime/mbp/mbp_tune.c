@@ -43,20 +43,6 @@ static const char *const gpu_keys[] = {"variant", "threads", "stage_inputs"};
 static const char *const variants[] = {"auto", "fused", "split", NULL};
 static const char *const stages[] = {"auto", "no", "yes", NULL};
 
-/* p's candidates from values; the default is def (added when missing). */
-static void add_values(rt_tune_param *p, const char *name, const char *const *values, const char *def)
-{
-	int found = 0;
-	snprintf(p->name, sizeof p->name, "%s", name);
-	for (int i = 0; values[i]; i++) {
-		int at = rt_tune_param_add(p, "%s", values[i]);
-		if (at >= 0 && !strcmp(values[i], def))
-			p->def = at, found = 1;
-	}
-	if (!found)
-		p->def = rt_tune_param_add(p, "%s", def);
-}
-
 static void make_space(const mbp_job *job, rt_backend backend, rt_tune_space *s)
 {
 	static const char *const threads[] = {"0", "64", "128", "192", "256", "384", "512", "768",
@@ -65,20 +51,16 @@ static void make_space(const mbp_job *job, rt_backend backend, rt_tune_space *s)
 	char def[16];
 	snprintf(s->unit, sizeof s->unit, "epochs/s");
 	if (backend != RT_BACKEND_GPU) {
-		int n = cpu_thread_count(0);
-		snprintf(s->params[0].name, sizeof s->params[0].name, "threads");
-		for (int t = 1; t < n; t *= 2)
-			rt_tune_param_add(&s->params[0], "%d", t);
-		s->params[0].def = rt_tune_param_add(&s->params[0], "%d", n);
+		rt_tune_param_threads(&s->params[0]);
 		s->nparams = 1;
 		return;
 	}
 	/* the split kernels are for batch mode only */
-	add_values(&s->params[M_VARIANT], gpu_keys[M_VARIANT],
+	rt_tune_param_values(&s->params[M_VARIANT], "mbp", gpu_keys[M_VARIANT],
 		   job->mode == MBP_BATCH ? variants : fused_only, variants[job->variant]);
 	snprintf(def, sizeof def, "%d", job->threads);
-	add_values(&s->params[M_THREADS], gpu_keys[M_THREADS], threads, def);
-	add_values(&s->params[M_STAGE], gpu_keys[M_STAGE], stages, stages[job->stage_inputs]);
+	rt_tune_param_values(&s->params[M_THREADS], "mbp", gpu_keys[M_THREADS], threads, def);
+	rt_tune_param_values(&s->params[M_STAGE], "mbp", gpu_keys[M_STAGE], stages, stages[job->stage_inputs]);
 	s->nparams = M_STAGE + 1;
 }
 
@@ -181,16 +163,7 @@ static rt_status tune_overrides(void *state, const rt_tune_config *cfg, char *bu
 				rt_error *err)
 {
 	mbp_tuner *t = state;
-	const rt_tune_space *s = t->space;
-	int n = 0;
-	if (t->backend != RT_BACKEND_GPU)
-		return rt_format(buf, (size_t)size, err, RT_TUNE_THREADS_KEY "=%s",
-				 s->params[0].values[cfg->v[0]]);
-	buf[0] = '\0';
-	for (int p = 0; p < s->nparams && n < size; p++)
-		n += snprintf(buf + n, (size_t)(size - n), "%smbp.%s=%s", p ? " " : "", gpu_keys[p],
-			      s->params[p].values[cfg->v[p]]);
-	return n < size ? RT_OK : rt_fail(err, RT_ERR_INTERNAL, "mbp tune: overrides too long");
+	return rt_tune_overrides_text(t->space, cfg, buf, size, err);
 }
 
 static void tune_close(void *state)

@@ -47,20 +47,6 @@ typedef struct svm_tuner {
 static const char *const gpu_keys[] = {"gpu_kernels", "gpu_cache_mb", "gpu_blocks_per_sm"};
 static const char *const kernel_names[] = {"persistent", "roles", NULL};
 
-/* p's candidates from values; the default is def (added when missing). */
-static void add_values(rt_tune_param *p, const char *name, const char *const *values, const char *def)
-{
-	int found = 0;
-	snprintf(p->name, sizeof p->name, "%s", name);
-	for (int i = 0; values[i]; i++) {
-		int at = rt_tune_param_add(p, "%s", values[i]);
-		if (at >= 0 && !strcmp(values[i], def))
-			p->def = at, found = 1;
-	}
-	if (!found)
-		p->def = rt_tune_param_add(p, "%s", def);
-}
-
 static void make_space(const svm_params *p, rt_backend backend, rt_tune_space *s)
 {
 	static const char *const cpu_cache[] = {"10", "40", "100", "400", "1000", "4000", NULL},
@@ -69,21 +55,17 @@ static void make_space(const svm_params *p, rt_backend backend, rt_tune_space *s
 	char def[32];
 	snprintf(s->unit, sizeof s->unit, "iter/s");
 	if (backend != RT_BACKEND_GPU) {
-		int n = cpu_thread_count(0);
 		snprintf(def, sizeof def, "%g", p->cache_mb);
-		add_values(&s->params[C_CACHE], "cache_mb", cpu_cache, def);
-		snprintf(s->params[C_THREADS].name, sizeof s->params[C_THREADS].name, "threads");
-		for (int t = 1; t < n; t *= 2)
-			rt_tune_param_add(&s->params[C_THREADS], "%d", t);
-		s->params[C_THREADS].def = rt_tune_param_add(&s->params[C_THREADS], "%d", n);
+		rt_tune_param_values(&s->params[C_CACHE], "svm", "cache_mb", cpu_cache, def);
+		rt_tune_param_threads(&s->params[C_THREADS]);
 		s->nparams = 2;
 		return;
 	}
-	add_values(&s->params[G_KERNELS], gpu_keys[G_KERNELS], kernel_names, kernel_names[p->gpu_roles]);
+	rt_tune_param_values(&s->params[G_KERNELS], "svm", gpu_keys[G_KERNELS], kernel_names, kernel_names[p->gpu_roles]);
 	snprintf(def, sizeof def, "%g", p->gpu_cache_mb);
-	add_values(&s->params[G_CACHE], gpu_keys[G_CACHE], gpu_cache, def);
+	rt_tune_param_values(&s->params[G_CACHE], "svm", gpu_keys[G_CACHE], gpu_cache, def);
 	snprintf(def, sizeof def, "%d", p->gpu_blocks_per_sm);
-	add_values(&s->params[G_BLOCKS], gpu_keys[G_BLOCKS], blocks, def);
+	rt_tune_param_values(&s->params[G_BLOCKS], "svm", gpu_keys[G_BLOCKS], blocks, def);
 	s->nparams = 3;
 }
 
@@ -161,15 +143,7 @@ static rt_status tune_overrides(void *state, const rt_tune_config *cfg, char *bu
 				rt_error *err)
 {
 	svm_tuner *t = state;
-	const rt_tune_space *s = t->space;
-	if (t->backend != RT_BACKEND_GPU)
-		return rt_format(buf, (size_t)size, err, "svm.cache_mb=%s " RT_TUNE_THREADS_KEY "=%s",
-				 s->params[C_CACHE].values[cfg->v[C_CACHE]],
-				 s->params[C_THREADS].values[cfg->v[C_THREADS]]);
-	return rt_format(buf, (size_t)size, err, "svm.%s=%s svm.%s=%s svm.%s=%s",
-			 gpu_keys[G_KERNELS], s->params[G_KERNELS].values[cfg->v[G_KERNELS]],
-			 gpu_keys[G_CACHE], s->params[G_CACHE].values[cfg->v[G_CACHE]],
-			 gpu_keys[G_BLOCKS], s->params[G_BLOCKS].values[cfg->v[G_BLOCKS]]);
+	return rt_tune_overrides_text(t->space, cfg, buf, size, err);
 }
 
 static void tune_close(void *state)
