@@ -631,15 +631,18 @@ static rt_status cases_from_table_bool(const gp_run_best *b, const rt_table *t, 
 	c->nwords = words ? words : 1;
 	c->last_mask = t->nrows % 32 ? (1u << (t->nrows % 32)) - 1u : ~0u;
 	if (st == RT_OK) {
-		size_t bytes = ((size_t)b->ninputs + 1) * (c->nwords + 16) * sizeof(uint32_t);
-		c->bits = aligned_alloc(64, (bytes + 63) / 64 * 64);
-		c->target = c->bits ? aligned_alloc(64, (c->nwords + 16) * sizeof(uint32_t)) : NULL;
-		if (!c->target)
+		/* 64-byte aligned and padded, as the interpreter's vector loads expect;
+		 * aligned_alloc wants a multiple of the alignment. */
+		size_t bits = ((size_t)b->ninputs * (c->nwords + 16) * 4 + 63) / 64 * 64;
+		size_t target = ((c->nwords + 16) * 4 + 63) / 64 * 64;
+		c->bits = aligned_alloc(64, bits);
+		c->target = c->bits ? aligned_alloc(64, target) : NULL;
+		if (!c->target) {
 			st = rt_fail(err, RT_ERR_SYSTEM, "out of memory (%zu rows of Boolean cases)",
 				     t->nrows);
-		if (c->target) {
-			memset(c->bits, 0, (bytes + 63) / 64 * 64);
-			memset(c->target, 0, (c->nwords + 16) * sizeof(uint32_t));
+		} else {
+			memset(c->bits, 0, bits);
+			memset(c->target, 0, target);
 		}
 	}
 	*has_y = label >= 0;
