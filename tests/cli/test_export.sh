@@ -3,6 +3,10 @@
 # compiled alone with cc -std=c99 -Wall -Werror, NAME-eval's predictions
 # equal to evoforge eval's (the runtime's interpreter) byte for byte, and
 # Shuttle's misclassified count on its own data equal to the run's fitness;
+# with no CUDA driver (EVOFORGE_LIBCUDA pointing nowhere): --backend auto
+# falls back to the CPU with the same output, --backend gpu fails clearly
+# (eval and NAME-eval); a Boolean program (mux6) exported and evaluated on
+# its truth table, its wrong-case count equal to the run's fitness;
 # de / aco / svm / mbp artefacts; bad input exits 2 naming the file.
 # Usage: bash test_export.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
@@ -34,16 +38,39 @@ expect_exit 0 "gp sextic eval" "$evo" eval "$t/sextic/result.json" "$t/sx.csv" -
 if [ $have_cc = 1 ]; then
 	expect_exit 0 "sextic.c alone: cc -std=c99 -Wall -Werror" \
 		cc -std=c99 -Wall -Werror -c "$t/sx/sextic.c" -o "$t/sx.o"
-	expect_exit 0 "sextic-eval.c: cc -std=c99 -Wall -Werror" \
-		cc -std=c99 -Wall -Werror -o "$t/sx-eval" "$t/sx/sextic-eval.c" "$t/sx/sextic.c" -lm
 	expect_exit 0 "sextic-eval runs" "$t/sx/sextic-eval" "$t/sx.csv" -o "$t/sx-c.csv"
 	expect_exit 0 "sextic: NAME-eval == evoforge eval, bit for bit" cmp "$t/sx-c.csv" "$t/sx-evo.csv"
+	expect_exit 0 "sextic-eval (+ kernels) builds: cc -std=c99 -Wall -Werror -ldl" \
+		cc -std=c99 -Wall -Werror -o "$t/sx-eval2" "$t/sx/sextic-eval.c" "$t/sx/sextic.c" \
+		"$t/sx/sextic-kernels.c" -lm -ldl
+	expect_exit 0 "sextic-eval builds without the GPU path (-DEVO_NO_GPU)" \
+		cc -std=c99 -Wall -Werror -DEVO_NO_GPU -o "$t/sx-eval3" "$t/sx/sextic-eval.c" \
+		"$t/sx/sextic.c" "$t/sx/sextic-kernels.c" -lm
+	expect_exit 0 "sextic-eval --backend auto, no driver" env EVOFORGE_LIBCUDA=/nonexistent/libcuda.so.1 \
+		"$t/sx/sextic-eval" --backend auto "$t/sx.csv" -o "$t/sx-auto.csv"
+	expect_output "auto warns once that it runs on the CPU" "warning: running on the CPU: no CUDA driver"
+	expect_exit 0 "sextic-eval auto (CPU fallback) == evoforge eval" cmp "$t/sx-auto.csv" "$t/sx-evo.csv"
+	expect_exit 1 "sextic-eval --backend gpu, no driver: fails" env EVOFORGE_LIBCUDA=/nonexistent/libcuda.so.1 \
+		"$t/sx/sextic-eval" --backend gpu "$t/sx.csv" -o "$t/sx-gpu.csv"
+	expect_output "sextic-eval --backend gpu says why" "sextic-eval: --backend gpu: no CUDA driver"
 	printf 'y\n1\n' >"$t/nox.csv"
 	expect_exit 2 "sextic-eval: missing column" "$t/sx/sextic-eval" "$t/nox.csv"
 	expect_output "sextic-eval names file, line, column" "nox.csv:1: expected a column named 'x'"
 else
 	echo "SKIP: no cc: the exported C is not compiled"
 fi
+expect_exit 0 "eval --backend auto, no driver" env EVOFORGE_LIBCUDA=/nonexistent/libcuda.so.1 \
+	"$evo" eval --backend auto "$t/sextic/result.json" "$t/sx.csv" -o "$t/sx-evo-auto.csv"
+expect_output "eval auto warns that it runs on the CPU" "running on the CPU"
+expect_exit 0 "eval auto (CPU fallback) == eval --backend cpu" cmp "$t/sx-evo-auto.csv" "$t/sx-evo.csv"
+expect_exit 1 "eval --backend gpu, no driver: fails" env EVOFORGE_LIBCUDA=/nonexistent/libcuda.so.1 \
+	"$evo" eval --backend gpu "$t/sextic/result.json" "$t/sx.csv" -o "$t/sx-evo-gpu.csv"
+expect_output "eval --backend gpu says why" "--backend gpu: no CUDA driver"
+if [ -f "$t/sx/sextic-kernels.c" ] && grep -q "sextic_cubin_sm\[.*90" "$t/sx/sextic-kernels.c"; then
+	cli_ok "sextic-kernels.c embeds an sm_90 cubin"
+else cli_fail "sextic-kernels.c" "no sm_90 cubin (NVRTC missing?)"; fi
+printf 'x\n1\n' >"$t/one.csv"
+[ -f "$t/nox.csv" ] || printf 'y\n1\n' >"$t/nox.csv"
 expect_exit 2 "eval: CSV missing a column" "$evo" eval "$t/sextic/result.json" "$t/nox.csv"
 expect_output "eval names the file and the column" "nox.csv:1: expected a column named 'x'"
 
@@ -67,6 +94,37 @@ if [ -f "$shuttle" ]; then
 	fi
 else
 	echo "SKIP: uci/shuttle.csv not found (../shared/data or \$EVOFORGE_DATA): no Shuttle round trip"
+fi
+
+# ---- gp: a Boolean program (6-multiplexer) ------------------------------------
+expect_exit 0 "gp mux6 run" "$evo" run problems/mux6.ini --backend cpu -q --generations 3 \
+	--population 200 -o "$t/mux6"
+expect_exit 0 "gp mux6 export" "$evo" export "$t/mux6/result.json" -o "$t/mx" --arch sm_90
+expect_output "mux6 export: one cubin" "(1 cubins)"
+python3 - "$t/mux6.csv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("d3,d2,d1,d0,a1,a0,y\n")           # any column order
+    for cs in range(64):
+        bit = [(cs >> i) & 1 for i in range(6)]  # a0 a1 d0 d1 d2 d3
+        y = bit[2 + (bit[0] | bit[1] << 1)]
+        f.write(",".join(map(str, [bit[5], bit[4], bit[3], bit[2], bit[1], bit[0], y])) + "\n")
+PY
+"$evo" eval "$t/mux6/result.json" "$t/mux6.csv" -o "$t/mx-evo.csv" 2>"$t/mx-eval.err"
+fit=$(python3 -c "import json,sys; print('%d' % json.load(open(sys.argv[1]))['best']['fitness'])" "$t/mux6/result.json")
+wrong=$(paste -d, "$t/mux6.csv" "$t/mx-evo.csv" | awk -F, 'NR > 1 && $7 != $8 { w++ } END { print w + 0 }')
+if [ "$wrong" = "$fit" ] && grep -qF "wrong $fit on the 64 rows" "$t/mx-eval.err"; then
+	cli_ok "mux6: wrong cases of eval's outputs on the truth table == the run's fitness ($fit)"
+else cli_fail "mux6 wrong cases" "run $fit, outputs $wrong; eval said: $(cat "$t/mx-eval.err")"; fi
+if [ $have_cc = 1 ]; then
+	expect_exit 0 "mux6 exported: cc -std=c99 -Wall -Werror" cc -std=c99 -Wall -Werror \
+		-o "$t/mx-eval" "$t/mx/mux6-eval.c" "$t/mx/mux6.c" "$t/mx/mux6-kernels.c" -lm -ldl
+	expect_exit 0 "mux6-eval runs (auto, no driver)" env EVOFORGE_LIBCUDA=/nonexistent/libcuda.so.1 \
+		"$t/mx/mux6-eval" "$t/mux6.csv" -o "$t/mx-c.csv"
+	expect_exit 0 "mux6: NAME-eval == evoforge eval" cmp "$t/mx-c.csv" "$t/mx-evo.csv"
+	printf 'a0,a1,d0,d1,d2,d3\n0,1,2,0,0,0\n' >"$t/mx-bad.csv"
+	expect_exit 2 "mux6-eval: a non-Boolean input" "$t/mx/mux6-eval" --backend cpu "$t/mx-bad.csv"
+	expect_output "mux6-eval names line and column" "mx-bad.csv:2: column 'd0': expected 0 or 1"
 fi
 
 # ---- bad result files --------------------------------------------------------
