@@ -118,13 +118,15 @@ static const char usage_info[] =
 	"CPU (exit 1 when they differ or there is no GPU).\n";
 
 static const char usage_export[] =
-	"usage: evoforge export RESULT.json -o DIR\n"
+	"usage: evoforge export RESULT.json -o DIR [--arch sm_80,sm_90|none]\n"
 	"\n"
 	"Writes the best solution of the run whose results are RESULT.json (with the\n"
 	"files beside it) into DIR as plain artefacts:\n"
 	"  gp   NAME.c (standalone C99: double NAME(const double *x), the float batch\n"
 	"       NAME_batch), NAME.h, NAME-eval.c (a CSV evaluator), a Makefile, and\n"
-	"       NAME-eval built when cc is present\n"
+	"       NAME-eval built when cc is present; NAME-kernels.c, the program as\n"
+	"       cubins for --arch (default sm_80,sm_90,sm_100,sm_120; none: no GPU\n"
+	"       code), which NAME-eval runs on a GPU when libcuda answers\n"
 	"  de   best.csv and best.json (the best vector of every problem)\n"
 	"  aco  NAME.tour (TSPLIB TOUR, checked against the run's length)\n"
 	"  svm  NAME.model (LIBSVM format), svm-predict.c (a standalone predictor), a\n"
@@ -132,14 +134,15 @@ static const char usage_export[] =
 	"  mbp  NAME.net, NAME.c (the network as C with its weights), NAME.h\n";
 
 static const char usage_eval[] =
-	"usage: evoforge eval RESULT.json DATA [-o OUT.csv]\n"
+	"usage: evoforge eval RESULT.json DATA [-o OUT.csv] [--backend auto|cpu|gpu]\n"
 	"\n"
 	"Evaluates the best solution of the run whose results are RESULT.json on\n"
 	"DATA and writes one prediction per row (a \"prediction\" or \"class\" column)\n"
 	"to OUT.csv or standard output. gp: DATA is a CSV whose header names the\n"
 	"program's inputs (other columns are ignored; when the run's label column is\n"
 	"there, the fitness on DATA is reported); the values are those of NAME-eval.\n"
-	"svm: DATA is in LIBSVM format or CSV, as for svm-predict.\n";
+	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. --backend: where\n"
+	"to evaluate (auto: the GPU when one answers, else the CPU after a warning).\n";
 
 typedef struct cli {
 	rt_options opt;
