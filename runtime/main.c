@@ -129,9 +129,11 @@ static const char usage_export[] =
 	"       code), which NAME-eval runs on a GPU when libcuda answers\n"
 	"  de   best.csv and best.json (the best vector of every problem)\n"
 	"  aco  NAME.tour (TSPLIB TOUR, checked against the run's length)\n"
-	"  svm  NAME.model (LIBSVM format), svm-predict.c (a standalone predictor), a\n"
-	"       Makefile, and svm-predict built when cc is present\n"
-	"  mbp  NAME.net, NAME.c (the network as C with its weights), NAME.h\n";
+	"  svm  NAME.model (LIBSVM format); NAME.c, NAME.h (the model as C99 with a\n"
+	"       predictor), NAME-eval.c (LIBSVM or CSV points in, labels out), a\n"
+	"       Makefile, and NAME-eval built when cc is present\n"
+	"  mbp  NAME.net; NAME.c, NAME.h (the network as C99 with its weights),\n"
+	"       NAME-eval.c (a CSV evaluator), a Makefile, NAME-eval built likewise\n";
 
 static const char usage_eval[] =
 	"usage: evoforge eval RESULT.json DATA [-o OUT.csv] [--backend auto|cpu|gpu]\n"

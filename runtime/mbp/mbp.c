@@ -305,6 +305,6 @@ const rt_kind mbp_kind = {
 	"batch, mini-batch or online, many networks at once",
 	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
 	&mbp_tune_kind,
-	mbp_export_result, NULL,
+	mbp_export_result, mbp_eval_result,
 	NULL,   /* kernels: evoforge build does not list them yet */
 };
