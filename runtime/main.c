@@ -143,7 +143,8 @@ static const char usage_eval[] =
 	"to OUT.csv or standard output. gp: DATA is a CSV whose header names the\n"
 	"program's inputs (other columns are ignored; when the run's label column is\n"
 	"there, the fitness on DATA is reported); the values are those of NAME-eval.\n"
-	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. --backend: where\n"
+	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. mbp: a CSV whose\n"
+	"header names the network's inputs (outputs and class per row). --backend: where\n"
 	"to evaluate (auto: the GPU when one answers, else the CPU after a warning).\n";
 
 typedef struct cli {
