@@ -64,7 +64,7 @@ rt_status rt_eval(const char *result_path, const char *data, const char *out,
 		return st;
 	if (!kind->eval_result)
 		st = rt_fail(err, RT_ERR_UNSUPPORTED, "%s: `evoforge eval` does not support kind '%s' "
-			     "(gp and svm only; see evoforge export)", result_path, kind->name);
+			     "(gp, svm and mbp only; see evoforge export)", result_path, kind->name);
 	else
 		st = kind->eval_result(&doc, result_path, data, out, opt, err);
 	rt_jfree(&doc);

@@ -107,7 +107,7 @@ static const char usage_build[] =
 	"says so and exits 0). `DIR/NAME run [--seed N] [--generations N] [-o DIR]\n"
 	"[--backend B]` gives the results `evoforge run SPEC` gives, without NVRTC\n"
 	"on a GPU of a built arch; `DIR/NAME run --startup-time` times its start-up.\n"
-	"Kinds: gp and de.\n";
+	"Kinds: gp, de, aco, mbp and svm.\n";
 
 static const char usage_info[] =
 	"usage: evoforge info [--check]\n"
@@ -118,28 +118,34 @@ static const char usage_info[] =
 	"CPU (exit 1 when they differ or there is no GPU).\n";
 
 static const char usage_export[] =
-	"usage: evoforge export RESULT.json -o DIR\n"
+	"usage: evoforge export RESULT.json -o DIR [--arch sm_80,sm_90|none]\n"
 	"\n"
 	"Writes the best solution of the run whose results are RESULT.json (with the\n"
 	"files beside it) into DIR as plain artefacts:\n"
 	"  gp   NAME.c (standalone C99: double NAME(const double *x), the float batch\n"
 	"       NAME_batch), NAME.h, NAME-eval.c (a CSV evaluator), a Makefile, and\n"
-	"       NAME-eval built when cc is present\n"
+	"       NAME-eval built when cc is present; NAME-kernels.c, the program as\n"
+	"       cubins for --arch (default sm_80,sm_90,sm_100,sm_120; none: no GPU\n"
+	"       code), which NAME-eval runs on a GPU when libcuda answers\n"
 	"  de   best.csv and best.json (the best vector of every problem)\n"
 	"  aco  NAME.tour (TSPLIB TOUR, checked against the run's length)\n"
-	"  svm  NAME.model (LIBSVM format), svm-predict.c (a standalone predictor), a\n"
-	"       Makefile, and svm-predict built when cc is present\n"
-	"  mbp  NAME.net, NAME.c (the network as C with its weights), NAME.h\n";
+	"  svm  NAME.model (LIBSVM format); NAME.c, NAME.h (the model as C99 with a\n"
+	"       predictor), NAME-eval.c (LIBSVM or CSV points in, labels out), a\n"
+	"       Makefile, and NAME-eval built when cc is present\n"
+	"  mbp  NAME.net; NAME.c, NAME.h (the network as C99 with its weights),\n"
+	"       NAME-eval.c (a CSV evaluator), a Makefile, NAME-eval built likewise\n";
 
 static const char usage_eval[] =
-	"usage: evoforge eval RESULT.json DATA [-o OUT.csv]\n"
+	"usage: evoforge eval RESULT.json DATA [-o OUT.csv] [--backend auto|cpu|gpu]\n"
 	"\n"
 	"Evaluates the best solution of the run whose results are RESULT.json on\n"
 	"DATA and writes one prediction per row (a \"prediction\" or \"class\" column)\n"
 	"to OUT.csv or standard output. gp: DATA is a CSV whose header names the\n"
 	"program's inputs (other columns are ignored; when the run's label column is\n"
 	"there, the fitness on DATA is reported); the values are those of NAME-eval.\n"
-	"svm: DATA is in LIBSVM format or CSV, as for svm-predict.\n";
+	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. mbp: a CSV whose\n"
+	"header names the network's inputs (outputs and class per row). --backend: where\n"
+	"to evaluate (auto: the GPU when one answers, else the CPU after a warning).\n";
 
 typedef struct cli {
 	rt_options opt;

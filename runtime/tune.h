@@ -30,6 +30,7 @@
  * are similar (refinement steps to the next value up or down). */
 typedef struct rt_tune_param {
 	char name[RT_TUNE_NAME_MAX];                       /* column in the table */
+	char key[2 * RT_TUNE_NAME_MAX];                    /* the spec override it sets, or "" */
 	int nvalues;
 	char values[RT_TUNE_MAX_VALUES][RT_TUNE_NAME_MAX];
 	int def;                                           /* index of the shipped default */
@@ -112,6 +113,16 @@ rt_status rt_tune_check_kernel(const char *name, const char *source, const char 
 			       rt_error *err);
 /* Adds value (printf-style) to p's candidates; returns its index (-1: full). */
 int rt_tune_param_add(rt_tune_param *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* p named name, setting spec key section.name, with values (NULL-ended);
+ * its default def (added at the end when values lack it). */
+void rt_tune_param_values(rt_tune_param *p, const char *section, const char *name,
+			  const char *const *values, const char *def);
+/* p: the CPU thread count (RT_TUNE_THREADS_KEY), 1, 2, 4 ... and the
+ * machine's count, the default. */
+void rt_tune_param_threads(rt_tune_param *p);
+/* cfg as spec overrides "key=value key=value" of the params with a key. */
+rt_status rt_tune_overrides_text(const rt_tune_space *s, const rt_tune_config *cfg, char *buf,
+				 int size, rt_error *err);
 
 /* ---- the commands ---- */
 

@@ -1,7 +1,10 @@
 /* test_tune.c: `evoforge tune`: the tuning database (write, read, key
  * mismatch, corrupt file), problem signatures, the search on a fake kind
  * (finds the optimum, prunes, keeps to the budget), applying a stored entry
- * to a spec, and the GP pruning check compiled for sm_90 by NVRTC. */
+ * to a spec, the GP pruning check compiled for sm_90 by NVRTC, and the
+ * pruning checks of aco, mbp and svm: every GPU configuration their tuners
+ * search compiles for sm_90 without spills, and those that cannot fit are
+ * pruned with a reason. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +14,14 @@
 
 #include <cmocka.h>
 
+#include "aco/aco_tune.h"
 #include "gp/gp_problem.h"
 #include "gp/gp_tune.h"
 #include "kinds.h"
+#include "mbp/mbp_tune.h"
 #include "nvrtc.h"
 #include "out.h"
+#include "svm/svm_tune.h"
 #include "tune.h"
 #include "tunedb.h"
 
@@ -249,6 +255,152 @@ static void gp_prune_reads_the_spill_report(void **state)
 	rt_spec_free(&spec);
 }
 
+/* ---- aco, mbp, svm: the GPU configurations their tuners search ---- */
+
+/* An H100's resources, as the prune hooks get them from the device. */
+#define H100_SMS 132
+#define H100_SMEM_OPTIN 232448
+#define H100_REGS 65536
+
+static int have_nvrtc(const char *test)
+{
+	rt_error err;
+	if (nvrtc_open(&err) != RT_OK) {
+		printf("SKIP %s: %s\n", test, err.msg);
+		return 0;
+	}
+	return 1;
+}
+
+static void aco_job_text(const char *text, aco_job *job)
+{
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_spec spec;
+	rt_error err;
+	assert_int_equal(rt_spec_load_text(&spec, "aco.ini", text, &err), RT_OK);
+	assert_int_equal(aco_job_from_spec(&spec, &opt, job, &err), RT_OK);
+	assert_int_equal(aco_job_prepare(job, &err), RT_OK);
+	aco_job_finish(job, 1);
+	rt_spec_free(&spec);
+}
+
+/* Every block and candidate-table place aco_tune.c tries, both
+ * construction kernels, on aco-random's 1000 cities: each compiles for
+ * sm_90 without spills; the table of 2000 cities x 20 candidates (320 KB)
+ * put in shared memory is pruned without a compile. */
+static void aco_gpu_configurations_compile(void **state)
+{
+	static const int blocks[] = {0, 32, 64, 128, 256, 512, 1024};
+	aco_job job;
+	rt_error err;
+	char why[160] = "";
+	int ok = -1;
+	(void)state;
+	if (!have_nvrtc("aco_gpu_configurations_compile"))
+		skip();
+	aco_job_text("[problem]\nkind = aco\n[data]\nrandom = 1000\n", &job);
+	for (int c = ACO_CONSTRUCT_THREAD; c <= ACO_CONSTRUCT_WARP; c++)
+		for (int m = ACO_CAND_AUTO; m <= ACO_CAND_GLOBAL; m++)
+			for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+				job.construct = c;
+				job.cand_memory = m;
+				job.block = blocks[b];
+				assert_int_equal(aco_tune_check(&job, "sm_90", H100_SMS, H100_SMEM_OPTIN,
+								H100_REGS, &ok, why, sizeof why, &err), RT_OK);
+				if (!ok)
+					printf("construct %d, cand_memory %d, block %d: %s\n", c, m, blocks[b], why);
+				assert_int_equal(ok, 1);
+			}
+	aco_job_free(&job);
+	aco_job_text("[problem]\nkind = aco\n[data]\nrandom = 2000\n[aco]\ncand_memory = shared\n", &job);
+	assert_int_equal(aco_tune_check(&job, "sm_90", H100_SMS, H100_SMEM_OPTIN, H100_REGS, &ok, why,
+					sizeof why, &err), RT_OK);
+	assert_int_equal(ok, 0);
+	assert_non_null(strstr(why, "shared memory"));
+	job.cand_memory = ACO_CAND_GLOBAL;
+	assert_int_equal(aco_tune_check(&job, "sm_90", H100_SMS, H100_SMEM_OPTIN, H100_REGS, &ok, why,
+					sizeof why, &err), RT_OK);
+	assert_int_equal(ok, 1);
+	aco_job_free(&job);
+}
+
+static void mbp_job_text(const char *text, mbp_job *job)
+{
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_spec spec;
+	rt_error err;
+	assert_int_equal(rt_spec_load_text(&spec, "mbp.ini", text, &err), RT_OK);
+	assert_int_equal(mbp_job_from_spec(job, &spec, &opt, &err), RT_OK);
+	rt_spec_free(&spec);
+}
+
+/* Every kernel, block size and input staging mbp_tune.c tries on the
+ * two-spirals 2-20-10-1 MBP network compiles for sm_90; the default without
+ * spills, the others without spills or pruned for them; a 10-100-1 network
+ * (2311 weights) over 64 threads is pruned (more than 16 weights per
+ * thread). */
+static void mbp_gpu_configurations_compile(void **state)
+{
+	static const int threads[] = {0, 64, 128, 192, 256, 384, 512, 768, 1024};
+	mbp_job job;
+	rt_error err;
+	char why[160] = "";
+	int ok = -1;
+	(void)state;
+	if (!have_nvrtc("mbp_gpu_configurations_compile"))
+		skip();
+	mbp_job_text("[problem]\nkind = mbp\n[data]\nsource = two-spirals\n[mbp]\nhidden = 20 10\n", &job);
+	for (int v = MBP_VARIANT_AUTO; v <= MBP_VARIANT_SPLIT; v++)
+		for (int s = MBP_STAGE_AUTO; s <= MBP_STAGE_YES; s++)
+			for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+				job.variant = v;
+				job.stage_inputs = s;
+				job.threads = threads[t];
+				assert_int_equal(mbp_tune_check(&job, "sm_90", H100_SMEM_OPTIN, H100_REGS, &ok,
+								why, sizeof why, &err), RT_OK);
+				if (!ok)
+					printf("pruned: variant %d, stage %d, threads %d: %s\n", v, s, threads[t], why);
+				/* the shipped default (auto, auto, 0 threads) runs; others may
+				 * spill (some do at 128, 384 and 768 threads) and are pruned */
+				assert_true(ok || ((v || s || threads[t]) && strstr(why, "spills")));
+			}
+	mbp_job_free(&job);
+	mbp_job_text("[problem]\nkind = mbp\n[data]\nsource = friedman1\npatterns = 100\n[mbp]\n"
+		     "hidden = 100\nthreads = 64\n", &job);
+	assert_int_equal(mbp_tune_check(&job, "sm_90", H100_SMEM_OPTIN, H100_REGS, &ok, why, sizeof why,
+					&err), RT_OK);
+	assert_int_equal(ok, 0);
+	assert_non_null(strstr(why, "per thread"));
+	mbp_job_free(&job);
+}
+
+/* Both GPU solvers svm_tune.c chooses between (the cache size and blocks
+ * per SM change no source), for every kernel type and both selection rules
+ * with Sonar's 60 features, compile for sm_90 without spills. */
+static void svm_gpu_configurations_compile(void **state)
+{
+	svm_params p;
+	rt_error err;
+	char why[160] = "";
+	int ok = -1;
+	(void)state;
+	if (!have_nvrtc("svm_gpu_configurations_compile"))
+		skip();
+	memset(&p, 0, sizeof p);
+	for (int type = SVM_LINEAR; type <= SVM_SIGMOID; type++)
+		for (int wss = SVM_WSS_SECOND; wss <= SVM_WSS_FIRST; wss++)
+			for (int roles = 0; roles <= 1; roles++) {
+				p.kernel.type = type;
+				p.wss = wss;
+				p.gpu_roles = roles;
+				assert_int_equal(svm_tune_check(&p, 60, "sm_90", H100_REGS, &ok, why, sizeof why,
+								&err), RT_OK);
+				if (!ok)
+					printf("kernel %d, wss %d, roles %d: %s\n", type, wss, roles, why);
+				assert_int_equal(ok, 1);
+			}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -269,6 +421,9 @@ int main(void)
 		cmocka_unit_test(search_keeps_to_the_budget),
 		cmocka_unit_test(apply_sets_overrides),
 		cmocka_unit_test(gp_prune_reads_the_spill_report),
+		cmocka_unit_test(aco_gpu_configurations_compile),
+		cmocka_unit_test(mbp_gpu_configurations_compile),
+		cmocka_unit_test(svm_gpu_configurations_compile),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

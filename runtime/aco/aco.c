@@ -10,6 +10,7 @@
 
 #include "aco.h"
 #include "aco_impl.h"
+#include "aco_tune.h"
 #include "backend.h"
 #include "log.h"
 #include "out.h"
@@ -206,7 +207,7 @@ const rt_kind aco_kind = {
 	"aco",
 	"MAX-MIN ant system for the symmetric TSP (TSPLIB instances or random cities)",
 	aco_run, aco_gen, aco_bench, aco_bench_help, NULL,
-	NULL,   /* tune: no tunable parameters yet */
+	&aco_tune_kind,
 	aco_export_result, NULL,
 	aco_kernels,
 };

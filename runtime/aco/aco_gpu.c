@@ -57,10 +57,13 @@ static size_t cand_table_bytes(const aco_job *job)
 	return (size_t)job->n * (size_t)job->cand_len * 8;
 }
 
-/* Whether the warp kernel keeps the candidate table in shared memory. */
+/* Whether the warp kernel keeps the candidate table in shared memory
+ * ([aco] cand_memory; auto: when it takes at most ACO_GPU_CAND_SMEM). */
 static int cand_shared(const aco_job *job)
 {
-	return job->cand_len > 0 && cand_table_bytes(job) <= ACO_GPU_CAND_SMEM;
+	if (job->cand_len == 0 || job->cand_memory == ACO_CAND_GLOBAL)
+		return 0;
+	return job->cand_memory == ACO_CAND_SHARED || cand_table_bytes(job) <= ACO_GPU_CAND_SMEM;
 }
 
 /* Local search scratch ints per ant (0 without local search). */
@@ -373,30 +376,51 @@ static rt_status alloc_all(aco_gpu *g, const aco_job *job, rt_error *err)
 	return gpu_memset32(g->ctx, g->slots, 0, 2 * n, err);
 }
 
+rt_status aco_gpu_plan_for(const aco_job *job, int sms, int smem_optin, aco_gpu_plan *plan,
+			   rt_error *err)
+{
+	int per_sm = (job->ants + sms - 1) / sms, tb = (per_sm + 31) / 32 * 32, warp;
+	size_t words = ((size_t)job->n + 31) / 32;
+	warp = job->construct == ACO_CONSTRUCT_WARP;
+	memset(plan, 0, sizeof *plan);
+	plan->kernel = warp ? "aco_construct_warp" : "aco_construct_thread";
+	plan->cand_shared = warp && cand_shared(job);
+	if (warp)
+		plan->threads = job->block > 0 ? job->block / 32 * 32
+			      : 32 * (per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
+	else
+		plan->threads = job->block > 0 ? job->block
+			      : tb < 32 ? 32 : tb > ACO_GPU_THREAD_MAX ? ACO_GPU_THREAD_MAX : tb;
+	if (plan->threads < (warp ? 32 : 1) || plan->threads > 1024)
+		return rt_fail(err, RT_ERR_INPUT, "%s: block = %d: expected 1 .. 1024 threads (the warp "
+			       "kernel: 32 .. 1024, whole warps)", job->spec_path, job->block);
+	if (!warp)
+		return RT_OK;
+	plan->smem = (unsigned)((plan->cand_shared ? cand_table_bytes(job) : 0) +
+				(size_t)(plan->threads / 32) * words * 4);
+	if (plan->smem > (unsigned)smem_optin)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: the warp kernel needs %u bytes of shared "
+			       "memory per block (%d warps%s), the device allows %d", job->name,
+			       plan->smem, plan->threads / 32, plan->cand_shared ? ", candidate table "
+			       "in shared memory: cand_memory = global avoids it" : "", smem_optin);
+	return RT_OK;
+}
+
 /* Block sizes and the warp kernel's shared memory; checks it fits. */
 static rt_status size_kernels(aco_gpu *g, const aco_job *job, const gpu_info *info, rt_error *err)
 {
-	int per_sm = (job->ants + g->sms - 1) / g->sms, bps = 0;
-	int tb = (per_sm + 31) / 32 * 32;
-	size_t words = ((size_t)job->n + 31) / 32;
-	rt_status st;
-	g->thread_block = job->construct == ACO_CONSTRUCT_THREAD && job->block > 0 ? job->block
-		: tb < 32 ? 32 : tb > ACO_GPU_THREAD_MAX ? ACO_GPU_THREAD_MAX : tb;
-	g->warp_block = job->construct == ACO_CONSTRUCT_WARP && job->block > 0 ? job->block / 32 * 32
-		: 32 * (per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
-	if (g->warp_block < 32 || g->warp_block > 1024 || g->thread_block > 1024)
-		return rt_fail(err, RT_ERR_INPUT, "%s: block = %d: expected 1 .. 1024 threads (the warp "
-			       "kernel: 32 .. 1024, whole warps)", job->spec_path, job->block);
-	g->warp_smem = (unsigned)((cand_shared(job) ? cand_table_bytes(job) : 0) +
-				  (size_t)(g->warp_block / 32) * words * 4);
+	aco_gpu_plan plan;
+	int bps = 0;
+	rt_status st = aco_gpu_plan_for(job, g->sms, info->smem_per_block_optin, &plan, err);
+	if (st != RT_OK)
+		return st;
+	g->thread_block = job->construct == ACO_CONSTRUCT_THREAD ? plan.threads : ACO_GPU_THREAD_MAX;
+	g->warp_block = job->construct == ACO_CONSTRUCT_WARP ? plan.threads : 32;
+	g->warp_smem = plan.smem;
 	if (job->construct != ACO_CONSTRUCT_WARP)
 		return RT_OK;
-	if (g->warp_smem > (unsigned)info->smem_per_block_optin)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: the warp kernel needs %u bytes of shared "
-			       "memory per block (%d warps), %s allows %d", job->name, g->warp_smem,
-			       g->warp_block / 32, info->name, info->smem_per_block_optin);
 	if ((st = gpu_kernel_attrs(g->mod, "aco_construct_warp", (int)g->warp_smem,
-				   cand_shared(job) ? 100 : -1, err)) ||
+				   plan.cand_shared ? 100 : -1, err)) ||
 	    (st = gpu_occupancy(g->mod, "aco_construct_warp", g->warp_block, g->warp_smem, &bps, err)))
 		return st;
 	if (bps < 1)

@@ -32,6 +32,13 @@ typedef enum aco_construct {
 	ACO_CONSTRUCT_AUTO = 2      /* resolved to the measured default by aco_job_finish */
 } aco_construct;
 
+/* Where the warp kernel reads the compact candidate table ([aco] cand_memory):
+ * shared memory when it fits in ACO_GPU_CAND_SMEM (auto), always (an error when
+ * the device cannot hold it), or never (through L1/L2). Speed only. */
+typedef enum aco_cand_memory {
+	ACO_CAND_AUTO = 0, ACO_CAND_SHARED = 1, ACO_CAND_GLOBAL = 2
+} aco_cand_memory;
+
 typedef enum aco_ls_kind {
 	ACO_LS_NONE = 0, ACO_LS_2OPT = 1, ACO_LS_25OPT = 2, ACO_LS_OROPT = 3
 } aco_ls_kind;
@@ -66,6 +73,7 @@ typedef struct aco_job {
 	int ls_cand;                   /* neighbours the local search tries (the rows of nn) */
 	int construct;                 /* enum aco_construct (never AUTO after aco_job_finish) */
 	int block;                     /* GPU threads per block (0: chosen) */
+	int cand_memory;               /* enum aco_cand_memory (GPU, warp kernel) */
 	int report_every;              /* iterations between progress lines */
 	int history_every;             /* iterations between history.csv rows (0: none) */
 	uint64_t seed;
@@ -138,6 +146,17 @@ rt_status aco_gpu_create(const aco_job *job, float tau0, aco_backend **b, rt_err
 rt_status aco_gpu_source(const aco_job *job, gen_source *src, rt_error *err);
 /* NVRTC options the kernels are compiled with. */
 const char *const *aco_gpu_nvrtc_options(int *n);
+/* How a job's construction kernel is launched on a device with sms SMs and
+ * smem_optin bytes of shared memory per block (aco_gpu.c; also for tuning). */
+typedef struct aco_gpu_plan {
+	const char *kernel;            /* "aco_construct_warp" or "aco_construct_thread" */
+	int threads;                   /* per block */
+	unsigned smem;                 /* the warp kernel's dynamic shared memory */
+	int cand_shared;               /* candidate table in shared memory */
+} aco_gpu_plan;
+rt_status aco_gpu_plan_for(const aco_job *job, int sms, int smem_optin, aco_gpu_plan *plan,
+			   rt_error *err);
+const char *aco_cand_memory_name(int m);
 /* `evoforge build` (rt_kind.kernels, aco_build.c): the module a GPU run compiles. */
 rt_status aco_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 		      rt_kernel_emit emit, void *ctx, rt_error *err);

@@ -18,9 +18,11 @@
 /* Indexed by enum aco_construct and aco_ls_kind. */
 static const char *const construct_names[] = { "thread", "warp", "auto", NULL };
 static const char *const ls_names[] = { "none", "2opt", "2.5opt", "oropt", NULL };
+static const char *const cand_memory_names[] = { "auto", "shared", "global", NULL };
 
 const char *aco_construct_name(int c) { return construct_names[c]; }
 const char *aco_ls_name(int ls) { return ls_names[ls]; }
+const char *aco_cand_memory_name(int m) { return cand_memory_names[m]; }
 
 void aco_job_default(aco_job *job)
 {
@@ -109,6 +111,8 @@ static rt_status read_params(aco_job *job, rt_spec *spec, rt_error *err)
 			 &job->construct, err));
 	TRY(rt_spec_int(spec, "aco", "block", 0, 0, 1024, &v, err));
 	job->block = (int)v;
+	TRY(rt_spec_enum(spec, "aco", "cand_memory", cand_memory_names, ACO_CAND_AUTO,
+			 &job->cand_memory, err));
 	TRY(rt_spec_int(spec, "aco", "report_every", 100, 1, INT_MAX, &v, err));
 	job->report_every = (int)v;
 	TRY(rt_spec_int(spec, "aco", "history_every", 10, 0, INT_MAX, &v, err));

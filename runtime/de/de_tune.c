@@ -34,14 +34,6 @@ typedef struct de_tuner {
 
 static const char *const gpu_keys[] = {"variant", "pop_memory", "block", "streams", "persistent"};
 
-static void add_values(rt_tune_param *p, const char *name, const char *const *values, const char *def)
-{
-	snprintf(p->name, sizeof p->name, "%s", name);
-	for (int i = 0; values[i]; i++)
-		if (rt_tune_param_add(p, "%s", values[i]) >= 0 && !strcmp(values[i], def))
-			p->def = i;
-}
-
 static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 {
 	static const char *const variants[] = {"fused", "naive", NULL},
@@ -50,20 +42,16 @@ static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 		*const streams[] = {"1", "2", "4", "8", NULL}, *const persistent[] = {"0", "1", NULL};
 	snprintf(s->unit, sizeof s->unit, "evals/s");
 	if (backend != RT_BACKEND_GPU) {
-		int n = cpu_thread_count(0);
-		snprintf(s->params[0].name, sizeof s->params[0].name, "threads");
-		for (int t = 1; t < n; t *= 2)
-			rt_tune_param_add(&s->params[0], "%d", t);
-		s->params[0].def = rt_tune_param_add(&s->params[0], "%d", n);
+		rt_tune_param_threads(&s->params[0]);
 		s->nparams = 1;
 		return;
 	}
-	add_values(&s->params[D_VARIANT], gpu_keys[D_VARIANT], variants,
+	rt_tune_param_values(&s->params[D_VARIANT], "de", gpu_keys[D_VARIANT], variants,
 		   job->variant == DE_VARIANT_NAIVE ? "naive" : "fused");
-	add_values(&s->params[D_POPMEM], gpu_keys[D_POPMEM], popmem, "auto");
-	add_values(&s->params[D_BLOCK], gpu_keys[D_BLOCK], blocks, "0");
-	add_values(&s->params[D_STREAMS], gpu_keys[D_STREAMS], streams, "1");
-	add_values(&s->params[D_PERSISTENT], gpu_keys[D_PERSISTENT], persistent, "0");
+	rt_tune_param_values(&s->params[D_POPMEM], "de", gpu_keys[D_POPMEM], popmem, "auto");
+	rt_tune_param_values(&s->params[D_BLOCK], "de", gpu_keys[D_BLOCK], blocks, "0");
+	rt_tune_param_values(&s->params[D_STREAMS], "de", gpu_keys[D_STREAMS], streams, "1");
+	rt_tune_param_values(&s->params[D_PERSISTENT], "de", gpu_keys[D_PERSISTENT], persistent, "0");
 	s->nparams = D_PERSISTENT + 1;
 }
 
@@ -143,16 +131,7 @@ static rt_status tune_overrides(void *state, const rt_tune_config *cfg, char *bu
 				rt_error *err)
 {
 	de_tuner *t = state;
-	const rt_tune_space *s = t->space;
-	int n = 0;
-	if (t->backend != RT_BACKEND_GPU)
-		return rt_format(buf, (size_t)size, err, RT_TUNE_THREADS_KEY "=%s",
-				 s->params[0].values[cfg->v[0]]);
-	buf[0] = '\0';
-	for (int p = 0; p < s->nparams && n < size; p++)
-		n += snprintf(buf + n, (size_t)(size - n), "%sde.%s=%s", p ? " " : "", gpu_keys[p],
-			      s->params[p].values[cfg->v[p]]);
-	return n < size ? RT_OK : rt_fail(err, RT_ERR_INTERNAL, "de tune: overrides too long");
+	return rt_tune_overrides_text(t->space, cfg, buf, size, err);
 }
 
 static void tune_close(void *state) { free(state); }

@@ -50,15 +50,14 @@ static void param(rt_tune_space *s, int i, const char *name)
 
 static void cpu_space(rt_tune_space *s)
 {
-	int n = cpu_thread_count(0), t;
+	int t;
 	param(s, C_BLOCK, "block");
 	for (int b = 256; b <= GP_EVAL_BLOCK_MAX; b *= 2)
 		if ((t = rt_tune_param_add(&s->params[C_BLOCK], "%d", b)) >= 0 && b == GP_EVAL_BLOCK_DEFAULT)
 			s->params[C_BLOCK].def = t;
-	param(s, C_THREADS, "threads");
-	for (t = 1; t < n; t *= 2)
-		rt_tune_param_add(&s->params[C_THREADS], "%d", t);
-	s->params[C_THREADS].def = rt_tune_param_add(&s->params[C_THREADS], "%d", n);
+	snprintf(s->params[C_BLOCK].key, sizeof s->params[C_BLOCK].key, "gp.cpu_block");
+	rt_tune_param_threads(&s->params[C_THREADS]);
+	s->nparams = C_THREADS + 1;
 	snprintf(s->unit, sizeof s->unit, "GPop/s");
 }
 
@@ -146,9 +145,7 @@ static rt_status tune_overrides(void *state, const rt_tune_config *cfg, char *bu
 	gp_gpu_config c;
 	char name[96];
 	if (t->backend != RT_BACKEND_GPU)
-		return rt_format(buf, (size_t)size, err, "gp.cpu_block=%s " RT_TUNE_THREADS_KEY "=%s",
-				 s->params[C_BLOCK].values[cfg->v[C_BLOCK]],
-				 s->params[C_THREADS].values[cfg->v[C_THREADS]]);
+		return rt_tune_overrides_text(s, cfg, buf, size, err);
 	gpu_config(s, cfg, &c);
 	return rt_format(buf, (size_t)size, err, "gp.gpu_variant=%s",
 			 gp_gpu_variant_name(&c, name, sizeof name));

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mbp.h"
 #include "mbp_impl.h"
+#include "mbp_tune.h"
 #include "out.h"
 
 rt_status mbp_outcome_alloc(mbp_outcome *out, const mbp_job *job, rt_error *err)
@@ -303,7 +304,7 @@ const rt_kind mbp_kind = {
 	"multiple back-propagation: MFF networks with selective activation (and plain BP), "
 	"batch, mini-batch or online, many networks at once",
 	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
-	NULL,   /* tune: no tunable parameters yet */
-	mbp_export_result, NULL,
+	&mbp_tune_kind,
+	mbp_export_result, mbp_eval_result,
 	mbp_kernels,
 };

@@ -9,9 +9,13 @@ extern const rt_kind mbp_kind;
 
 struct rt_jval;
 /* `evoforge export` for kind mbp (mbp_export.c): NAME.net (the network
- * file) and NAME.c / NAME.h, the network as standalone C99 with its weights
- * (void NAME(const double *x, double *y): raw inputs to raw outputs). */
+ * file), NAME.c / NAME.h (the network as standalone C99 with its weights),
+ * NAME-eval.c, a Makefile, and NAME-eval when cc is present. */
 rt_status mbp_export_result(const struct rt_jval *result, const char *result_path,
 			    const rt_options *opt, const char *dir, rt_error *err);
+/* `evoforge eval` for kind mbp: the network's outputs (and class) on every
+ * row of a CSV (inputs by column name), as NAME-eval writes them. */
+rt_status mbp_eval_result(const struct rt_jval *result, const char *result_path, const char *data,
+			  const char *out, const rt_options *opt, rt_error *err);
 
 #endif

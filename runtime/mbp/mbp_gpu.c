@@ -98,6 +98,8 @@ static int block_threads(const mbp_job *job)
  * two busiest phases; for many, the smaller block fits more per SM. */
 static int stage_inputs(const mbp_job *job)
 {
+	if (job->stage_inputs != MBP_STAGE_AUTO)
+		return job->stage_inputs == MBP_STAGE_YES;
 	return job->networks <= MBP_GPU_FEW_NETWORKS;
 }
 
@@ -108,6 +110,15 @@ static unsigned smem_bytes(const mbp_job *job)
 	size_t c = (size_t)job->chunk, h2 = s->h2 > 0 ? (size_t)s->h2 : 1;
 	size_t x = stage_inputs(job) ? c * (size_t)s->ni : 0;
 	return (unsigned)(4 * ((size_t)s->nweights + c * (5 * (size_t)s->h1 + 2 * h2 + 2 * s->no + 1) + x));
+}
+
+void mbp_gpu_plan_for(const mbp_job *job, mbp_gpu_plan *plan)
+{
+	plan->split = use_split(job);
+	plan->kernel = plan->split ? "mbp_split_grad" : "mbp_fused";
+	plan->threads = block_threads(job);
+	plan->smem = smem_bytes(job);
+	plan->stage_inputs = stage_inputs(job);
 }
 
 rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err)

@@ -21,6 +21,10 @@ typedef enum mbp_mode { MBP_BATCH = 0, MBP_MINIBATCH = 1, MBP_ONLINE = 2 } mbp_m
 /* GPU kernels (the spec's variant = auto | fused | split). */
 typedef enum mbp_variant { MBP_VARIANT_AUTO = 0, MBP_VARIANT_FUSED = 1, MBP_VARIANT_SPLIT = 2 } mbp_variant;
 
+/* GPU: are a chunk's inputs copied to shared memory first (spec's
+ * stage_inputs = auto | no | yes)? Speed only. */
+typedef enum mbp_stage { MBP_STAGE_AUTO = 0, MBP_STAGE_NO = 1, MBP_STAGE_YES = 2 } mbp_stage;
+
 /* Largest layer the generated kernels accept (neurons or inputs). */
 #if !defined(MBP_MAX_UNITS)
 #define MBP_MAX_UNITS 4096
@@ -135,6 +139,7 @@ typedef struct mbp_job {
 	int report_every;       /* epochs between progress lines */
 	int threads;            /* GPU threads per block (0: chosen) */
 	int variant;            /* GPU: enum mbp_variant */
+	int stage_inputs;       /* GPU: enum mbp_stage */
 	mbp_dataset data;
 } mbp_job;
 
@@ -213,6 +218,14 @@ rt_status mbp_cpu_gradient(const mbp_job *job, const float *w, const long *set, 
 /* ---- GPU path (mbp_gpu.c) ------------------------------------------------------ */
 rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err);
 const char *const *mbp_gpu_nvrtc_options(int *n);
+/* How a job's training kernels are launched (mbp_gpu.c; also for tuning). */
+typedef struct mbp_gpu_plan {
+	const char *kernel;     /* the busiest kernel: "mbp_fused" or "mbp_split_grad" */
+	int threads;            /* per block */
+	unsigned smem;          /* dynamic shared memory per block */
+	int split, stage_inputs;
+} mbp_gpu_plan;
+void mbp_gpu_plan_for(const mbp_job *job, mbp_gpu_plan *plan);
 /* `evoforge build` (rt_kind.kernels, mbp_build.c): the module a GPU run compiles. */
 rt_status mbp_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 		      rt_kernel_emit emit, void *ctx, rt_error *err);

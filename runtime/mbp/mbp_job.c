@@ -28,7 +28,9 @@
  *   threads = 0              ; GPU threads per block (0: chosen)
  *   variant = auto           ; GPU kernels: fused (a block per network, persistent),
  *                            ;   split (batch mode: a block per chunk, two launches
- *                            ;   per epoch) or auto (split for large training sets) */
+ *                            ;   per epoch) or auto (split for large training sets)
+ *   stage_inputs = auto      ; GPU: copy each chunk's inputs to shared memory first (yes,
+ *                            ;   no; auto: yes for at most 32 networks). Speed only */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 
 static const char *const mode_names[] = { "batch", "minibatch", "online", NULL };
 static const char *const variant_names[] = { "auto", "fused", "split", NULL };
+static const char *const stage_names[] = { "auto", "no", "yes", NULL };
 
 const char *mbp_mode_name(int mode) { return mode_names[mode]; }
 const char *mbp_activation_name(int act) { return mbp_activation_names[act]; }
@@ -138,6 +141,8 @@ static rt_status read_training(mbp_job *job, rt_spec *spec, rt_error *err)
 	TRY(rt_spec_int(spec, "mbp", "threads", 0, 0, 1024, &v, err));
 	job->threads = (int)v;
 	TRY(rt_spec_enum(spec, "mbp", "variant", variant_names, 0, &job->variant, err));
+	TRY(rt_spec_enum(spec, "mbp", "stage_inputs", stage_names, MBP_STAGE_AUTO, &job->stage_inputs,
+			 err));
 #undef TRY
 	if (job->variant == MBP_VARIANT_SPLIT && job->mode != MBP_BATCH) {
 		char loc[RT_PATH_MAX + 32];

@@ -20,6 +20,8 @@
  *                       ;   launch, kernel rows cached on the device) or roles
  *                       ;   (the seed's roles, one kernel each: 8 launches per iteration)
  *   gpu_cache_mb = 0    ; GPU kernel-row cache; 0: half the free device memory
+ *   gpu_blocks_per_sm = 0 ; GPU persistent kernel's blocks per SM, 1 to 4 (0: what fits,
+ *                       ;   at most 4, or EVOFORGE_SVM_BLOCKS_PER_SM). Speed only
  *   folds = 0           ; k >= 2: k-fold cross-validation instead (svm-train -v k):
  *                       ;   result.json gets cv_accuracy; no model is written
  *   [grid]              ; the (C, gamma) grid search of LIBSVM's grid.py instead:
@@ -51,21 +53,11 @@
 #include "out.h"
 #include "svm.h"
 #include "svm_impl.h"
+#include "svm_tune.h"
 
 static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
 static const char *const wss_names[] = { "second", "first", NULL };
 static const char *const gpu_kernel_names[] = { "persistent", "roles", NULL };  /* = gpu_roles */
-
-typedef struct svm_job {
-	char name[128], spec_path[RT_PATH_MAX], train_path[RT_PATH_MAX], test_path[RT_PATH_MAX];
-	svm_params params;
-	svm_data train, test;
-	double weight_label[64], weight[64];
-	uint64_t seed;
-	int folds;                 /* [svm] folds: cross-validation instead of training (0: no) */
-	int grid, grid_folds;      /* a [grid] section: the (C, gamma) grid search */
-	svm_range log2c, log2g;
-} svm_job;
 
 /* [data]: the training set and the optional test set, the test set encoded,
  * labelled and scaled as the training set (svm_data.c). */
@@ -154,7 +146,7 @@ static rt_status read_search(rt_spec *spec, svm_job *job, rt_error *err)
 	return RT_OK;
 }
 
-static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err)
+rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err)
 {
 	svm_params *p = &job->params;
 	const char *name;
@@ -182,6 +174,8 @@ static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *jo
 	TRY(rt_spec_int(spec, "svm", "max_iter", 0, 0, 1L << 50, &p->max_iter, err));
 	TRY(rt_spec_enum(spec, "svm", "gpu_kernels", gpu_kernel_names, 0, &p->gpu_roles, err));
 	TRY(rt_spec_double(spec, "svm", "gpu_cache_mb", 0.0, 0.0, 1e9, &p->gpu_cache_mb, err));
+	TRY(rt_spec_int(spec, "svm", "gpu_blocks_per_sm", 0, 0, 4, &v, err));
+	p->gpu_blocks_per_sm = (int)v;
 	TRY(read_weights(spec, job, err));
 	TRY(read_search(spec, job, err));
 	TRY(load_data(spec, job, err));
@@ -191,7 +185,7 @@ static rt_status job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *jo
 	return rt_spec_check_unused(spec, err);
 }
 
-static void job_free(svm_job *job)
+void svm_job_free(svm_job *job)
 {
 	svm_data_free(&job->train);
 	svm_data_free(&job->test);
@@ -338,7 +332,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	double *pred = NULL, train_acc, test_acc = NAN, t0;
 	rt_status st;
 	memset(&m, 0, sizeof m);
-	if ((st = job_from_spec(spec, opt, &job, err)) != RT_OK)
+	if ((st = svm_job_from_spec(spec, opt, &job, err)) != RT_OK)
 		goto done;
 	{
 		rt_backend chosen;
@@ -380,21 +374,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 done:
 	free(pred);
 	svm_model_free(&m);
-	job_free(&job);
-	return st;
-}
-
-/* `evoforge build` (rt_kind.kernels): the modules a GPU run of the job
- * compiles (svm_build.c), from the job svm_run reads. */
-static rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
-			     rt_kernel_emit emit, void *ctx, rt_error *err)
-{
-	svm_job job;
-	rt_status st = job_from_spec(spec, opt, &job, err);
-	(void)info;
-	if (st == RT_OK)
-		st = svm_gpu_kernels(&job.params, &job.train, &job.test, emit, ctx, err);
-	job_free(&job);
+	svm_job_free(&job);
 	return st;
 }
 
@@ -402,7 +382,7 @@ const rt_kind svm_kind = {
 	"svm",
 	"C-SVC trained by SMO as LIBSVM does (CPU and GPU), LIBSVM model files",
 	svm_run, NULL, svm_bench, svm_bench_help, svm_commands,
-	NULL,   /* tune: no tunable parameters yet */
+	&svm_tune_kind,
 	svm_export_result, svm_eval_result,
 	svm_kernels,
 };

@@ -1,5 +1,6 @@
 /* svm_build.c: kind `svm`'s kernel list for `evoforge build`
- * (rt_kind.kernels through svm.c's svm_kernels). A GPU run compiles
+ * (rt_kind.kernels), for the job svm_run reads (svm_job_from_spec). A GPU
+ * run compiles
  *   - the solver (svm_gpu.c's open_module: svm_gpu_source of the params and
  *     the training set's feature count; one module for every path: the
  *     persistent kernel with or without the Gram matrix, the per-role
@@ -47,8 +48,9 @@ static rt_status emit_predict(const svm_model *m, const svm_data *d, rt_kernel_e
 	return st;
 }
 
-rt_status svm_gpu_kernels(const svm_params *p, const svm_data *train, const svm_data *test,
-			  rt_kernel_emit emit, void *ctx, rt_error *err)
+/* The solver for p on train, the prediction of train and of test (may be NULL). */
+static rt_status gpu_kernels(const svm_params *p, const svm_data *train, const svm_data *test,
+			     rt_kernel_emit emit, void *ctx, rt_error *err)
 {
 	svm_model m;
 	rt_status st = RT_OK;
@@ -61,5 +63,17 @@ rt_status svm_gpu_kernels(const svm_params *p, const svm_data *train, const svm_
 	if ((st = emit_solver(p, train->nfeat, emit, ctx, err)) == RT_OK &&
 	    (st = emit_predict(&m, train, emit, ctx, err)) == RT_OK && test && test->n > 0)
 		st = emit_predict(&m, test, emit, ctx, err);
+	return st;
+}
+
+rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	svm_job job;
+	rt_status st = svm_job_from_spec(spec, opt, &job, err);
+	(void)info;
+	if (st == RT_OK)
+		st = gpu_kernels(&job.params, &job.train, &job.test, emit, ctx, err);
+	svm_job_free(&job);
 	return st;
 }

@@ -316,13 +316,16 @@ static rt_status setup_caches(svm_gpu *g, const svm_params *p, rt_error *err)
 	return st;
 }
 
-/* Blocks resident at once for the persistent kernel: EVOFORGE_SVM_BLOCKS_PER_SM
- * per SM (default: what fits; a9a alone measured the same with 1, 2, 4),
- * at most what fits and what the parts hold (4). */
-static rt_status persistent_capacity(svm_gpu *g, int *capacity, rt_error *err)
+/* Blocks resident at once for the persistent kernel: [svm] gpu_blocks_per_sm,
+ * else EVOFORGE_SVM_BLOCKS_PER_SM, per SM (default: what fits; a9a alone
+ * measured the same with 1, 2, 4), at most what fits and what the parts
+ * hold (4). */
+static rt_status persistent_capacity(svm_gpu *g, const svm_params *p, int *capacity, rt_error *err)
 {
 	const char *env = getenv("EVOFORGE_SVM_BLOCKS_PER_SM");
 	int want = env && atoi(env) > 0 ? atoi(env) : 4, fit = 0;
+	if (p->gpu_blocks_per_sm >= 1 && p->gpu_blocks_per_sm <= 4)
+		want = p->gpu_blocks_per_sm;
 	rt_status st = gpu_occupancy(g->mod, "svm_persistent", SVM_GPU_THREADS, 0, &fit, err);
 	if (st != RT_OK)
 		return st;
@@ -405,7 +408,7 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, 
 	gpu_ptr d_tasks = 0, d_map = 0;
 	double last_report = rt_now();
 	rt_status st;
-	if ((st = setup_caches(g, p, err)) || (st = persistent_capacity(g, &capacity, err)))
+	if ((st = setup_caches(g, p, err)) || (st = persistent_capacity(g, p, &capacity, err)))
 		return st;
 	if (capacity > 256)
 		capacity = 256;   /* at most 256 problems and blocks per launch */
@@ -450,14 +453,15 @@ static rt_status run_roles(svm_gpu *g, long max_iter, rt_error *err)
 }
 
 /* alpha and G of problem k back; rho, objective and counts from them. */
-static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, long max_iter, rt_error *err)
+static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, const svm_params *p,
+		       long max_iter, rt_error *err)
 {
 	gpu_problem *q = &g->pr[k];
 	long n = q->t.n;
 	double *alpha = rt_malloc((size_t)n * sizeof *alpha + 1, err), *G;
 	G = alpha ? rt_malloc((size_t)n * sizeof *G + 1, err) : NULL;
 	rt_status st = alpha && G ? RT_OK : RT_ERR_SYSTEM;
-	if (st == RT_OK && !q->state.done)
+	if (st == RT_OK && !q->state.done && p->limit_expected != 1)
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	if (st == RT_OK && (st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
 	    (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK) {
@@ -609,7 +613,7 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 	    (p->gpu_roles || (st = setup_grams(&g, p, pr, err)) == RT_OK))
 		st = p->gpu_roles ? run_roles(&g, max_iter, err) : run_persistent(&g, p, max_iter, err);
 	for (int k = 0; k < count && st == RT_OK; k++)
-		st = finish(&g, k, &pr[k], max_iter, err);
+		st = finish(&g, k, &pr[k], p, max_iter, err);
 	release(&g);
 	if (st != RT_OK && st != RT_ERR_NOGPU)
 		rt_error_prefix(err, "svm (GPU)");

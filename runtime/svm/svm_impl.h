@@ -115,6 +115,9 @@ typedef struct svm_params {
 	int gpu_roles;             /* GPU: 0 the persistent kernel (the default), 1 the
 	                              per-role kernels (8 launches per iteration) */
 	double gpu_cache_mb;       /* GPU kernel-row cache; 0: half the free device memory */
+	int gpu_blocks_per_sm;     /* GPU persistent kernel: blocks per SM, 1 .. 4 (0: what fits,
+	                              at most 4, or EVOFORGE_SVM_BLOCKS_PER_SM) */
+	int limit_expected;        /* 1: reaching max_iter is expected (tuning): no warning */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -247,11 +250,10 @@ rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src,
 /* The features prediction compares for m on d: the data's and the model's fewer. */
 int svm_predict_features(const svm_model *m, const svm_data *d);
 
-/* `evoforge build` (svm_build.c): every module a GPU run training with p on
- * train compiles (the solver; the prediction of train and of test, which
- * may be NULL), passed to emit as nvrtc_compile will get them. */
-rt_status svm_gpu_kernels(const svm_params *p, const svm_data *train, const svm_data *test,
-			  rt_kernel_emit emit, void *ctx, rt_error *err);
+/* `evoforge build` (rt_kind.kernels, svm_build.c): every module a GPU run
+ * of the spec's job compiles. */
+rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 /* pred[n] for every point of d, where enum svm_predict_where says, and the
  * fraction right (acc may be NULL). */
 rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
@@ -309,6 +311,22 @@ rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err)
 /* The contour plot (grid.py's) through gnuplot; without gnuplot on PATH says
  * "gnuplot not found: no plot" and returns RT_OK; gnuplot failing is an error. */
 rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err);
+
+/* `evoforge run`'s job (svm.c): [svm], [grid] and [data] of a spec. */
+typedef struct svm_job {
+	char name[128], spec_path[RT_PATH_MAX], train_path[RT_PATH_MAX], test_path[RT_PATH_MAX];
+	svm_params params;
+	svm_data train, test;
+	double weight_label[64], weight[64];
+	uint64_t seed;
+	int folds;                 /* [svm] folds: cross-validation instead of training (0: no) */
+	int grid, grid_folds;      /* a [grid] section: the (C, gamma) grid search */
+	svm_range log2c, log2g;
+} svm_job;
+
+/* Reads the spec into job and loads its data (errors name file:line). */
+rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err);
+void svm_job_free(svm_job *job);
 
 /* svm-predict's work (svm_cli.c): m (widened to the data's features) on
  * the points of data (LIBSVM or CSV) where enum svm_predict_where says, their

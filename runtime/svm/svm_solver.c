@@ -223,7 +223,7 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 		for (long k = 0; k < s->n; k++)
 			s->G[k] += qi[k] * dai + qj[k] * daj;
 	}
-	if (it == max_iter)
+	if (it == max_iter && s->p->limit_expected != 1)
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	*iterations = it;
 	return RT_OK;

@@ -1,7 +1,9 @@
 # test_tune.sh: `evoforge tune` on the CPU: the database is written, `run`
-# then says "tuned configuration:" and gives the same result as --no-tune;
-# an entry is kept unless --retune; a corrupt database is ignored; kinds
-# without tunable parameters say so. Usage: bash test_tune.sh PATH/TO/evoforge
+# then says "tuned configuration:" and gives the same result as --no-tune
+# (gp, de; aco, mbp and svm: the same tour, weights and model files, also
+# with every speed key of theirs set to a non-default value); an entry is
+# kept unless --retune; a corrupt database is ignored; bad values of the
+# tuned keys are errors. Usage: bash test_tune.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
 export EVOFORGE_CACHE="$cli_tmp/cache"
@@ -57,7 +59,69 @@ expect_output "corrupt database reported" "ignoring the tuning database"
 expect_exit 0 "tune replaces a corrupt database" "$evo" tune --backend cpu --budget 1 problems/mux6.ini
 expect_output "replacement reported" "replacing the tuning database"
 
-# Kinds without tunable parameters say so.
-expect_exit 1 "tune aco" "$evo" tune --backend cpu problems/aco-random.ini
-expect_output "aco has nothing to tune" "kind 'aco' has no tunable parameters"
+# aco, mbp, svm on the CPU: tune, then run tuned, untuned and with every
+# speed key set otherwise; the result files must be identical.
+# same_files NAME FILE DIR...: FILE is byte-identical in every DIR.
+same_files() {
+	local name=$1 file=$2 first=$3 d
+	shift 3
+	for d in "$@"; do
+		if ! cmp -s "$first/$file" "$d/$file"; then
+			cli_fail "$name" "$first/$file and $d/$file differ"
+			return
+		fi
+	done
+	[ -s "$first/$file" ] && cli_ok "$name" || cli_fail "$name" "$first/$file is missing or empty"
+}
+# tune_kind KIND SPEC RESULT_FILE WINNER_PREFIX "SPEED OPTIONS" [--set ...]: the checks above.
+tune_kind() {
+	local kind=$1 spec=$2 file=$3 winner=$4 speed=$5
+	shift 5
+	expect_exit 0 "tune $kind" "$evo" tune --backend cpu --budget 3 "$spec" "$@"
+	expect_output "$kind: tune prints the table" "| rank |"
+	expect_output "$kind: tune names the winner" "tuned configuration: $winner"
+	if python3 -c "import json,sys; e=[x for x in json.load(open(sys.argv[1]))['entries'] if x['kind']==sys.argv[2]]; assert len(e)==1 and e[0]['backend']=='cpu' and sys.argv[3] in e[0]['overrides']" "$db" "$kind" "$winner" 2>/dev/null; then
+		cli_ok "$kind: tuning.json holds the entry"
+	else
+		cli_fail "$kind: tuning.json holds the entry" "$(head -c 2000 "$db" 2>&1)"
+	fi
+	expect_exit 0 "$kind: run tuned" "$evo" run --backend cpu "$spec" "$@" -o "$cli_tmp/$kind-tuned"
+	if head -1 "$cli_tmp/out" | grep -q "^tuned configuration: $winner"; then cli_ok "$kind: run says so first"; else
+		cli_fail "$kind: run says so first" "$(head -1 "$cli_tmp/out")"; fi
+	expect_exit 0 "$kind: run --no-tune" "$evo" run --backend cpu --no-tune "$spec" "$@" -o "$cli_tmp/$kind-plain"
+	# shellcheck disable=SC2086
+	expect_exit 0 "$kind: run with other speed keys" "$evo" run --backend cpu --no-tune $speed "$spec" "$@" -o "$cli_tmp/$kind-speed"
+	same_files "$kind: same $file tuned, untuned and with other speed keys" "$file" \
+		"$cli_tmp/$kind-plain" "$cli_tmp/$kind-tuned" "$cli_tmp/$kind-speed"
+}
+tune_kind aco problems/aco-random.ini best.tour "run.threads=" \
+	"--threads 1 --set aco.block=64 --set aco.cand_memory=global" \
+	--set data.random=200 --set aco.iterations=20
+tune_kind mbp problems/mbp-spirals.ini network.net "run.threads=" \
+	"--threads 1 --set mbp.threads=256 --set mbp.stage_inputs=no --set mbp.variant=fused" \
+	--set mbp.epochs=300
+# svm: three classes (one-vs-one) on 240 generated points, written here.
+python3 - "$cli_tmp/svm3.txt" <<'PY'
+import math, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(240):
+        c = i % 3
+        x = [math.sin(0.37 * i + k) + 0.8 * c * (k == c) for k in range(4)]
+        f.write("%d %s\n" % (c + 1, " ".join("%d:%.6f" % (k + 1, v) for k, v in enumerate(x))))
+PY
+printf '[problem]\nkind = svm\nname = svm3\n[svm]\nkernel = rbf\nC = 4\n[data]\ntrain = svm3.txt\n' >"$cli_tmp/svm3.ini"
+tune_kind svm "$cli_tmp/svm3.ini" model.txt "svm.cache_mb=" \
+	"--threads 1 --set svm.cache_mb=1 --set svm.gpu_blocks_per_sm=2 --set svm.gpu_cache_mb=64"
+
+# Bad values of the keys the tuners set are errors naming the key.
+expect_exit 2 "bad aco.cand_memory" "$evo" run --backend cpu problems/aco-random.ini --set aco.cand_memory=sideways -o "$cli_tmp/bad"
+expect_output "aco.cand_memory message" "[aco] cand_memory: expected one of auto, shared, global, got 'sideways'"
+expect_exit 2 "bad aco.block" "$evo" run --backend cpu problems/aco-random.ini --set aco.block=2048 -o "$cli_tmp/bad"
+expect_output "aco.block message" "[aco] block: expected an integer in [0, 1024]"
+expect_exit 2 "bad mbp.stage_inputs" "$evo" run --backend cpu problems/mbp-xor.ini --set mbp.stage_inputs=maybe -o "$cli_tmp/bad"
+expect_output "mbp.stage_inputs message" "[mbp] stage_inputs: expected one of auto, no, yes, got 'maybe'"
+expect_exit 2 "bad svm.gpu_blocks_per_sm" "$evo" run --backend cpu "$cli_tmp/svm3.ini" --set svm.gpu_blocks_per_sm=9 -o "$cli_tmp/bad"
+expect_output "svm.gpu_blocks_per_sm message" "[svm] gpu_blocks_per_sm: expected an integer in [0, 4], got '9'"
+expect_exit 2 "bad svm.cache_mb" "$evo" run --backend cpu "$cli_tmp/svm3.ini" --set svm.cache_mb=0 -o "$cli_tmp/bad"
+expect_output "svm.cache_mb message" "[svm] cache_mb: expected"
 finish

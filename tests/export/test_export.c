@@ -4,7 +4,10 @@
  * over every float operation (sin/cos with large arguments, log of 0 and
  * negatives, protected division, IF, comparisons): NAME-eval's outputs,
  * compiled with cc -std=c99 -Wall -Werror, must equal the interpreter's bit
- * for bit (skipped with a SKIP line when there is no cc). */
+ * for bit (skipped with a SKIP line when there is no cc); the fixed-function
+ * GPU kernel of such programs (float and Boolean) compiles with NVRTC for
+ * sm_90 without spills, and evaluating on the GPU with no driver fails with
+ * RT_ERR_NOGPU (the outputs on a GPU: tests/export/gp_export_driver.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,9 +22,11 @@
 #include "export.h"
 #include "gp/gp_conv.h"
 #include "gp/gp_eval.h"
+#include "gp/gp_export.h"
 #include "gp/gp_problem.h"
 #include "gp/gp_tree.h"
 #include "json_read.h"
+#include "nvrtc.h"
 #include "out.h"
 #include "rng.h"
 #include "../test_tmp.h"
@@ -137,6 +142,7 @@ static void export_and_run(const gp_tree *t, const char *csv, const char *outcsv
 	rt_options opt;
 	rt_error err;
 	memset(&opt, 0, sizeof opt);
+	opt.arch = "none";   /* no cubins: this test is about the C (kernel_sm90 compiles them) */
 	gp_print_prefix(&pre, t->nodes, t->n);
 	rt_buf_printf(&b, "{\"kind\": \"gp\", \"problem\": \"rnd\", \"best\": {\"prefix\": \"%s\", "
 		      "\"fitness\": 0, \"generation\": 0}, \"data\": {\"fitness\": \"mse\", "
@@ -147,7 +153,7 @@ static void export_and_run(const gp_tree *t, const char *csv, const char *outcsv
 	if (rt_export(path, &opt, cmd, &err) != RT_OK)
 		fail_msg("export: %s", err.msg);
 	snprintf(cmd, sizeof cmd, "cd %s/x && cc -std=c99 -Wall -Werror -c rnd.c -o rnd.o && "
-		 "./rnd-eval %s -o %s", tmpdir, csv, outcsv);
+		 "./rnd-eval --backend cpu %s -o %s", tmpdir, csv, outcsv);
 	assert_int_equal(system(cmd), 0);
 	rt_buf_free(&b);
 	rt_buf_free(&pre);
@@ -204,6 +210,94 @@ static void exported_c_bit_exact(void **state)
 	gp_tree_free(&t);
 }
 
+/* A random program's C expression (what NAME.c and the kernel hold). */
+static void program_expr(const gp_fset *fs, int depth, rt_rng *rng, gp_tree *t, rt_buf *expr)
+{
+	char dir[300], json[300];
+	rt_buf b = {0}, pre = {0};
+	rt_error err;
+	rt_options opt;
+	size_t n = 0;
+	char *text = NULL, *start, *end;
+	memset(&opt, 0, sizeof opt);
+	opt.arch = "none";
+	assert_int_equal(gp_tree_random(t, fs, depth, depth & 1, rng, &err), RT_OK);
+	gp_print_prefix(&pre, t->nodes, t->n);
+	/* Through export itself, so the expression is exactly NAME.c's. */
+	rt_buf_printf(&b, "{\"kind\": \"gp\", \"problem\": \"k\", \"best\": {\"prefix\": \"%s\"}, "
+		      "\"data\": {\"fitness\": \"%s\", \"input_names\": [\"a\", \"b\", \"c\"]}}\n",
+		      pre.data, t->nodes[0].op >= GP_NFLOAT_OPS ? "wrong cases" : "mse");
+	snprintf(json, sizeof json, "%s/k.json", tmpdir);
+	assert_int_equal(rt_write_file_atomic(json, b.data, b.len, &err), RT_OK);
+	snprintf(dir, sizeof dir, "%s/k", tmpdir);
+	if (rt_export(json, &opt, dir, &err))
+		fail_msg("export: %s", err.msg);
+	snprintf(dir, sizeof dir, "%s/k/k.cu", tmpdir);
+	assert_int_equal(rt_read_file(dir, &text, &n, &err), RT_OK);
+	start = strstr(text, "#define GPX_PROGRAM(x) (");
+	assert_non_null(start);
+	start += strlen("#define GPX_PROGRAM(x) (");
+	end = strchr(start, '\n');
+	rt_buf_append(expr, start, (size_t)(end - start - 1));
+	free(text);
+	rt_buf_free(&b);
+	rt_buf_free(&pre);
+}
+
+/* The kernel of random float and Boolean programs compiles for sm_90 with
+ * no spills (ptxas -v through NVRTC). */
+static void kernel_sm90(void **state)
+{
+	gp_fset fs[2];
+	gp_tree t = {0};
+	rt_rng rng;
+	rt_error err;
+	(void)state;
+	if (nvrtc_open(&err) != RT_OK) {
+		print_message("SKIP: no NVRTC: %s\n", err.msg);
+		return;
+	}
+	assert_int_equal(gp_fset_parse(&fs[0], "+ - * / sin cos log exp > < == AND OR IF", 3, &err),
+			 RT_OK);
+	fs[0].use_consts = 1, fs[0].const_min = -100.0f, fs[0].const_max = 100.0f;
+	fs[0].const_prob = 0.3;
+	assert_int_equal(gp_fset_parse(&fs[1], "and or nand nor not if", 3, &err), RT_OK);
+	rt_rng_init(&rng, 9, 2);
+	for (int p = 0; p < 6; p++) {
+		rt_buf expr = {0};
+		gen_source src;
+		nvrtc_output out = {0};
+		nvrtc_usage u;
+		gp_xprogram x = { "k", NULL, 3, p & 1 };
+		program_expr(&fs[p & 1], 4 + p, &rng, &t, &expr);
+		x.expr = expr.data;
+		assert_int_equal(gp_xkernel_render(&x, &src, &err), RT_OK);
+		if (nvrtc_compile(src.name, src.text.data, "sm_90", gp_xkernel_options,
+				  gp_xkernel_noptions, &out, &err) != RT_OK)
+			fail_msg("program %d: %s", p, err.msg);
+		assert_int_equal(nvrtc_parse_usage(out.log, "gpx_eval", &u, &err), RT_OK);
+		if (u.spill_stores > 0 || u.spill_loads > 0)
+			fail_msg("program %d: gpx_eval spills (%d bytes stored, %d loaded)", p,
+				 u.spill_stores, u.spill_loads);
+		nvrtc_output_free(&out);
+		gen_free(&src);
+		rt_buf_free(&expr);
+	}
+	gp_tree_free(&t);
+}
+
+/* With no CUDA driver, the GPU path says so (RT_ERR_NOGPU); eval's callers
+ * then fail (--backend gpu) or use the CPU (auto). */
+static void eval_gpu_without_driver(void **state)
+{
+	gp_xprogram x = { "k", "(x[0] + 1.0f)", 1, 0 };
+	float in[4] = {1, 2, 3, 4}, out[4];
+	rt_error err;
+	(void)state;
+	assert_int_equal(gp_xkernel_eval_gpu(&x, in, 4, 4, 0, out, &err), RT_ERR_NOGPU);
+	assert_non_null(strstr(err.msg, "driver"));
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -212,12 +306,15 @@ static int setup(void **state)
 
 int main(void)
 {
+	setenv("EVOFORGE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);   /* never a GPU here */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_values),
 		cmocka_unit_test(json_errors),
 		cmocka_unit_test(idents),
 		cmocka_unit_test(prefix_round_trip),
 		cmocka_unit_test(exported_c_bit_exact),
+		cmocka_unit_test(kernel_sm90),
+		cmocka_unit_test(eval_gpu_without_driver),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }
