@@ -425,7 +425,7 @@ rt_status rt_build_command(const rt_kind *kind, rt_spec *spec, const rt_options 
 	b.dir = opt->outdir;
 	if (!kind->kernels)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "kind '%s' cannot be built yet (it lists no "
-			       "kernels; gp and de can)", kind->name);
+			       "kernels)", kind->name);
 	if (!opt->outdir)
 		return rt_fail(err, RT_ERR_INPUT, "build: expected -o DIR (see evoforge help build)");
 	program_name(spec, name, sizeof name);

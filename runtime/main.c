@@ -107,7 +107,7 @@ static const char usage_build[] =
 	"says so and exits 0). `DIR/NAME run [--seed N] [--generations N] [-o DIR]\n"
 	"[--backend B]` gives the results `evoforge run SPEC` gives, without NVRTC\n"
 	"on a GPU of a built arch; `DIR/NAME run --startup-time` times its start-up.\n"
-	"Kinds: gp and de.\n";
+	"Kinds: gp, de, aco, mbp and svm.\n";
 
 static const char usage_info[] =
 	"usage: evoforge info [--check]\n"

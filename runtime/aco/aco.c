@@ -209,5 +209,5 @@ const rt_kind aco_kind = {
 	aco_run, aco_gen, aco_bench, aco_bench_help, NULL,
 	&aco_tune_kind,
 	aco_export_result, NULL,
-	NULL,   /* kernels: evoforge build does not list them yet */
+	aco_kernels,
 };

@@ -157,6 +157,9 @@ typedef struct aco_gpu_plan {
 rt_status aco_gpu_plan_for(const aco_job *job, int sms, int smem_optin, aco_gpu_plan *plan,
 			   rt_error *err);
 const char *aco_cand_memory_name(int m);
+/* `evoforge build` (rt_kind.kernels, aco_build.c): the module a GPU run compiles. */
+rt_status aco_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 
 /* ---- the MAX-MIN loop (aco_loop.c) ---- */
 typedef struct aco_outcome {

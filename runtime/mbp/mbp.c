@@ -306,5 +306,5 @@ const rt_kind mbp_kind = {
 	mbp_run, mbp_gen, mbp_bench, mbp_bench_help, NULL,
 	&mbp_tune_kind,
 	mbp_export_result, mbp_eval_result,
-	NULL,   /* kernels: evoforge build does not list them yet */
+	mbp_kernels,
 };

@@ -226,6 +226,9 @@ typedef struct mbp_gpu_plan {
 	int split, stage_inputs;
 } mbp_gpu_plan;
 void mbp_gpu_plan_for(const mbp_job *job, mbp_gpu_plan *plan);
+/* `evoforge build` (rt_kind.kernels, mbp_build.c): the module a GPU run compiles. */
+rt_status mbp_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 rt_status mbp_gpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			mbp_outcome *out, rt_error *err);
 

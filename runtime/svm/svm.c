@@ -384,5 +384,5 @@ const rt_kind svm_kind = {
 	svm_run, NULL, svm_bench, svm_bench_help, svm_commands,
 	&svm_tune_kind,
 	svm_export_result, svm_eval_result,
-	NULL,   /* kernels: evoforge build does not list them yet */
+	svm_kernels,
 };

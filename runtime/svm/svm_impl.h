@@ -183,6 +183,8 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 /* The generated CUDA source of the GPU solver and its NVRTC options. */
 rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
 const char *const *svm_gpu_nvrtc_options(int *n);
+/* The most features the GPU solver takes (dense rows). */
+#define SVM_GPU_MAX_FEATURES 8192
 /* Fills rho (LIBSVM's calculate_rho), the objective and the SV counts from
  * the final alpha and G, and takes alpha (out->alpha = alpha). */
 void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
@@ -245,6 +247,13 @@ rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, d
 			  rt_error *err);
 /* The generated CUDA source of the prediction kernels comparing nfeat features. */
 rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src, rt_error *err);
+/* The features prediction compares for m on d: the data's and the model's fewer. */
+int svm_predict_features(const svm_model *m, const svm_data *d);
+
+/* `evoforge build` (rt_kind.kernels, svm_build.c): every module a GPU run
+ * of the spec's job compiles. */
+rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err);
 /* pred[n] for every point of d, where enum svm_predict_where says, and the
  * fraction right (acc may be NULL). */
 rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,

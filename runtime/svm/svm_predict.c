@@ -38,6 +38,11 @@ typedef struct pred_model {
 	double *sqv;               /* [total_sv] over the model's features (svm_predict's) */
 } pred_model;
 
+int svm_predict_features(const svm_model *m, const svm_data *d)
+{
+	return d->nfeat < m->nfeat ? d->nfeat : m->nfeat;
+}
+
 static rt_status pred_model_make(const svm_model *m, const svm_data *d, pred_model *pm,
 				 rt_error *err)
 {
@@ -47,7 +52,7 @@ static rt_status pred_model_make(const svm_model *m, const svm_data *d, pred_mod
 			       m->nr_class);
 	pm->k = m->nr_class;
 	pm->npairs = pm->k * (pm->k - 1) / 2;
-	pm->nf = d->nfeat < m->nfeat ? d->nfeat : m->nfeat;
+	pm->nf = svm_predict_features(m, d);
 	for (int c = 1; c < pm->k; c++)
 		pm->start[c] = pm->start[c - 1] + m->nsv[c - 1];
 	pm->sqv = rt_malloc((size_t)m->total_sv * sizeof *pm->sqv + 1, err);

@@ -1,0 +1,79 @@
+/* svm_build.c: kind `svm`'s kernel list for `evoforge build`
+ * (rt_kind.kernels), for the job svm_run reads (svm_job_from_spec). A GPU
+ * run compiles
+ *   - the solver (svm_gpu.c's open_module: svm_gpu_source of the params and
+ *     the training set's feature count; one module for every path: the
+ *     persistent kernel with or without the Gram matrix, the per-role
+ *     kernels; for training, cross-validation folds and grid cells alike,
+ *     since folds keep the set's features and a grid varies only C and
+ *     gamma), and
+ *   - the prediction kernels (svm_predict.c's open_module:
+ *     svm_gpu_predict_source of the model's kernel type and the features
+ *     compared, svm_predict_features) for the training set and the test
+ *     set; a trained model is as wide as its training set (svm_train.c).
+ * Both are rendered here by the generators the run calls, with the options
+ * it passes; none depends on the device or the seed
+ * (tests/test_build_cover.c runs the GPU path against this list). */
+#include <string.h>
+
+#include "svm_impl.h"
+
+/* The solver's module, as svm_gpu_solve_many compiles it. */
+static rt_status emit_solver(const svm_params *p, int nfeat, rt_kernel_emit emit, void *ctx,
+			     rt_error *err)
+{
+	gen_source src;
+	int nopt;
+	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
+	rt_status st;
+	memset(&src, 0, sizeof src);
+	if ((st = svm_gpu_source(p, nfeat, &src, err)) == RT_OK)
+		st = emit(ctx, src.name, src.text.data, opts, nopt, err);
+	gen_free(&src);
+	return st;
+}
+
+/* The prediction module for model m on d, as svm_gpu_predict compiles it. */
+static rt_status emit_predict(const svm_model *m, const svm_data *d, rt_kernel_emit emit,
+			      void *ctx, rt_error *err)
+{
+	gen_source src;
+	int nopt;
+	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
+	rt_status st;
+	memset(&src, 0, sizeof src);
+	if ((st = svm_gpu_predict_source(m, svm_predict_features(m, d), &src, err)) == RT_OK)
+		st = emit(ctx, src.name, src.text.data, opts, nopt, err);
+	gen_free(&src);
+	return st;
+}
+
+/* The solver for p on train, the prediction of train and of test (may be NULL). */
+static rt_status gpu_kernels(const svm_params *p, const svm_data *train, const svm_data *test,
+			     rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	svm_model m;
+	rt_status st = RT_OK;
+	/* More features than the solver takes: a GPU run stops before compiling. */
+	if (train->nfeat > SVM_GPU_MAX_FEATURES)
+		return RT_OK;
+	memset(&m, 0, sizeof m);
+	m.kernel = p->kernel;
+	m.nfeat = train->nfeat;
+	if ((st = emit_solver(p, train->nfeat, emit, ctx, err)) == RT_OK &&
+	    (st = emit_predict(&m, train, emit, ctx, err)) == RT_OK && test && test->n > 0)
+		st = emit_predict(&m, test, emit, ctx, err);
+	return st;
+}
+
+rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
+		      rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	svm_job job;
+	rt_status st = svm_job_from_spec(spec, opt, &job, err);
+	(void)info;
+	if (st == RT_OK)
+		st = gpu_kernels(&job.params, &job.train, &job.test, emit, ctx, err);
+	svm_job_free(&job);
+	return st;
+}
