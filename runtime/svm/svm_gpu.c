@@ -603,6 +603,9 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 	for (int k = 0; k < count; k++)
 		n_max = pr[k].n > n_max ? pr[k].n : n_max;
 	max_iter = p->max_iter > 0 ? p->max_iter : (100 * n_max > 10000000 ? 100 * n_max : 10000000);
+	if (pr[0].d->sparse)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: sparse data on the GPU is not built yet; "
+			       "use --backend cpu");
 	if (pr[0].d->nfeat > 8192)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
 			       "8192 (dense rows); use --backend cpu", pr[0].d->nfeat);
