@@ -48,6 +48,20 @@ rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out
 /* Loads LIBSVM sparse format ("label idx:val idx:val ...", 1-based indices)
  * into a dense table; nfeatures 0 = the largest index seen. */
 rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err);
+/* The same file as sparse rows, never dense: row r's entries are
+ * ptr[r] .. ptr[r + 1] of col (0-based, ascending) and val; indices up to
+ * max_cols (instead of RT_DATA_MAX_COLS). */
+typedef struct rt_sparse_table {
+	size_t nrows, nnz;
+	int ncols;             /* nfeatures, or the largest index seen */
+	float *labels;         /* [nrows] */
+	long *ptr;             /* [nrows + 1] */
+	int *col;
+	float *val;
+} rt_sparse_table;
+rt_status rt_libsvm_load_sparse(const char *path, int nfeatures, int max_cols, rt_sparse_table *out,
+				rt_error *err);
+void rt_sparse_table_free(rt_sparse_table *t);
 void rt_table_free(rt_table *t);
 /* Value of input column c at row r. */
 static inline float rt_table_at(const rt_table *t, int c, size_t r)

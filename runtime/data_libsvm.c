@@ -1,9 +1,10 @@
-/* data_libsvm.c: LIBSVM sparse files ("label idx:val ...") into dense tables.
+/* data_libsvm.c: LIBSVM sparse files ("label idx:val ...") into dense tables,
+ * or into sparse rows (rt_libsvm_load_sparse, for data too wide to densify).
  *
  * The non-zeros are collected in one pass, then scattered into a zeroed
  * column-major matrix whose width is the largest index seen (or the width
- * asked for). Indices are 1-based and must ascend within a line, as LIBSVM
- * itself requires. */
+ * asked for), or packed into row pointers, columns and values. Indices are
+ * 1-based and must ascend within a line, as LIBSVM itself requires. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ typedef struct svm_state {
 	svm_entry *ent;
 	size_t nent, ent_cap;
 	long maxidx;
+	long maxcols;          /* the largest index accepted */
+	const char *maxname;   /* its name, for messages */
 } svm_state;
 
 static void svm_state_free(svm_state *s)
@@ -93,7 +96,7 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 			if (*d < '0' || *d > '9')
 				return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value with a whole-number index, got '%s'",
 				               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
-			if (idx <= RT_DATA_MAX_COLS)
+			if (idx <= s->maxcols)
 				idx = idx * 10 + (*d - '0');
 		}
 		if (idx == 0)
@@ -102,9 +105,9 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 		if (idx <= prev)
 			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index above %ld (indices must ascend), got '%s'",
 			               path, s->rd.line, col, prev, rt_data_quote(q, sizeof q, p, n));
-		if (idx > RT_DATA_MAX_COLS)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: index '%.*s' is above the limit of %d columns (RT_DATA_MAX_COLS)",
-			               path, s->rd.line, col, (int)(colon - p), p, RT_DATA_MAX_COLS);
+		if (idx > s->maxcols)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: index '%.*s' is above the limit of %ld columns (%s)",
+			               path, s->rd.line, col, (int)(colon - p), p, s->maxcols, s->maxname);
 		if (nfeatures > 0 && idx > nfeatures)
 			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index from 1 to %d (the features asked for), got '%s'",
 			               path, s->rd.line, col, nfeatures, rt_data_quote(q, sizeof q, p, n));
@@ -126,24 +129,20 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 	return RT_OK;
 }
 
-rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err)
+/* Every line of path into s (labels and entries, in row order). */
+static rt_status read_entries(svm_state *s, const char *path, int nfeatures, rt_error *err)
 {
-	svm_state s;
 	rt_status st;
 	char *line;
 	size_t len;
-	int ncols;
-
-	memset(out, 0, sizeof *out);
-	memset(&s, 0, sizeof s);
-	if (nfeatures < 0 || nfeatures > RT_DATA_MAX_COLS)
-		return rt_fail(err, RT_ERR_INPUT, "%s: cannot ask for %d features (0 = as many as the file uses, at most %d)",
-		               path, nfeatures, RT_DATA_MAX_COLS);
-	if ((st = rt_data_open(&s.rd, path, err)))
+	if (nfeatures < 0 || nfeatures > s->maxcols)
+		return rt_fail(err, RT_ERR_INPUT, "%s: cannot ask for %d features (0 = as many as the file uses, at most %ld)",
+		               path, nfeatures, s->maxcols);
+	if ((st = rt_data_open(&s->rd, path, err)))
 		return st;
 	for (;;) {
-		if ((st = rt_data_next_line(&s.rd, &line, &len, err)))
-			goto fail;
+		if ((st = rt_data_next_line(&s->rd, &line, &len, err)))
+			return st;
 		if (!line)
 			break;
 		size_t i = 0;
@@ -151,13 +150,26 @@ rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_erro
 			i++;
 		if (i == len || line[i] == '#')
 			continue;   /* blank lines and comments */
-		if ((st = svm_line(&s, path, line, len, nfeatures, err)))
-			goto fail;
+		if ((st = svm_line(s, path, line, len, nfeatures, err)))
+			return st;
 	}
-	if (s.nrows == 0) {
-		st = rt_fail(err, RT_ERR_INPUT, "%s: empty file: expected lines of 'label index:value ...'", path);
+	if (s->nrows == 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: empty file: expected lines of 'label index:value ...'", path);
+	return RT_OK;
+}
+
+rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err)
+{
+	svm_state s;
+	rt_status st;
+	int ncols;
+
+	memset(out, 0, sizeof *out);
+	memset(&s, 0, sizeof s);
+	s.maxcols = RT_DATA_MAX_COLS;
+	s.maxname = "RT_DATA_MAX_COLS";
+	if ((st = read_entries(&s, path, nfeatures, err)))
 		goto fail;
-	}
 	ncols = nfeatures ? nfeatures : (int)s.maxidx;
 
 	/* The dense table; everything is allocated before anything moves. */
@@ -185,4 +197,56 @@ fail:
 	svm_state_free(&s);
 	rt_table_free(out);
 	return st;
+}
+
+rt_status rt_libsvm_load_sparse(const char *path, int nfeatures, int max_cols, rt_sparse_table *out,
+				rt_error *err)
+{
+	svm_state s;
+	rt_status st;
+	memset(out, 0, sizeof *out);
+	memset(&s, 0, sizeof s);
+	s.maxcols = max_cols;
+	s.maxname = "the sparse limit";
+	if ((st = read_entries(&s, path, nfeatures, err)))
+		goto fail;
+	out->ptr = rt_malloc((s.nrows + 1) * sizeof *out->ptr, err);
+	out->col = out->ptr ? rt_malloc(s.nent * sizeof *out->col + 1, err) : NULL;
+	out->val = out->col ? rt_malloc(s.nent * sizeof *out->val + 1, err) : NULL;
+	if (!out->val) {
+		st = RT_ERR_SYSTEM;
+		goto fail;
+	}
+	out->ptr[0] = 0;
+	for (size_t k = 0, r = 0; k < s.nent; k++) {
+		while (r < s.ent[k].row)
+			out->ptr[++r] = (long)k;
+		out->col[k] = (int)s.ent[k].col;
+		out->val[k] = s.ent[k].val;
+	}
+	{
+		size_t r = s.nent ? s.ent[s.nent - 1].row + 1 : 0;
+		for (; r <= s.nrows; r++)
+			out->ptr[r] = (long)s.nent;
+	}
+	out->nrows = s.nrows;
+	out->nnz = s.nent;
+	out->ncols = nfeatures ? nfeatures : (int)s.maxidx;
+	out->labels = s.labels;
+	s.labels = NULL;
+	svm_state_free(&s);
+	return RT_OK;
+fail:
+	svm_state_free(&s);
+	rt_sparse_table_free(out);
+	return st;
+}
+
+void rt_sparse_table_free(rt_sparse_table *t)
+{
+	free(t->labels);
+	free(t->ptr);
+	free(t->col);
+	free(t->val);
+	memset(t, 0, sizeof *t);
 }

@@ -41,7 +41,9 @@
  *                       ;   on the training set
  *   positive = normal.  ; this class (name or number) +1, every other -1 (default:
  *                       ;   labels kept, multi-class one-vs-one)
- *   features = 0        ; LIBSVM format: feature count (0: the largest index) */
+ *   features = 0        ; LIBSVM format: feature count (0: the largest index)
+ *   storage = auto      ; dense, sparse (CSR rows) or auto: sparse when dense rows
+ *                       ;   would pass 2 GiB, or 64 MB at under 1 % non-zero */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

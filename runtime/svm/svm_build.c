@@ -54,14 +54,19 @@ static rt_status gpu_kernels(const svm_params *p, const svm_data *train, const s
 {
 	svm_model m;
 	rt_status st = RT_OK;
-	/* More features than the solver takes: a GPU run stops before compiling. */
-	if (train->nfeat > SVM_GPU_MAX_FEATURES)
+	/* Dense rows past the solver's limit: a GPU run stops before compiling. */
+	if (!train->sparse && train->nfeat > SVM_GPU_MAX_FEATURES)
 		return RT_OK;
+	/* Sparse rows: the solver's module takes no feature count (asked for with
+	 * a negative one, as svm_gpu_solve_many does); prediction stays on the CPU. */
+	if (train->sparse)
+		return emit_solver(p, -train->nfeat, emit, ctx, err);
 	memset(&m, 0, sizeof m);
 	m.kernel = p->kernel;
 	m.nfeat = train->nfeat;
 	if ((st = emit_solver(p, train->nfeat, emit, ctx, err)) == RT_OK &&
-	    (st = emit_predict(&m, train, emit, ctx, err)) == RT_OK && test && test->n > 0)
+	    (st = emit_predict(&m, train, emit, ctx, err)) == RT_OK && test && test->n > 0 &&
+	    !test->sparse)
 		st = emit_predict(&m, test, emit, ctx, err);
 	return st;
 }

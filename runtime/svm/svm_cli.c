@@ -41,7 +41,10 @@ static const char usage_train[] =
 	"evoforge's:\n"
 	"  --backend auto|cpu|gpu  where to train (default auto)\n"
 	"  --threads N             CPU threads (default: all cores)\n"
-	"  --seed N                cross-validation shuffle (default 1)\n";
+	"  --seed N                cross-validation shuffle (default 1)\n"
+	"  --storage auto|dense|sparse  DATA's features in memory (default auto:\n"
+	"                          sparse rows when dense ones would pass 2 GiB, or\n"
+	"                          64 MB at under 1 % non-zero)\n";
 
 static const char usage_predict[] =
 	"usage: evoforge svm-predict [options] DATA MODEL OUT\n"
@@ -52,7 +55,9 @@ static const char usage_predict[] =
 	"options: -b 0 (probability estimates are not supported), -q quiet,\n"
 	"         --backend auto|cpu|gpu  where to predict (default auto: the GPU\n"
 	"                                 when there is one, else the CPU)\n"
-	"         --threads N             CPU threads (default: all cores)\n";
+	"         --threads N             CPU threads (default: all cores)\n"
+	"         --storage auto|dense|sparse  as svm-train's (sparse data and models\n"
+	"                                 are predicted on the CPU)\n";
 
 static const char usage_grid[] =
 	"usage: evoforge svm-grid [options] DATA\n"
@@ -67,12 +72,14 @@ static const char usage_grid[] =
 	"  -v fold                 (default 5)\n"
 	"  -out FILE | null        (default DATA's file name + .grid.csv)\n"
 	"  -png FILE | null        (default DATA's file name + .grid.png)\n"
-	"  svm-train's -t -d -r -e -m -h -wi -q, and --backend, --threads, --seed\n";
+	"  svm-train's -t -d -r -e -m -h -wi -q, and --backend, --threads, --seed,\n"
+	"  --storage\n";
 
 /* What every command takes besides its LIBSVM flags. */
 typedef struct cli_common {
 	rt_backend backend;
 	int threads, quiet, help;
+	int storage;               /* enum svm_storage */
 	uint64_t seed;
 	const char *pos[4];        /* positional arguments */
 	int npos;
@@ -204,8 +211,8 @@ static void train_defaults(train_flags *t)
 
 /* ---- the argument loop ------------------------------------------------------ */
 
-/* --backend, --threads, --seed, --help (also as --name=value); *i moves past
- * the value. */
+/* --backend, --threads, --seed, --storage, --help (also as --name=value);
+ * *i moves past the value. */
 static rt_status common_option(const char *cmd, int argc, char **argv, int *i, cli_common *c,
 			       rt_error *err)
 {
@@ -215,7 +222,7 @@ static rt_status common_option(const char *cmd, int argc, char **argv, int *i, c
 	if (len == 4 && !strncmp(a, "help", 4))
 		return (c->help = 1, RT_OK);
 	if (!((len == 7 && !strncmp(a, "backend", 7)) || (len == 7 && !strncmp(a, "threads", 7)) ||
-	      (len == 4 && !strncmp(a, "seed", 4))))
+	      (len == 4 && !strncmp(a, "seed", 4)) || (len == 7 && !strncmp(a, "storage", 7))))
 		return rt_fail(err, RT_ERR_INPUT, "%s: unknown option '%s' (see evoforge help %s)", cmd,
 			       argv[*i], cmd);
 	if (!eq && *i + 1 >= argc)
@@ -223,6 +230,14 @@ static rt_status common_option(const char *cmd, int argc, char **argv, int *i, c
 	v = eq ? eq + 1 : argv[++*i];
 	if (*a == 'b')
 		return rt_backend_parse(v, &c->backend, err);
+	if (*a == 's' && a[1] == 't') {
+		static const char *const names[] = { "auto", "dense", "sparse" };
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(v, names[k]))
+				return (c->storage = k, RT_OK);
+		return rt_fail(err, RT_ERR_INPUT, "%s: option --storage: expected auto, dense or "
+			       "sparse, got '%s'", cmd, v);
+	}
 	if (*a == 't') {
 		TRY(flag_long(cmd, "--threads", v, 1, RT_MAX_THREADS, &n, err));
 		c->threads = (int)n;
@@ -282,9 +297,11 @@ static rt_status default_name(const char *path, const char *suffix, char *out, s
 }
 
 /* Reads DATA (LIBSVM format or CSV); gamma 0 becomes 1 / features. */
-static rt_status load_training(const char *path, svm_params *p, svm_data *d, rt_error *err)
+static rt_status load_training(const char *path, int storage, svm_params *p, svm_data *d,
+			       rt_error *err)
 {
 	svm_load_options o = svm_load_defaults();
+	o.storage = storage;
 	TRY(svm_data_load(path, &o, d, err));
 	if (p->kernel.gamma == 0 && d->nfeat > 0)
 		p->kernel.gamma = 1.0 / d->nfeat;
@@ -346,7 +363,7 @@ static rt_status cmd_train(int argc, char **argv, const rt_options *opt, rt_erro
 		return rt_fail(err, RT_ERR_INPUT, "svm-train: expected DATA [MODEL] (see evoforge "
 			       "help svm-train)");
 	TRY(setup(&c, &t.p, err));
-	TRY(load_training(c.pos[0], &t.p, &d, err));
+	TRY(load_training(c.pos[0], c.storage, &t.p, &d, err));
 	st = train_or_cv(&c, &t, &d, err);
 	svm_data_free(&d);
 	return st;
@@ -372,6 +389,8 @@ static rt_status widen_model(svm_model *m, int nfeat, rt_error *err)
 	float *sv;
 	if (nfeat <= m->nfeat)
 		return RT_OK;
+	if (m->sparse)
+		return (m->nfeat = nfeat, RT_OK);
 	sv = rt_calloc((size_t)(m->total_sv ? m->total_sv : 1) * nfeat, sizeof *sv, err);
 	if (!sv)
 		return RT_ERR_SYSTEM;
@@ -420,6 +439,9 @@ static rt_status predict_write(const svm_model *m, const svm_data *d, int where,
 	return st;
 }
 
+static rt_status predict_file(svm_model *m, const char *data, int storage, int where,
+			      const char *out, rt_error *err);
+
 static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_error *err)
 {
 	cli_common c;
@@ -436,7 +458,7 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 	TRY(setup(&c, NULL, err));
 	TRY(predict_where(&c, &where, err));
 	TRY(svm_model_read(c.pos[1], &m, err));
-	st = svm_predict_file(&m, c.pos[0], where, c.pos[2], err);
+	st = predict_file(&m, c.pos[0], c.storage, where, c.pos[2], err);
 	svm_model_free(&m);
 	return st;
 }
@@ -444,8 +466,15 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 rt_status svm_predict_file(svm_model *m, const char *data, int where, const char *out,
 			   rt_error *err)
 {
+	return predict_file(m, data, SVM_STORAGE_AUTO, where, out, err);
+}
+
+static rt_status predict_file(svm_model *m, const char *data, int storage, int where,
+			      const char *out, rt_error *err)
+{
 	svm_data d;
 	svm_load_options o = svm_load_defaults();
+	o.storage = storage;
 	rt_status st = svm_data_load(data, &o, &d, err);
 	if (st == RT_OK) {
 		st = widen_model(m, d.nfeat, err);
@@ -522,7 +551,7 @@ static rt_status cmd_grid(int argc, char **argv, const rt_options *opt, rt_error
 	if (c.npos != 1)
 		return rt_fail(err, RT_ERR_INPUT, "svm-grid: expected DATA (see evoforge help svm-grid)");
 	TRY(setup(&c, &f.t.p, err));
-	TRY(load_training(c.pos[0], &f.t.p, &d, err));
+	TRY(load_training(c.pos[0], c.storage, &f.t.p, &d, err));
 	st = svm_grid_search(&d, &f.t.p, &f.c, &f.g, f.folds, c.seed, &g, err);
 	if (st == RT_OK)
 		st = grid_outputs(&c, &f, &g, err);

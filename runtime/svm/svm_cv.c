@@ -139,22 +139,22 @@ static rt_status fold_train_set(const cv_plan *pl, int f, svm_data *t, long *row
 {
 	const svm_data *d = pl->d;
 	long skip_from = pl->start[f], skip_to = pl->start[f + 1], k = 0;
-	if (svm_data_alloc(t, d->n - (skip_to - skip_from), d->nfeat, err) != RT_OK)
+	long *own = rt_malloc((size_t)(d->n - (skip_to - skip_from)) * sizeof *own + 1, err);
+	rt_status st;
+	if (!own)
 		return RT_ERR_SYSTEM;
 	for (long j = 0; j < d->n; j++) {
-		long i;
 		if (j == skip_from)
 			j = skip_to;
 		if (j >= d->n)
 			break;
-		i = pl->order[j];
-		memcpy(t->x + (size_t)k * d->nfeat, d->x + (size_t)i * d->nfeat,
-		       (size_t)d->nfeat * sizeof *t->x);
-		if (rows)
-			rows[k] = i;
-		t->y[k++] = d->y[i];
+		own[k++] = pl->order[j];
 	}
-	return RT_OK;
+	if (rows)
+		memcpy(rows, own, (size_t)k * sizeof *rows);
+	st = svm_data_rows(d, own, k, t, err);
+	free(own);
+	return st;
 }
 
 /* The training set's only label, or NAN when it has two or more (or none). */
@@ -172,8 +172,7 @@ static void predict_fold(cv_run *r, cv_job *job, const svm_model *m, double sing
 	const cv_plan *pl = r->plan;
 	for (long j = pl->start[job->fold]; j < pl->start[job->fold + 1]; j++) {
 		long i = pl->order[j];
-		double label = isnan(single) && m ? svm_predict(m, pl->d->x + (size_t)i * pl->d->nfeat,
-								   pl->d->nfeat) : single;
+		double label = isnan(single) && m ? svm_predict_row(m, pl->d, i) : single;
 		job->right += label == pl->d->y[i];
 		if (r->pred && job->cell == 0)
 			r->pred[i] = label;
@@ -205,17 +204,8 @@ static void run_job(cv_run *r, cv_job *job)
 /* The points of fold f, in plan order, as their own data set. */
 static rt_status fold_test_set(const cv_plan *pl, int f, svm_data *q, rt_error *err)
 {
-	const svm_data *d = pl->d;
 	long from = pl->start[f], n = pl->start[f + 1] - from;
-	if (svm_data_alloc(q, n, d->nfeat, err) != RT_OK)
-		return RT_ERR_SYSTEM;
-	for (long k = 0; k < n; k++) {
-		long i = pl->order[from + k];
-		memcpy(q->x + (size_t)k * d->nfeat, d->x + (size_t)i * d->nfeat,
-		       (size_t)d->nfeat * sizeof *q->x);
-		q->y[k] = d->y[i];
-	}
-	return RT_OK;
+	return svm_data_rows(pl->d, pl->order + from, n, q, err);
 }
 
 /* The GPU's way to predict: per fold its points once, per job the fold

@@ -1,6 +1,8 @@
 /* svm_data.c: reading a training or test set for kind `svm`: LIBSVM's
  * sparse format, or CSV (optionally .gz, with or without a header) with a
- * label column, into the dense rows the solvers use (svm_data). One loader
+ * label column, into the dense or sparse rows the solvers use (svm_data:
+ * LIBSVM files are read sparse, then densified unless the storage rule
+ * keeps them sparse). One loader
  * for the spec, the svm-train/svm-predict commands and the benchmark.
  *
  * Why a "prep" (svm_prep): a test set must be read as the training set was:
@@ -375,34 +377,71 @@ static rt_status load_csv(const char *path, const svm_load_options *o, svm_prep 
 	return st;
 }
 
+/* LIBSVM's format, read as sparse rows (never dense: the caller densifies
+ * when the storage says so). */
 static rt_status load_libsvm(const char *path, const svm_load_options *o, svm_prep *p,
 			     svm_data *d, rt_error *err)
 {
-	rt_table t;
-	rt_status st = rt_libsvm_load(path, p->fitted ? p->nfeat : o->nfeat, &t, err);
+	rt_sparse_table t;
+	rt_status st = rt_libsvm_load_sparse(path, p->fitted ? p->nfeat : o->nfeat, SVM_MAX_FEATURES,
+					     &t, err);
 	if (st != RT_OK)
 		return st;
 	if (!p->fitted)
 		p->nfeat = t.ncols;
-	if ((st = svm_data_from_table(&t, d, err)) == RT_OK)
-		st = numeric_labels(path, t.label, d->n, o, p, d->y, err);
-	rt_table_free(&t);
+	memset(d, 0, sizeof *d);
+	d->n = (long)t.nrows;
+	d->nfeat = t.ncols;
+	d->sparse = 1;
+	d->csr.ptr = t.ptr;
+	d->csr.col = t.col;
+	d->csr.val = t.val;
+	t.ptr = NULL;
+	t.col = NULL;
+	t.val = NULL;
+	d->y = rt_malloc((size_t)d->n * sizeof *d->y + 1, err);
+	d->sq = d->y ? rt_malloc((size_t)d->n * sizeof *d->sq + 1, err) : NULL;
+	st = d->sq ? numeric_labels(path, t.labels, d->n, o, p, d->y, err) : RT_ERR_SYSTEM;
+	if (st == RT_OK)
+		svm_data_norms(d);
+	rt_sparse_table_free(&t);
 	return st;
 }
 
 /* ---- scaling ----------------------------------------------------------------- */
 
+/* Per feature of sparse d: the stored values' range, widened to 0 when a
+ * row leaves the feature out (cnt[f] < n). */
+static void sparse_range(const svm_data *d, svm_scaling *s, long *cnt)
+{
+	for (long k = 0; k < d->csr.ptr[d->n]; k++) {
+		int f = d->csr.col[k];
+		double v = d->csr.val[k];
+		s->min[f] = v < s->min[f] ? v : s->min[f];
+		s->max[f] = v > s->max[f] ? v : s->max[f];
+		cnt[f]++;
+	}
+	for (int f = 0; f < d->nfeat; f++)
+		if (cnt[f] < d->n) {
+			s->min[f] = s->min[f] < 0 ? s->min[f] : 0;
+			s->max[f] = s->max[f] > 0 ? s->max[f] : 0;
+		}
+}
+
 rt_status svm_scaling_fit(const svm_data *d, double lower, double upper, svm_scaling *s,
 			  rt_error *err)
 {
 	int nf = d->nfeat;
+	long *cnt = NULL;
 	memset(s, 0, sizeof *s);
 	if (!(lower < upper))
 		return rt_fail(err, RT_ERR_INPUT, "scaling: expected lower < upper, got [%g, %g]",
 			       lower, upper);
 	s->min = rt_malloc((size_t)nf * sizeof *s->min + 1, err);
 	s->max = rt_malloc((size_t)nf * sizeof *s->max + 1, err);
-	if (!s->min || !s->max) {
+	if (d->sparse && s->min && s->max)
+		cnt = rt_calloc((size_t)nf + 1, sizeof *cnt, err);
+	if (!s->min || !s->max || (d->sparse && !cnt)) {
 		free(s->min);
 		free(s->max);
 		memset(s, 0, sizeof *s);
@@ -415,12 +454,55 @@ rt_status svm_scaling_fit(const svm_data *d, double lower, double upper, svm_sca
 		s->min[f] = d->n ? INFINITY : 0;
 		s->max[f] = d->n ? -INFINITY : 0;
 	}
-	for (long r = 0; r < d->n; r++)
+	if (d->sparse)
+		sparse_range(d, s, cnt);
+	for (long r = 0; !d->sparse && r < d->n; r++)
 		for (int f = 0; f < nf; f++) {
 			double v = d->x[(size_t)r * nf + f];
 			s->min[f] = v < s->min[f] ? v : s->min[f];
 			s->max[f] = v > s->max[f] ? v : s->max[f];
 		}
+	free(cnt);
+	return RT_OK;
+}
+
+/* Feature f's value v scaled (svm-scale's rule). */
+static float scale_value(const svm_scaling *s, int f, double v)
+{
+	double lo = s->min[f], hi = s->max[f];
+	if (hi == lo)
+		v = 0;   /* constant: svm-scale leaves it out */
+	else if (v == lo)
+		v = s->lower;
+	else if (v == hi)
+		v = s->upper;
+	else
+		v = s->lower + (s->upper - s->lower) * (v - lo) / (hi - lo);
+	return (float)v;
+}
+
+/* Sparse d: the stored values scaled; a left-out (zero) value must stay 0,
+ * else the data would turn dense. */
+static rt_status scale_sparse(const svm_scaling *s, svm_data *d, rt_error *err)
+{
+	long *cnt = rt_calloc((size_t)d->nfeat + 1, sizeof *cnt, err);
+	if (!cnt)
+		return RT_ERR_SYSTEM;
+	for (long k = 0; k < d->csr.ptr[d->n]; k++)
+		cnt[d->csr.col[k]]++;
+	for (int f = 0; f < d->nfeat; f++)
+		if (cnt[f] < d->n && scale_value(s, f, 0) != 0) {
+			float z = scale_value(s, f, 0);
+			free(cnt);
+			return rt_fail(err, RT_ERR_UNSUPPORTED, "scaling: feature %d's zeros would become "
+				       "%g, which makes sparse data dense; use scale = 0to1 on "
+				       "non-negative data, scale = none, or storage = dense", f + 1,
+				       (double)z);
+		}
+	free(cnt);
+	for (long k = 0; k < d->csr.ptr[d->n]; k++)
+		d->csr.val[k] = scale_value(s, d->csr.col[k], d->csr.val[k]);
+	svm_data_norms(d);
 	return RT_OK;
 }
 
@@ -430,19 +512,12 @@ rt_status svm_scaling_apply(const svm_scaling *s, svm_data *d, rt_error *err)
 	if (nf != s->nfeat)
 		return rt_fail(err, RT_ERR_INPUT, "scaling: expected %d features as the training set, "
 			       "got %d", s->nfeat, nf);
+	if (d->sparse)
+		return scale_sparse(s, d, err);
 	for (long r = 0; r < d->n; r++)
 		for (int f = 0; f < nf; f++) {
 			float *x = &d->x[(size_t)r * nf + f];
-			double v = *x, lo = s->min[f], hi = s->max[f];
-			if (hi == lo)
-				v = 0;   /* constant: svm-scale leaves it out */
-			else if (v == lo)
-				v = s->lower;
-			else if (v == hi)
-				v = s->upper;
-			else
-				v = s->lower + (s->upper - s->lower) * (v - lo) / (hi - lo);
-			*x = (float)v;
+			*x = scale_value(s, f, *x);
 		}
 	return RT_OK;
 }
@@ -471,6 +546,20 @@ static int is_csv(const char *path)
 	return csv;
 }
 
+/* Dense or sparse as storage says (auto: svm_storage_sparse's rule). */
+static rt_status choose_storage(int storage, svm_data *d, rt_error *err)
+{
+	long nnz = 0;
+	if (d->sparse)
+		nnz = d->csr.ptr[d->n];
+	else
+		for (size_t e = 0; e < (size_t)d->n * d->nfeat; e++)
+			nnz += d->x[e] != 0;
+	if (svm_storage_sparse(storage, d->n, d->nfeat, nnz))
+		return svm_data_make_sparse(d, err);
+	return svm_data_make_dense(d, err);
+}
+
 rt_status svm_data_load(const char *path, const svm_load_options *o, svm_data *d, rt_error *err)
 {
 	static const double range[][2] = { { 0, 0 }, { -1, 1 }, { 0, 1 } };
@@ -482,6 +571,8 @@ rt_status svm_data_load(const char *path, const svm_load_options *o, svm_data *d
 		st = load_csv(path, o, p, d, err);
 	else
 		st = load_libsvm(path, o, p, d, err);
+	if (st == RT_OK)
+		st = choose_storage(o->storage, d, err);
 	if (st == RT_OK && !p->fitted && o->scale > SVM_SCALE_NONE && o->scale <= SVM_SCALE_0TO1)
 		st = svm_scaling_fit(d, range[o->scale][0], range[o->scale][1], &p->scaling, err);
 	if (st == RT_OK && p->scaling.nfeat)
@@ -501,6 +592,7 @@ rt_status svm_data_spec_options(rt_spec *spec, svm_load_options *o, rt_error *er
 {
 	static const char *const scale_names[] = { "none", "minus1to1", "0to1", NULL };
 	static const char *const cat_names[] = { "onehot", "index", NULL };
+	static const char *const storage_names[] = { "auto", "dense", "sparse", NULL };
 	const char *label, *positive, *header;
 	long v;
 	int yes;
@@ -515,7 +607,9 @@ rt_status svm_data_spec_options(rt_spec *spec, svm_load_options *o, rt_error *er
 	    (st = rt_spec_enum(spec, "data", "scale", scale_names, SVM_SCALE_NONE, &o->scale,
 			       err)) != RT_OK ||
 	    (st = rt_spec_enum(spec, "data", "categorical", cat_names, SVM_CAT_ONEHOT,
-			       &o->categorical, err)) != RT_OK)
+			       &o->categorical, err)) != RT_OK ||
+	    (st = rt_spec_enum(spec, "data", "storage", storage_names, SVM_STORAGE_AUTO,
+			       &o->storage, err)) != RT_OK)
 		return st;
 	o->nfeat = (int)v;
 	o->label = *label ? label : NULL;
@@ -577,12 +671,17 @@ rt_status svm_data_write_libsvm(const char *path, const svm_data *d, rt_error *e
 	if (!(f = fopen(tmp, "w")))
 		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot create: %s", tmp, strerror(errno));
 	for (long r = 0; r < d->n && !bad; r++) {
-		const float *x = d->x + (size_t)r * d->nfeat;
+		const float *x = d->sparse ? NULL : d->x + (size_t)r * d->nfeat;
 		bad |= put_value(f, d->y[r]) < 0;
-		for (int j = 0; j < d->nfeat; j++)
+		for (int j = 0; x && j < d->nfeat; j++)
 			if (x[j] != 0) {
 				bad |= fprintf(f, " %d:", j + 1) < 0;
 				bad |= put_value(f, x[j]) < 0;
+			}
+		for (long k = d->sparse ? d->csr.ptr[r] : 0; !x && k < d->csr.ptr[r + 1]; k++)
+			if (d->csr.val[k] != 0) {
+				bad |= fprintf(f, " %d:", d->csr.col[k] + 1) < 0;
+				bad |= put_value(f, d->csr.val[k]) < 0;
 			}
 		bad |= fputc('\n', f) < 0;
 	}

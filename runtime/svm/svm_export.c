@@ -72,6 +72,10 @@ static rt_status model_exportable(const svm_model *m, const char *path, rt_error
 {
 	long npairs = (long)m->nr_class * (m->nr_class - 1) / 2;
 	int finite = isfinite(m->kernel.gamma) && isfinite(m->kernel.coef0);
+	if (m->sparse)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: %ld support vectors of %d features held "
+			       "sparse (a dense copy would pass the storage limit): the exported C "
+			       "predictor takes dense support vectors", path, m->total_sv, m->nfeat);
 	if (m->nr_class < 2 || m->nr_class > 256 || m->total_sv < 1)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: %d classes, %ld support vectors: the "
 			       "exported C predictor handles 2 to 256 classes and at least one support "

@@ -14,7 +14,10 @@
  *     reads, or
  *   roles: one problem at a time, batches of SVM_GPU_BATCH iterations of
  *     eight per-role launches;
- * after each launch or batch only the 48-byte solver states come back. rho,
+ * after each launch or batch only the 48-byte solver states come back.
+ * Sparse data: each problem's points go up as CSR rows, the module is built
+ * with SVM_SPARSE (kernel rows by merging the row's point's non-zeros with
+ * each point's, svm.cu's svm_row_csr_part), and there is no Gram matrix. rho,
  * the objective and the counts come from the final alpha and G as on the
  * CPU (svm_binary_finish). EVOFORGE_SVM_BLOCKS_PER_SM sets the persistent
  * grid (blocks per SM, default what fits). svm_gpu_bandwidth
@@ -45,6 +48,7 @@ typedef struct gpu_task {
 	gpu_ptr xt, sq, QD, y, alpha, G, pv, pg, pi, st, rows, row_slot, slot_row, prev, next, c, bar;
 	gpu_ptr gram, gidx;
 	long long gram_n;
+	gpu_ptr xptr, xcol, xval;  /* sparse: the points' CSR rows */
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
@@ -80,11 +84,15 @@ static const char *const nvrtc_options[] = { "--fmad=false", "-Xptxas", "-v" };
 rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
 {
 	char name[96];
-	snprintf(name, sizeof name, "svm-k%d-f%d-w%d.cu", p->kernel.type, nfeat, p->wss);
+	if (nfeat < 0)   /* sparse rows: the source does not depend on the feature count */
+		snprintf(name, sizeof name, "svm-k%d-sparse-w%d.cu", p->kernel.type, p->wss);
+	else
+		snprintf(name, sizeof name, "svm-k%d-f%d-w%d.cu", p->kernel.type, nfeat, p->wss);
 	gen_begin(src, name, "SMO for binary C-SVC problems");
 	gen_line(src, "#define SVM_KERNEL %d", p->kernel.type);
-	gen_line(src, "#define SVM_FEATURES %d", nfeat);
+	gen_line(src, "#define SVM_FEATURES %d", nfeat < 0 ? 1 : nfeat);
 	gen_line(src, "#define SVM_WSS %d", p->wss);
+	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
 	return gen_template(src, "svm/svm.cu", err);
 }
 
@@ -123,17 +131,51 @@ static rt_status put(svm_gpu *g, gpu_ptr *dst, const void *src, size_t bytes, rt
 	return st == RT_OK && src ? gpu_upload(g->ctx, *dst, src, bytes, err) : st;
 }
 
-/* Host copies of a problem's points (column-major, padded), norms and
- * diagonal, and G = -1. */
+/* Host copies of a problem's points (column-major, padded; or CSR rows for
+ * sparse data), norms and diagonal, and G = -1. */
 typedef struct host_problem {
 	float *xt;
 	double *sq, *qd, *G;
+	long long *ptr;            /* sparse: [n + 1] */
+	int *col;
+	float *val;
 } host_problem;
+
+/* Sparse data: the problem's points as CSR rows of their own, norms from
+ * the data (the same sums as dense), diagonal K(x, x) from |x|^2. */
+static rt_status host_problem_sparse(const svm_data *d, const long *idx, long n,
+				     const svm_kernel_params *kp, host_problem *h, rt_error *err)
+{
+	long long nnz = 0;
+	for (long t = 0; t < n; t++)
+		nnz += d->csr.ptr[idx[t] + 1] - d->csr.ptr[idx[t]];
+	h->ptr = rt_malloc(((size_t)n + 1) * sizeof *h->ptr, err);
+	h->col = rt_malloc((size_t)nnz * sizeof *h->col + 1, err);
+	h->val = rt_malloc((size_t)nnz * sizeof *h->val + 1, err);
+	h->sq = rt_malloc((size_t)n * sizeof *h->sq + 1, err);
+	h->qd = rt_malloc((size_t)n * sizeof *h->qd + 1, err);
+	h->G = rt_malloc((size_t)n * sizeof *h->G + 1, err);
+	if (!h->ptr || !h->col || !h->val || !h->sq || !h->qd || !h->G)
+		return RT_ERR_SYSTEM;
+	h->ptr[0] = 0;
+	for (long t = 0; t < n; t++) {
+		long from = d->csr.ptr[idx[t]], len = d->csr.ptr[idx[t] + 1] - from;
+		memcpy(h->col + h->ptr[t], d->csr.col + from, (size_t)len * sizeof *h->col);
+		memcpy(h->val + h->ptr[t], d->csr.val + from, (size_t)len * sizeof *h->val);
+		h->ptr[t + 1] = h->ptr[t] + len;
+		h->sq[t] = d->sq[idx[t]];
+		h->qd[t] = svm_kernel_dot(kp, h->sq[t], h->sq[t], h->sq[t]);
+		h->G[t] = -1.0;
+	}
+	return RT_OK;
+}
 
 static rt_status host_problem_make(const svm_data *d, const long *idx, long n, long npad,
 				   const svm_kernel_params *kp, host_problem *h, rt_error *err)
 {
 	size_t nf = (size_t)d->nfeat;
+	if (d->sparse)
+		return host_problem_sparse(d, idx, n, kp, h, err);
 	h->xt = rt_calloc((size_t)npad * nf, sizeof *h->xt, err);
 	h->sq = rt_malloc((size_t)n * sizeof *h->sq + 1, err);
 	h->qd = rt_malloc((size_t)n * sizeof *h->qd + 1, err);
@@ -160,6 +202,19 @@ static void host_problem_free(host_problem *h)
 	free(h->sq);
 	free(h->qd);
 	free(h->G);
+	free(h->ptr);
+	free(h->col);
+	free(h->val);
+}
+
+/* Sparse: the problem's CSR rows. */
+static rt_status put_rows(svm_gpu *g, gpu_problem *q, const host_problem *h, rt_error *err)
+{
+	size_t n = (size_t)q->t.n, nnz = (size_t)h->ptr[n];
+	rt_status st = put(g, &q->t.xptr, h->ptr, (n + 1) * sizeof *h->ptr, err);
+	if (st == RT_OK && (st = put(g, &q->t.xcol, h->col, nnz * sizeof *h->col, err)) == RT_OK)
+		st = put(g, &q->t.xval, h->val, nnz * sizeof *h->val, err);
+	return st;
 }
 
 /* A problem's points, norms, labels, diagonal, alpha = 0, G = -1, state,
@@ -173,8 +228,11 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_data *d, const lon
 	rt_status st;
 	memset(&h, 0, sizeof h);
 	memset(&st0, 0, sizeof st0);
-	if ((st = host_problem_make(d, idx, (long)n, (long)np, kp, &h, err)) == RT_OK &&
-	    (st = put(g, &q->t.xt, h.xt, np * nf * sizeof *h.xt, err)) == RT_OK &&
+	size_t xt_bytes = d->sparse ? 0 : np * nf * sizeof *h.xt;   /* sparse: 8 unused bytes */
+	if ((st = host_problem_make(d, idx, (long)n, (long)np, kp, &h, err)) == RT_OK && d->sparse)
+		st = put_rows(g, q, &h, err);
+	if (st == RT_OK &&
+	    (st = put(g, &q->t.xt, h.xt, xt_bytes, err)) == RT_OK &&
 	    (st = put(g, &q->t.sq, h.sq, n * 8, err)) == RT_OK &&
 	    (st = put(g, &q->t.y, y, n, err)) == RT_OK && (st = put(g, &q->t.QD, h.qd, n * 8, err)) == RT_OK &&
 	    (st = put(g, &q->t.G, h.G, n * 8, err)) == RT_OK &&
@@ -210,6 +268,11 @@ static rt_status queue_iteration(svm_gpu *g, gpu_problem *q, rt_error *err)
 	void *fin1[] = { &t->pv, &t->pi, &t->pg, &nparts, &t->st, &one, &t->eps };
 	void *row0[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &zero, &t->kp, &q->row_i };
 	void *row1[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &one, &t->kp, &q->row_j };
+	void *csr0[] = { &t->xptr, &t->xcol, &t->xval, &t->sq, &t->y, &t->n, &t->st, &zero, &t->kp,
+			 &q->row_i };
+	void *csr1[] = { &t->xptr, &t->xcol, &t->xval, &t->sq, &t->y, &t->n, &t->st, &one, &t->kp,
+			 &q->row_j };
+	const char *row = t->xptr ? "svm_row_csr" : "svm_row";
 	void *step[] = { &t->alpha, &t->G, &t->y, &t->QD, &q->row_i, &t->Cp, &t->Cn, &t->st };
 	void *grad[] = { &t->G, &q->row_i, &q->row_j, &t->n, &t->st };
 	gpu_launch_cfg one_thread = { { 1, 1, 1 }, { 1, 1, 1 }, 0, NULL };
@@ -217,11 +280,11 @@ static rt_status queue_iteration(svm_gpu *g, gpu_problem *q, rt_error *err)
 	rt_status st;
 	if ((st = launch(g, "svm_pick_blocks", b, pick0, err)) ||
 	    (st = launch(g, "svm_pick_finish", 1, fin0, err)) ||
-	    (st = launch(g, "svm_row", b, row0, err)) ||
+	    (st = launch(g, row, b, t->xptr ? csr0 : row0, err)) ||
 	    (st = launch(g, "svm_pick_blocks", b, pick1, err)) ||
 	    (st = launch(g, "svm_pick_finish", 1, fin1, err)) ||
 	    (st = gpu_launch(g->mod, "svm_step", &one_thread, step, err)) ||
-	    (st = launch(g, "svm_row", b, row1, err)))
+	    (st = launch(g, row, b, t->xptr ? csr1 : row1, err)))
 		return st;
 	return launch(g, "svm_grad", b, grad, err);
 }
@@ -230,7 +293,8 @@ static void problem_release(svm_gpu *g, gpu_problem *q)
 {
 	gpu_ptr *p[] = { &q->t.xt, &q->t.sq, &q->t.QD, &q->t.y, &q->t.alpha, &q->t.G, &q->t.pv,
 			 &q->t.pg, &q->t.pi, &q->t.st, &q->t.rows, &q->t.row_slot, &q->t.slot_row,
-			 &q->t.prev, &q->t.next, &q->t.c, &q->t.bar, &q->t.gidx, &q->row_i, &q->row_j };
+			 &q->t.prev, &q->t.next, &q->t.c, &q->t.bar, &q->t.gidx, &q->row_i, &q->row_j,
+			 &q->t.xptr, &q->t.xcol, &q->t.xval };
 	for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
 		if (*p[k])
 			gpu_free(g->ctx, *p[k]);
@@ -584,9 +648,10 @@ static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr
 		q->t.Cp = pr[k].Cp;
 		q->t.Cn = pr[k].Cn;
 		q->t.eps = p->eps;
-		if (pr[k].d->nfeat != pr[0].d->nfeat || pr[k].kernel.type != p->kernel.type)
+		if (pr[k].d->nfeat != pr[0].d->nfeat || pr[k].kernel.type != p->kernel.type ||
+		    pr[k].d->sparse != pr[0].d->sparse)
 			return rt_fail(err, RT_ERR_INTERNAL, "svm: problems solved together need one "
-				       "feature count and kernel type");
+				       "feature count, storage and kernel type");
 		st = upload(g, q, pr[k].d, pr[k].idx, pr[k].y, &q->t.kp, err);
 	}
 	return st;
@@ -603,14 +668,17 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 	for (int k = 0; k < count; k++)
 		n_max = pr[k].n > n_max ? pr[k].n : n_max;
 	max_iter = p->max_iter > 0 ? p->max_iter : (100 * n_max > 10000000 ? 100 * n_max : 10000000);
-	if (pr[0].d->nfeat > SVM_GPU_MAX_FEATURES)
+	if (!pr[0].d->sparse && pr[0].d->nfeat > SVM_GPU_MAX_FEATURES)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
 			       "%d (dense rows); use --backend cpu", pr[0].d->nfeat, SVM_GPU_MAX_FEATURES);
 	g.count = count;
 	if (!(g.pr = rt_calloc((size_t)count, sizeof *g.pr, err)))
 		return RT_ERR_SYSTEM;
-	if ((st = open_module(&g, pr[0].d, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK &&
-	    (p->gpu_roles || (st = setup_grams(&g, p, pr, err)) == RT_OK))
+	/* the module for sparse rows is asked for with a negative feature count */
+	svm_data view = *pr[0].d;
+	view.nfeat = view.sparse ? -view.nfeat : view.nfeat;
+	if ((st = open_module(&g, &view, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK &&
+	    (p->gpu_roles || view.sparse || (st = setup_grams(&g, p, pr, err)) == RT_OK))
 		st = p->gpu_roles ? run_roles(&g, max_iter, err) : run_persistent(&g, p, max_iter, err);
 	for (int k = 0; k < count && st == RT_OK; k++)
 		st = finish(&g, k, &pr[k], p, max_iter, err);
@@ -679,6 +747,12 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 	memset(&q, 0, sizeof q);
 	memset(bw, 0, sizeof *bw);
 	memset(&s0, 0, sizeof s0);
+	if (d->sparse) {
+		free(idx);
+		free(y);
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm bandwidth: measured on dense data only "
+			       "(the data is sparse)");
+	}
 	for (long t = 0; st == RT_OK && t < n; t++) {
 		idx[t] = t;
 		y[t] = d->y[t] > 0 ? 1 : -1;

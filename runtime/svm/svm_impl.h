@@ -18,14 +18,38 @@
  * or the seed's first-order maximal violating pair. */
 enum svm_wss { SVM_WSS_SECOND = 0, SVM_WSS_FIRST = 1 };
 
-/* Dense training data: row-major features x[i * nfeat + f], labels as
- * given (LIBSVM labels are numbers). */
+/* Rows stored sparse (CSR): row r's non-zeros are col[ptr[r] .. ptr[r + 1])
+ * (0-based, ascending) with values val[...]. */
+typedef struct svm_csr {
+	long *ptr;                 /* [rows + 1] */
+	int *col;                  /* [ptr[rows]] */
+	float *val;                /* [ptr[rows]] */
+} svm_csr;
+
+/* Training data, labels as given (LIBSVM labels are numbers), features
+ * dense (sparse 0: row-major x[i * nfeat + f]) or sparse (sparse 1: x NULL,
+ * rows in csr, sq[i] = |x_i|^2 summed in feature order in double). Every
+ * dot product sums the products in feature order, so both forms give the
+ * same kernel values bit for bit (svm_sparse.c). */
 typedef struct svm_data {
 	long n;
 	int nfeat;
 	float *x;
 	double *y;
+	int sparse;
+	svm_csr csr;
+	double *sq;
 } svm_data;
+
+/* [data] storage / svm-train -storage: auto picks sparse when the dense
+ * matrix would pass SVM_DENSE_LIMIT_MB (EVOFORGE_SVM_DENSE_MB overrides it),
+ * or when it is over 64 MB and under 1 % non-zero. */
+enum svm_storage { SVM_STORAGE_AUTO = 0, SVM_STORAGE_DENSE = 1, SVM_STORAGE_SPARSE = 2 };
+#if !defined(SVM_DENSE_LIMIT_MB)
+#define SVM_DENSE_LIMIT_MB 2048
+#endif
+/* The largest feature index of sparse data and models. */
+#define SVM_MAX_FEATURES (1 << 28)
 
 /* [data] scale: min-max scaling of every feature (svm-scale's rule), to
  * [-1, 1] (svm-scale's default) or [0, 1] (keeps zeros, so sparse data stays sparse). */
@@ -72,6 +96,7 @@ typedef struct svm_load_options {
 	                           /* where label and positive were set ("spec:line"), for messages */
 	svm_prep *prep;            /* NULL: fitted on this file alone; else fitted by
 	                              the first load (training) and applied by later ones */
+	int storage;               /* enum svm_storage */
 } svm_load_options;
 
 svm_load_options svm_load_defaults(void);
@@ -85,7 +110,7 @@ rt_status svm_scaling_fit(const svm_data *d, double lower, double upper, svm_sca
 			  rt_error *err);
 rt_status svm_scaling_apply(const svm_scaling *s, svm_data *d, rt_error *err);
 /* Reads [data]'s loading keys: features, label, header, scale,
- * categorical, positive. */
+ * categorical, positive, storage. */
 rt_status svm_data_spec_options(rt_spec *spec, svm_load_options *o, rt_error *err);
 /* Loads [data] train, and test when given, with o (o->prep is not used:
  * the test set is prepared as the training set); paths get the files read. */
@@ -99,6 +124,32 @@ rt_status svm_data_from_table(const rt_table *t, svm_data *d, rt_error *err);
 /* Room for n points of nfeat features (x and y uninitialised). */
 rt_status svm_data_alloc(svm_data *d, long n, int nfeat, rt_error *err);
 void svm_data_free(svm_data *d);
+
+/* ---- sparse rows (svm_sparse.c) ---- */
+
+/* Should n x nfeat data with nnz non-zeros be sparse under storage? */
+int svm_storage_sparse(int storage, long n, int nfeat, long nnz);
+/* Room for n sparse points of nfeat features and nnz non-zeros (ptr, y
+ * and the rest uninitialised). */
+rt_status svm_data_alloc_sparse(svm_data *d, long n, int nfeat, long nnz, rt_error *err);
+/* Fills sq from the rows (sparse data). */
+void svm_data_norms(svm_data *d);
+/* Converts d in place: dense to sparse (zeros left out) / sparse to dense. */
+rt_status svm_data_make_sparse(svm_data *d, rt_error *err);
+rt_status svm_data_make_dense(svm_data *d, rt_error *err);
+/* Points rows[0..count) of d as their own data set, in d's storage. */
+rt_status svm_data_rows(const svm_data *d, const long *rows, long count, svm_data *out,
+			rt_error *err);
+/* |x_i|^2 over the first nf features, summed in feature order. */
+double svm_row_sq(const svm_data *d, long i, int nf);
+/* Writes point i's first nf features into dense[] (sparse: only its
+ * non-zeros, so dense must be zero elsewhere) / sets them back to 0. */
+void svm_row_scatter(const svm_data *d, long i, double *dense, int nf);
+void svm_row_unscatter(const svm_data *d, long i, double *dense, int nf);
+/* x_i . v over the first nf features, v dense in double (a scattered
+ * point), the products summed in feature order: bit for bit svm_kernel's
+ * dot product of the two points. */
+double svm_row_dot(const svm_data *d, long i, const double *v, int nf);
 
 /* The parameters LIBSVM's svm-train takes (-s 0 only). */
 typedef struct svm_params {
@@ -201,12 +252,14 @@ typedef struct svm_model {
 	svm_kernel_params kernel;
 	int nr_class;
 	long total_sv;
-	int nfeat;                 /* dense width of the support vectors */
+	int nfeat;                 /* width of the support vectors */
 	double *rho;               /* [k(k-1)/2] */
 	int *label;                /* [nr_class] (LIBSVM labels are ints) */
 	long *nsv;                 /* [nr_class] */
 	double *sv_coef;           /* [(nr_class - 1) * total_sv], row-major by column j */
-	float *sv;                 /* [total_sv * nfeat] */
+	float *sv;                 /* [total_sv * nfeat] (NULL when sparse) */
+	int sparse;                /* 1: the support vectors are svs (CSR), sv is NULL */
+	svm_csr svs;               /* [total_sv] rows when sparse */
 	double *obj;               /* [k(k-1)/2] dual objectives (not in the file) */
 	long iterations;           /* over all binary problems (not in the file) */
 	svm_pair_stats *pairs;     /* [k(k-1)/2] what svm-train prints per pair (not in the
@@ -227,6 +280,8 @@ void svm_model_free(svm_model *m);
 /* Predicted label of one dense point (votes, ties to the lower class index;
  * NAN out of memory or for more than 256 classes). */
 double svm_predict(const svm_model *m, const float *x, int nfeat);
+/* The same for point i of d (dense or sparse). */
+double svm_predict_row(const svm_model *m, const svm_data *d, long i);
 
 /* Batched:
  * The same labels as svm_predict; decision values dec[i * k(k-1)/2 + p]

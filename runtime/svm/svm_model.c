@@ -66,6 +66,9 @@ void svm_model_free(svm_model *m)
 	free(m->nsv);
 	free(m->sv_coef);
 	free(m->sv);
+	free(m->svs.ptr);
+	free(m->svs.col);
+	free(m->svs.val);
 	free(m->obj);
 	free(m->pairs);
 	memset(m, 0, sizeof *m);
@@ -84,7 +87,7 @@ static rt_status check_shape(const char *path, const svm_model *m, rt_error *err
 	if (k < 1 || k > SVM_MAX_CLASSES || m->total_sv < 0 || m->total_sv > INT_MAX ||
 	    m->nfeat < 0 || !m->label || !m->nsv || (k > 1 && !m->rho) ||
 	    (k > 1 && m->total_sv > 0 && !m->sv_coef) ||
-	    (m->total_sv > 0 && m->nfeat > 0 && !m->sv))
+	    (m->total_sv > 0 && m->nfeat > 0 && !(m->sparse ? m->svs.ptr != NULL : m->sv != NULL)))
 		return rt_fail(err, RT_ERR_INTERNAL, "%s: cannot write a model of %d classes, %ld "
 			       "support vectors, %d features (or arrays missing); not written", path, k,
 			       m->total_sv, m->nfeat);
@@ -109,7 +112,9 @@ static rt_status check_finite(const char *path, const svm_model *m, rt_error *er
 {
 	long npairs = (long)m->nr_class * (m->nr_class - 1) / 2;
 	size_t ncoef = (size_t)(m->nr_class - 1) * (size_t)m->total_sv;
-	size_t nval = (size_t)m->total_sv * (size_t)m->nfeat;
+	size_t nval = m->sparse ? (size_t)m->svs.ptr[m->total_sv]
+		      : (size_t)m->total_sv * (size_t)m->nfeat;
+	const float *vals = m->sparse ? m->svs.val : m->sv;
 	const char *bad = NULL;
 	if ((uses_gamma(m->kernel.type) && !isfinite(m->kernel.gamma)) ||
 	    (uses_coef0(m->kernel.type) && !isfinite(m->kernel.coef0)))
@@ -121,7 +126,7 @@ static rt_status check_finite(const char *path, const svm_model *m, rt_error *er
 		if (!isfinite(m->sv_coef[i]))
 			bad = "a coefficient";
 	for (size_t i = 0; !bad && i < nval; i++)
-		if (!isfinite(m->sv[i]))
+		if (!isfinite(vals[i]))
 			bad = "a support vector's value";
 	if (bad)
 		return rt_fail(err, RT_ERR_INTERNAL, "%s: %s is not finite; not written", path, bad);
@@ -155,13 +160,18 @@ static void put_header(rt_buf *b, const svm_model *m)
 static void put_svs(rt_buf *b, const svm_model *m)
 {
 	for (long i = 0; i < m->total_sv; i++) {
-		const float *v = m->sv + (size_t)i * (size_t)m->nfeat;
+		const float *v = m->sparse ? NULL : m->sv + (size_t)i * (size_t)m->nfeat;
 		const char *sep = "";
 		for (int j = 0; j < m->nr_class - 1; j++, sep = " ")
 			rt_buf_printf(b, "%s%.17g", sep, m->sv_coef[(size_t)j * (size_t)m->total_sv + (size_t)i]);
-		for (int f = 0; f < m->nfeat; f++)
+		for (int f = 0; v && f < m->nfeat; f++)
 			if (v[f] != 0) {
 				rt_buf_printf(b, "%s%d:%.9g", sep, f + 1, (double)v[f]);
+				sep = " ";
+			}
+		for (long e = m->sparse ? m->svs.ptr[i] : 0; !v && e < m->svs.ptr[i + 1]; e++)
+			if (m->svs.val[e] != 0) {
+				rt_buf_printf(b, "%s%d:%.9g", sep, m->svs.col[e] + 1, (double)m->svs.val[e]);
 				sep = " ";
 			}
 		rt_buf_puts(b, "\n");
@@ -604,7 +614,7 @@ static rt_status sv_pair(mr_reader *r, mr_body *b, const mr_word *w, long i, lon
 		if (*d < '0' || *d > '9')
 			return fail_at(r, RT_ERR_INPUT, "expected index:value with a whole-number index, "
 				       "got %s", quoted(w, buf, sizeof buf));
-		if (idx <= RT_DATA_MAX_COLS)
+		if (idx <= SVM_MAX_FEATURES)
 			idx = idx * 10 + (*d - '0');
 	}
 	if (idx == 0)
@@ -613,9 +623,9 @@ static rt_status sv_pair(mr_reader *r, mr_body *b, const mr_word *w, long i, lon
 	if (idx <= *prev)
 		return fail_at(r, RT_ERR_INPUT, "expected an index above %ld (indices must ascend), "
 			       "got %s", *prev, quoted(w, buf, sizeof buf));
-	if (idx > RT_DATA_MAX_COLS)
-		return fail_at(r, RT_ERR_INPUT, "expected an index up to %d (RT_DATA_MAX_COLS), got %s",
-			       RT_DATA_MAX_COLS, quoted(w, buf, sizeof buf));
+	if (idx > SVM_MAX_FEATURES)
+		return fail_at(r, RT_ERR_INPUT, "expected an index up to %d (SVM_MAX_FEATURES), got %s",
+			       SVM_MAX_FEATURES, quoted(w, buf, sizeof buf));
 	if (!parse_float(colon + 1, (int)(w->s + w->len - colon - 1), &v))
 		return fail_at(r, RT_ERR_INPUT, "expected a finite number (within float range) after "
 			       "'%.*s:', got %s", (int)(colon - w->s), w->s, quoted(w, buf, sizeof buf));
@@ -698,10 +708,29 @@ static rt_status read_svs(mr_reader *r, const mr_head *h, mr_body *b, svm_model 
 	return RT_OK;
 }
 
-/* The dense support vectors, nfeat = the largest index (at least 1). */
+/* The support vectors, nfeat = the largest index (at least 1): dense, or
+ * sparse when the storage rule says so (svm_storage_sparse: a dense copy
+ * too big or mostly zeros). The entries come in row order. */
 static rt_status densify(const mr_body *b, svm_model *m, rt_error *err)
 {
 	m->nfeat = b->maxidx > 0 ? b->maxidx : 1;
+	if (svm_storage_sparse(SVM_STORAGE_AUTO, m->total_sv, m->nfeat, (long)b->n)) {
+		m->sparse = 1;
+		m->svs.ptr = rt_malloc(((size_t)m->total_sv + 1) * sizeof *m->svs.ptr, err);
+		m->svs.col = m->svs.ptr ? rt_malloc(b->n * sizeof *m->svs.col + 1, err) : NULL;
+		m->svs.val = m->svs.col ? rt_malloc(b->n * sizeof *m->svs.val + 1, err) : NULL;
+		if (!m->svs.val)
+			return RT_ERR_SYSTEM;
+		m->svs.ptr[0] = 0;
+		for (long i = 0, e = 0; i < m->total_sv; i++) {
+			for (; (size_t)e < b->n && b->ent[e].row == i; e++) {
+				m->svs.col[e] = b->ent[e].col;
+				m->svs.val[e] = b->ent[e].val;
+			}
+			m->svs.ptr[i + 1] = e;
+		}
+		return RT_OK;
+	}
 	m->sv = rt_calloc((size_t)m->total_sv * (size_t)m->nfeat, sizeof *m->sv, err);
 	if (!m->sv)
 		return RT_ERR_SYSTEM;

@@ -1,6 +1,8 @@
 /* svm_predict.c: C-SVC prediction: one point (svm_predict), or a whole data
  * set, batched, on the CPU (the thread pool, |sv|^2 computed once per model instead of once per
- * point) or on the GPU (templates/svm/svm_predict.cu): the support vectors
+ * point; sparse points or support vectors through svm_sparse.c's scatter
+ * and gather) or on the GPU (dense only: svm_predict_all predicts sparse
+ * data and models on the CPU) (templates/svm/svm_predict.cu): the support vectors
  * uploaded once, column-major and padded to the tile; the points in batches
  * sized to fit the device's memory; per batch K(point, SV), the decision
  * value of every class pair and the one-vs-one vote, and only the winners
@@ -38,6 +40,19 @@ typedef struct pred_model {
 	double *sqv;               /* [total_sv] over the model's features (svm_predict's) */
 } pred_model;
 
+/* The model's support vectors as a data set (a view: nothing to free). */
+static svm_data sv_rows(const svm_model *m)
+{
+	svm_data v;
+	memset(&v, 0, sizeof v);
+	v.n = m->total_sv;
+	v.nfeat = m->nfeat;
+	v.x = m->sv;
+	v.sparse = m->sparse;
+	v.csr = m->svs;
+	return v;
+}
+
 int svm_predict_features(const svm_model *m, const svm_data *d)
 {
 	return d->nfeat < m->nfeat ? d->nfeat : m->nfeat;
@@ -59,11 +74,8 @@ static rt_status pred_model_make(const svm_model *m, const svm_data *d, pred_mod
 	if (!pm->sqv)
 		return RT_ERR_SYSTEM;
 	for (long s = 0; s < m->total_sv; s++) {
-		const float *v = m->sv + (size_t)s * m->nfeat;
-		double q = 0;
-		for (int f = 0; f < m->nfeat; f++)
-			q += (double)v[f] * v[f];
-		pm->sqv[s] = q;
+		svm_data svs = sv_rows(m);
+		pm->sqv[s] = svm_row_sq(&svs, s, m->nfeat);
 	}
 	return RT_OK;
 }
@@ -78,16 +90,41 @@ typedef struct cpu_ctx {
 	atomic_int failed;
 } cpu_ctx;
 
-/* The winning class of point x; kv[total_sv], dec[npairs] are filled. */
-static int predict_point(const svm_model *m, const pred_model *pm, const float *x, double *kv,
-			 double *dec)
+/* kv[s] = K(point i of d, SV s) over the first pm->nf features, each dot
+ * product in feature order (svm_sparse.c: the same bits whichever side is
+ * sparse); pivot: pm->nf zeros of room (used when the model is sparse). */
+static void point_kernels(const svm_model *m, const pred_model *pm, const svm_data *d, long i,
+			  double *pivot, double *kv)
+{
+	int nf = pm->nf;
+	double sqx = svm_row_sq(d, i, nf);
+	svm_data svs = sv_rows(m);
+	if (!d->sparse && !m->sparse) {
+		const float *x = d->x + (size_t)i * d->nfeat;
+		for (long s = 0; s < m->total_sv; s++)
+			kv[s] = svm_kernel(&m->kernel, x, m->sv + (size_t)s * m->nfeat, nf, sqx, pm->sqv[s]);
+	} else if (m->sparse) {
+		svm_row_scatter(d, i, pivot, nf);
+		for (long s = 0; s < m->total_sv; s++)
+			kv[s] = svm_kernel_dot(&m->kernel, svm_row_dot(&svs, s, pivot, nf), sqx, pm->sqv[s]);
+		svm_row_unscatter(d, i, pivot, nf);
+	} else {
+		for (long s = 0; s < m->total_sv; s++) {
+			const float *v = m->sv + (size_t)s * m->nfeat;
+			double dot = 0;
+			for (long k = d->csr.ptr[i]; k < d->csr.ptr[i + 1] && d->csr.col[k] < nf; k++)
+				dot += (double)v[d->csr.col[k]] * (double)d->csr.val[k];
+			kv[s] = svm_kernel_dot(&m->kernel, dot, sqx, pm->sqv[s]);
+		}
+	}
+}
+
+/* The winning class of point i of d; kv[total_sv], dec[npairs] are filled. */
+static int predict_point(const svm_model *m, const pred_model *pm, const svm_data *d, long i,
+			 double *pivot, double *kv, double *dec)
 {
 	unsigned char votes[256];
-	double sqx = 0;
-	for (int f = 0; f < pm->nf; f++)
-		sqx += (double)x[f] * x[f];
-	for (long s = 0; s < m->total_sv; s++)
-		kv[s] = svm_kernel(&m->kernel, x, m->sv + (size_t)s * m->nfeat, pm->nf, sqx, pm->sqv[s]);
+	point_kernels(m, pm, d, i, pivot, kv);
 	for (int a = 0, p = 0; a < pm->k; a++)
 		for (int b = a + 1; b < pm->k; b++, p++)
 			dec[p] = svm_decision(m->sv_coef, m->total_sv, kv, 1, a, pm->start[a], m->nsv[a],
@@ -95,10 +132,20 @@ static int predict_point(const svm_model *m, const pred_model *pm, const float *
 	return svm_vote(dec, 1, pm->k, votes, 1);
 }
 
+/* Room for one point's kernel values, decision values and (sparse model)
+ * its scattered features. */
+static double *point_room(const svm_model *m, const pred_model *pm, double **pivot)
+{
+	size_t nkv = (size_t)m->total_sv + (size_t)pm->npairs;
+	double *kv = calloc(nkv + (m->sparse ? (size_t)pm->nf : 0) + 1, sizeof *kv);
+	*pivot = kv ? kv + nkv : NULL;
+	return kv;
+}
+
 static void cpu_body(void *ctx, long begin, long end, int thread)
 {
 	cpu_ctx *c = ctx;
-	double *kv = malloc(((size_t)c->m->total_sv + (size_t)c->pm->npairs) * sizeof *kv + 1);
+	double *pivot, *kv = point_room(c->m, c->pm, &pivot);
 	(void)thread;   /* scratch per call: a loop run inline from another loop's body is thread 0 */
 	if (!kv) {
 		atomic_store(&c->failed, 1);
@@ -106,26 +153,35 @@ static void cpu_body(void *ctx, long begin, long end, int thread)
 	}
 	for (long i = begin; i < end; i++) {
 		double *dec = c->dec ? c->dec + (size_t)i * c->pm->npairs : kv + c->m->total_sv;
-		int best = predict_point(c->m, c->pm, c->d->x + (size_t)i * c->d->nfeat, kv, dec);
+		int best = predict_point(c->m, c->pm, c->d, i, pivot, kv, dec);
 		c->pred[i] = c->m->label[best];
 	}
 	free(kv);
 }
 
-double svm_predict(const svm_model *m, const float *x, int nfeat)
+double svm_predict_row(const svm_model *m, const svm_data *d, long i)
 {
-	svm_data one = { 1, nfeat, (float *)x, NULL };
 	pred_model pm;
 	rt_error err;
-	double label = NAN, *kv;
-	if (pred_model_make(m, &one, &pm, &err) != RT_OK)
+	double label = NAN, *kv, *pivot;
+	if (pred_model_make(m, d, &pm, &err) != RT_OK)
 		return NAN;
-	kv = malloc(((size_t)m->total_sv + (size_t)pm.npairs) * sizeof *kv + 1);
+	kv = point_room(m, &pm, &pivot);
 	if (kv)
-		label = m->label[predict_point(m, &pm, x, kv, kv + m->total_sv)];
+		label = m->label[predict_point(m, &pm, d, i, pivot, kv, kv + m->total_sv)];
 	free(kv);
 	free(pm.sqv);
 	return label;
+}
+
+double svm_predict(const svm_model *m, const float *x, int nfeat)
+{
+	svm_data one;
+	memset(&one, 0, sizeof one);
+	one.n = 1;
+	one.nfeat = nfeat;
+	one.x = (float *)x;
+	return svm_predict_row(m, &one, 0);
 }
 
 rt_status svm_predict_batch_cpu(const svm_model *m, const svm_data *d, double *pred, double *dec,
@@ -385,6 +441,9 @@ rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, d
 	pred_model pm;
 	rt_status st;
 	memset(&g, 0, sizeof g);
+	if (d->sparse || m->sparse)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm GPU prediction: sparse %s; predict on "
+			       "the CPU", d->sparse ? "data" : "support vectors");
 	if ((st = pred_model_make(m, d, &pm, err)) != RT_OK)
 		return st;
 	g.svpad = (int)round_up(m->total_sv ? m->total_sv : 1, PRED_TILE);
@@ -413,6 +472,12 @@ rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, doub
 	long right = 0;
 	rt_error why;
 	rt_status st = RT_ERR_NOGPU;
+	if (where != SVM_PREDICT_CPU && (d->sparse || m->sparse)) {
+		if (!told++)
+			rt_info("svm: sparse %s: predicting on the CPU (GPU prediction takes dense "
+				"points and support vectors)", d->sparse ? "data" : "support vectors");
+		where = SVM_PREDICT_CPU;
+	}
 	if (where != SVM_PREDICT_CPU)
 		st = svm_gpu_predict(m, d, pred, NULL, where == SVM_PREDICT_GPU ? err : &why);
 	if (st != RT_OK && where == SVM_PREDICT_GPU_OR_CPU && !told++)

@@ -4,7 +4,9 @@
  * or by the maximal violating pair (first order, the seed's), the pair's
  * analytic update with clipping, then G updated from the two kernel rows.
  * Kernel rows are stored as float (LIBSVM's Qfloat) in an LRU row cache and
- * computed over the thread pool. Stops when the maximal violation
+ * computed over the thread pool; on sparse data the row's point is
+ * scattered into a dense vector once and every other point's dot product
+ * gathers over its non-zeros (svm_sparse.c: the same bits as dense). Stops when the maximal violation
  * m(alpha) - M(alpha) falls below eps; rho is the mean of y_i G_i over the
  * free points (else the middle of the feasible range), as LIBSVM. */
 #include <limits.h>
@@ -36,6 +38,7 @@ typedef struct solver {
 	row_cache cache;
 	long fill_row;             /* the row being computed (parallel body) */
 	float *fill_out;
+	double *pivot;             /* sparse data: [nfeat], the row's point scattered, else 0 */
 } solver;
 
 static double bound(const solver *s, long i) { return s->y[i] > 0 ? s->Cp : s->Cn; }
@@ -51,8 +54,16 @@ static void fill_body(void *ctx, long begin, long end, int thread)
 {
 	solver *s = ctx;
 	long i = s->fill_row;
-	const float *xi = point(s, i);
 	(void)thread;
+	if (s->d->sparse) {
+		for (long k = begin; k < end; k++) {
+			double dot = svm_row_dot(s->d, s->idx[k], s->pivot, s->d->nfeat);
+			s->fill_out[k] = (float)(s->y[i] * s->y[k] *
+						 svm_kernel_dot(&s->p->kernel, dot, s->sq[i], s->sq[k]));
+		}
+		return;
+	}
+	const float *xi = point(s, i);
 	for (long k = begin; k < end; k++)
 		s->fill_out[k] = (float)(s->y[i] * s->y[k] *
 					 svm_kernel(&s->p->kernel, xi, point(s, k), s->d->nfeat,
@@ -76,7 +87,11 @@ static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
 		}
 		s->fill_row = i;
 		s->fill_out = c->rows + (size_t)slot * c->n;
+		if (s->d->sparse)
+			svm_row_scatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
 		rt_status st = cpu_parallel_for(s->n, 2048, fill_body, s, err);
+		if (s->d->sparse)
+			svm_row_unscatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
 		if (st != RT_OK)
 			return st;
 		c->slot_of[i] = slot;
@@ -244,19 +259,18 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 	s.G = rt_malloc((size_t)n * sizeof(double), err);
 	s.QD = rt_malloc((size_t)n * sizeof(double), err);
 	s.sq = rt_malloc((size_t)n * sizeof(double), err);
-	st = s.alpha && s.G && s.QD && s.sq ? cache_init(&s.cache, n, p->cache_mb, err) : RT_ERR_SYSTEM;
+	if (d->sparse)
+		s.pivot = rt_calloc((size_t)d->nfeat + 1, sizeof *s.pivot, err);
+	st = s.alpha && s.G && s.QD && s.sq && (!d->sparse || s.pivot)
+	     ? cache_init(&s.cache, n, p->cache_mb, err) : RT_ERR_SYSTEM;
 	if (st == RT_OK) {
-		for (long i = 0; i < n; i++) {
-			const float *xi = point(&s, i);
-			double q = 0;
-			for (int f = 0; f < d->nfeat; f++)
-				q += (double)xi[f] * xi[f];
-			s.sq[i] = q;
-		}
+		for (long i = 0; i < n; i++)
+			s.sq[i] = d->sparse ? d->sq[idx[i]] : svm_row_sq(d, idx[i], d->nfeat);
 		for (long i = 0; i < n; i++) {
 			s.G[i] = -1.0;
-			s.QD[i] = svm_kernel(&p->kernel, point(&s, i), point(&s, i), d->nfeat,
-						    s.sq[i], s.sq[i]);
+			s.QD[i] = d->sparse ? svm_kernel_dot(&p->kernel, s.sq[i], s.sq[i], s.sq[i])
+				  : svm_kernel(&p->kernel, point(&s, i), point(&s, i), d->nfeat,
+					       s.sq[i], s.sq[i]);
 		}
 		st = smo_loop(&s, &out->iterations, err);
 	}
@@ -270,6 +284,7 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 	free(s.G);
 	free(s.QD);
 	free(s.sq);
+	free(s.pivot);
 	cache_free(&s.cache);
 	return st;
 }

@@ -68,6 +68,31 @@ static long pair_points(const svm_data *d, const int *cls, int a, int b, long *i
 	return n;
 }
 
+/* The support vectors (class by class, data order) into m, dense or
+ * sparse as d is. */
+static rt_status copy_svs(const svm_data *d, const int *cls, const char *nonzero, int k,
+			  svm_model *m, rt_error *err)
+{
+	long q = 0, *rows = rt_malloc((size_t)(m->total_sv ? m->total_sv : 1) * sizeof *rows, err);
+	svm_data svs;
+	if (!rows)
+		return RT_ERR_SYSTEM;
+	for (int c = 0; c < k; c++)
+		for (long i = 0; i < d->n; i++)
+			if (cls[i] == c && nonzero[i])
+				rows[q++] = i;
+	rt_status st = svm_data_rows(d, rows, m->total_sv, &svs, err);
+	free(rows);
+	if (st != RT_OK)
+		return st;
+	m->sparse = d->sparse;
+	m->sv = svs.x;
+	m->svs = svs.csr;
+	free(svs.y);
+	free(svs.sq);
+	return RT_OK;
+}
+
 /* Gathers the pairs' nonzero coefficients into the model (LIBSVM's layout). */
 static rt_status assemble(const svm_data *d, const int *cls, svm_binary *bin, svm_model *m,
 			  rt_error *err)
@@ -96,17 +121,9 @@ static rt_status assemble(const svm_data *d, const int *cls, svm_binary *bin, sv
 		nz_start[c + 1] = nz_start[c] + m->nsv[c];
 	m->total_sv = nz_start[k];
 	m->nfeat = d->nfeat;
-	m->sv = rt_malloc((size_t)(m->total_sv ? m->total_sv : 1) * d->nfeat * sizeof(float), err);
 	m->sv_coef = rt_calloc((size_t)(k - 1) * (m->total_sv ? m->total_sv : 1), sizeof(double), err);
-	if (!m->sv || !m->sv_coef)
+	if (!m->sv_coef || copy_svs(d, cls, nonzero, k, m, err) != RT_OK)
 		goto oom;
-	for (int c = 0; c < k; c++) {
-		q = nz_start[c];
-		for (long i = 0; i < d->n; i++)
-			if (cls[i] == c && nonzero[i])
-				memcpy(m->sv + (size_t)q++ * d->nfeat, d->x + (size_t)i * d->nfeat,
-				       (size_t)d->nfeat * sizeof(float));
-	}
 	for (int a = 0, p = 0; a < k; a++)
 		for (int b = a + 1; b < k; b++, p++) {
 			long t = 0;
@@ -291,6 +308,7 @@ rt_status svm_train(const svm_data *d, const svm_params *p, svm_model *m, rt_err
 
 rt_status svm_data_alloc(svm_data *d, long n, int nfeat, rt_error *err)
 {
+	memset(d, 0, sizeof *d);
 	d->n = n;
 	d->nfeat = nfeat;
 	d->x = rt_malloc((size_t)n * nfeat * sizeof *d->x + 1, err);
@@ -318,6 +336,12 @@ void svm_data_free(svm_data *d)
 {
 	free(d->x);
 	free(d->y);
+	free(d->sq);
+	free(d->csr.ptr);
+	free(d->csr.col);
+	free(d->csr.val);
 	d->x = NULL;
 	d->y = NULL;
+	d->sq = NULL;
+	memset(&d->csr, 0, sizeof d->csr);
 }

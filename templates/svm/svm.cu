@@ -15,7 +15,14 @@
  * order as the CPU does); svm_pick chooses j (second order, LIBSVM's WSS2,
  * or the maximal violator) and sets done when the violation is below eps;
  * svm_step updates the pair (svm_core.h's svm_update_pair, one thread);
- * svm_row computes row j; svm_grad adds both rows into G. */
+ * svm_row computes row j; svm_grad adds both rows into G.
+ *
+ * Sparse data (SVM_SPARSE 1): the points are CSR rows (row pointers,
+ * columns, values); a kernel row stages the row's point's non-zeros in
+ * shared memory (SVM_PIVOT_CHUNK at a time) and each thread merges its own
+ * point's non-zeros with them, adding the products in feature order: the
+ * CPU's dot product bit for bit (svm_row_csr_part, svm_row_csr). No Gram
+ * matrix then. */
 #include "svm_core.h"
 
 #ifndef SVM_KERNEL   /* defaults for reading this file alone (the generator defines them) */
@@ -23,7 +30,14 @@
 #define SVM_FEATURES 8
 #define SVM_WSS 0
 #endif
+#ifndef SVM_SPARSE   /* 1: the points are CSR rows (svm_row_csr_part), not column-major */
+#define SVM_SPARSE 0
+#endif
 #define SVM_THREADS 256
+/* Sparse: the row's point's non-zeros pass through shared memory this many
+ * at a time (columns, then values: 8 KB). */
+#define SVM_PIVOT_CHUNK 1024
+#define SVM_POINT_FLOATS (SVM_SPARSE ? 2 * SVM_PIVOT_CHUNK : SVM_FEATURES)
 #define SVM_NEG_HUGE (-1.0e300)   /* below every value (NVRTC has no INFINITY) */
 
 typedef struct svm_state {
@@ -177,6 +191,51 @@ __device__ __forceinline__ float svm_q(const float *xp, int p, int t, const floa
 	return svm_q_dot(dot, p, t, sq, y, kp);
 }
 
+/* Sparse: Q_pt for the points t = first + threadIdx.x, first + stride, ...
+ * below n into row[t], from CSR rows (ptr, col, val). x_p's non-zeros pass
+ * through shared memory xp (SVM_PIVOT_CHUNK columns, then as many values)
+ * chunk by chunk; each thread walks its point's non-zeros alongside, so
+ * the matching products are added in feature order. Every thread of the
+ * block takes the same trips (for the barriers). */
+__device__ __forceinline__ void svm_row_csr_part(float *xp, const long long *ptr, const int *col,
+						 const float *val, const double *sq,
+						 const signed char *y, int n, int p, int first,
+						 int stride, const svm_kernel_params *kp, float *row)
+{
+	int *pc = (int *)xp;
+	float *pv = xp + SVM_PIVOT_CHUNK;
+	const long long p0 = ptr[p], pn = ptr[p + 1] - p0;
+	for (int base = first; base < n; base += stride) {
+		const int t = base + threadIdx.x;
+		long long k = t < n ? ptr[t] : 0, kend = t < n ? ptr[t + 1] : 0;
+		double dot = 0.0;
+		for (long long c0 = 0; c0 < pn; c0 += SVM_PIVOT_CHUNK) {
+			const int m = pn - c0 < SVM_PIVOT_CHUNK ? (int)(pn - c0) : SVM_PIVOT_CHUNK;
+			__syncthreads();
+			for (int e = threadIdx.x; e < m; e += SVM_THREADS) {
+				pc[e] = col[p0 + c0 + e];
+				pv[e] = val[p0 + c0 + e];
+			}
+			__syncthreads();
+			for (int e = 0; k < kend && e < m;) {
+				const int ck = col[k], ce = pc[e];
+				if (ck < ce) {
+					k++;
+				} else if (ck > ce) {
+					e++;
+				} else {
+					dot += (double)pv[e] * (double)val[k];
+					k++;
+					e++;
+				}
+			}
+		}
+		if (t < n)
+			row[t] = svm_q_dot(dot, p, t, sq, y, kp);
+	}
+	__syncthreads();
+}
+
 /* The Gram matrix of n points (column-major xt, npad rows): gram[r n + c] =
  * x_r . x_c, each in double in feature order, so that a row taken from it
  * equals svm_q's. A block fills a 64 x 64 tile, a thread 4 x 4 of it, the
@@ -287,6 +346,19 @@ svm_row(const float *xt, const double *sq, const signed char *y, int n, int npad
 		row[t] = svm_q(xp, p, t, xt, sq, y, npad, &kp);
 }
 
+/* Sparse data: svm_row's work from CSR rows. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_row_csr(const long long *ptr, const int *col, const float *val, const double *sq,
+	    const signed char *y, int n, const svm_state *st, int which, svm_kernel_params kp,
+	    float *row)
+{
+	__shared__ float xp[2 * SVM_PIVOT_CHUNK];
+	if (st->done)
+		return;
+	svm_row_csr_part(xp, ptr, col, val, sq, y, n, which ? st->j : st->i,
+			 blockIdx.x * SVM_THREADS, gridDim.x * SVM_THREADS, &kp, row);
+}
+
 /* The pair's update (one thread). */
 extern "C" __global__ void svm_step(double *alpha, const double *G, const signed char *y,
 				    const double *QD, const float *row_i, double Cp, double Cn,
@@ -360,6 +432,9 @@ typedef struct svm_task {
 	const double *gram;        /* NULL, or the root's Gram matrix (gram_n x gram_n) */
 	const int *gidx;           /* the points' indices in the root */
 	long long gram_n;
+	const long long *xptr;     /* sparse: the points' CSR rows (xt unused) */
+	const int *xcol;
+	const float *xval;
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
@@ -441,6 +516,11 @@ __device__ __forceinline__ void svm_row_own(float *xp, const svm_task &T, int b,
 		SVM_OWN_POINTS(t, T, b)
 			row[t] = svm_q_dot(dots[T.gidx[t]], p, t, T.sq, T.y, &T.kp);
 		__syncthreads();
+		return;
+	}
+	if (SVM_SPARSE) {
+		svm_row_csr_part(xp, T.xptr, T.xcol, T.xval, T.sq, T.y, T.n, p, b * SVM_THREADS,
+				 T.nblocks * SVM_THREADS, &T.kp, row);
 		return;
 	}
 	svm_load_point(xp, T.xt, p, T.npad);
@@ -592,7 +672,7 @@ __device__ __forceinline__ int svm_team_sync(const svm_task &T, int b, unsigned 
 extern "C" __global__ void __launch_bounds__(SVM_THREADS, 1)
 svm_persistent(const svm_task *tasks, const int *block_task, int iters)
 {
-	__shared__ float xp[SVM_FEATURES];
+	__shared__ float xp[SVM_POINT_FLOATS];
 	__shared__ svm_state s;
 	__shared__ svm_cache cc;
 	__shared__ svm_task T;

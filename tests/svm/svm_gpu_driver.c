@@ -38,6 +38,7 @@ static int load(const char *path, svm_data *d)
 static void blobs(svm_data *d, long n, int nf, int classes)
 {
 	unsigned s = 12345;
+	memset(d, 0, sizeof *d);
 	d->n = n;
 	d->nfeat = nf;
 	d->x = malloc((size_t)n * nf * sizeof *d->x);

@@ -49,6 +49,7 @@ static void make_data(svm_data *d, long n, int nf, int k, uint64_t seed, const c
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	rt_rng_init(&rng, seed, 0);
+	memset(d, 0, sizeof *d);
 	d->n = n;
 	d->nfeat = nf;
 	d->x = malloc((size_t)n * nf * sizeof *d->x);

@@ -340,7 +340,7 @@ static const bad_case bad_cases[] = {
 	{ HEAD "1 3:1e39\n-1 1:2\n", 10, RT_ERR_INPUT, "within float range" },
 	{ HEAD "1 x:1\n-1 1:2\n", 10, RT_ERR_INPUT, "whole-number index, got 'x:1'" },
 	{ HEAD "1 1:0.5 junk\n-1 1:2\n", 10, RT_ERR_INPUT, "index:value, got 'junk'" },
-	{ HEAD "1 4097:1\n-1 1:2\n", 10, RT_ERR_INPUT, "RT_DATA_MAX_COLS" },
+	{ HEAD "1 268435457:1\n-1 1:2\n", 10, RT_ERR_INPUT, "SVM_MAX_FEATURES" },
 	{ HEAD "1 1:1\n", 11, RT_ERR_INPUT, "support vector 2 of 2 (total_sv, line 5), got end of file" },
 	{ HEAD "1 1:1\n\n-1 1:2\n", 11, RT_ERR_INPUT, "support vector 2 of 2 (total_sv, line 5), got an empty line" },
 	{ HEAD "1 1:1\n-1 1:2\n\n-1 1:3\n", 13, RT_ERR_INPUT, "end of the file after 2 support vectors" },
