@@ -105,7 +105,7 @@ static rt_status load(const rt_built_program *p, const built_cli *c, rt_spec *sp
 	if (st == RT_OK)
 		st = rt_kind_of_spec(spec, kind, err);
 	if (st == RT_OK && c->generations)
-		st = rt_spec_set(spec, (*kind)->name, "generations", c->generations, err);
+		st = rt_kind_set_steps(spec, *kind, c->generations, err);
 	if (st != RT_OK)
 		rt_spec_free(spec);
 	return st;

@@ -44,6 +44,14 @@ rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err)
 	return RT_OK;
 }
 
+rt_status rt_kind_set_steps(rt_spec *spec, const rt_kind *kind, const char *value, rt_error *err)
+{
+	if (!kind->steps_key)
+		return rt_fail(err, RT_ERR_INPUT, "--generations: kind '%s' has no generations or "
+			       "iterations to set (it runs until its stopping rule holds)", kind->name);
+	return rt_spec_set(spec, kind->name, kind->steps_key, value, err);
+}
+
 rt_status rt_job_seed(rt_spec *spec, const rt_options *opt, uint64_t *seed, rt_error *err)
 {
 	uint64_t from_spec;

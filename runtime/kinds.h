@@ -70,6 +70,10 @@ typedef struct rt_kind {
 	 * and shared memory sizes); NULL: the kind cannot be built yet. */
 	rt_status (*kernels)(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 			     rt_kernel_emit emit, void *ctx, rt_error *err);
+	/* The key of the kind's section that `--generations N` sets (gp and de:
+	 * generations, aco: iterations, mbp: epochs); NULL: the kind has none
+	 * (svm runs to its stopping tolerance). */
+	const char *steps_key;
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */
@@ -79,6 +83,10 @@ const rt_kind *const *rt_kinds(void);
 
 /* Reads [problem] kind from spec and finds it; errors name the file:line. */
 rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err);
+
+/* `--generations N` of `evoforge run` and of a built program: sets the
+ * kind's steps_key to value; a kind without one is refused, named. */
+rt_status rt_kind_set_steps(rt_spec *spec, const rt_kind *kind, const char *value, rt_error *err);
 
 /* The seed for a job: --seed if given, else [problem] seed, else 1. */
 rt_status rt_job_seed(rt_spec *spec, const rt_options *opt, uint64_t *seed, rt_error *err);

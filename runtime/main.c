@@ -50,7 +50,8 @@ static const char usage_main[] =
 	"  -o, --output DIR         results folder (default results/<problem>)\n"
 	"  -q, --quiet              no progress output\n"
 	"  --set SECTION.KEY=VALUE  override a spec value (repeatable)\n"
-	"  --generations N          shorthand for --set <kind>.generations=N\n"
+	"  --generations N          shorthand for --set <kind>.generations=N (aco:\n"
+	"                           iterations, mbp: epochs; svm has none)\n"
 	"  --population N           shorthand for --set <kind>.population=N\n"
 	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90);\n"
 	"                           build: a comma-separated list\n"
@@ -293,7 +294,7 @@ static rt_status load_spec(const char *path, cli *c, rt_spec *spec, const rt_kin
 	if (st == RT_OK)
 		st = rt_kind_of_spec(spec, kind, err);
 	if (st == RT_OK && c->generations)
-		st = rt_spec_set(spec, (*kind)->name, "generations", c->generations, err);
+		st = rt_kind_set_steps(spec, *kind, c->generations, err);
 	if (st == RT_OK && c->population)
 		st = rt_spec_set(spec, (*kind)->name, "population", c->population, err);
 	if (st != RT_OK)

@@ -210,4 +210,5 @@ const rt_kind aco_kind = {
 	&aco_tune_kind,
 	aco_export_result, NULL,
 	aco_kernels,
+	"iterations",
 };

@@ -307,4 +307,5 @@ const rt_kind de_kind = {
 	&de_tune_kind,
 	de_export_result, NULL,
 	de_kernels,
+	"generations",
 };

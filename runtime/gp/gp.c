@@ -549,4 +549,5 @@ const rt_kind gp_kind = {
 	gp_export_result,
 	gp_eval_result,
 	gp_build_kernels,
+	"generations",
 };

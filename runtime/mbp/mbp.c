@@ -307,4 +307,5 @@ const rt_kind mbp_kind = {
 	&mbp_tune_kind,
 	mbp_export_result, mbp_eval_result,
 	mbp_kernels,
+	"epochs",
 };

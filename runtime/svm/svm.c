@@ -387,4 +387,5 @@ const rt_kind svm_kind = {
 	&svm_tune_kind,
 	svm_export_result, svm_eval_result,
 	svm_kernels,
+	NULL,
 };

@@ -96,6 +96,13 @@ same_as_run aco "$PWD/problems/aco-random.ini" best.tour aco-aco-random.cu 5 \
 	--set data.random=200 --set aco.iterations=30
 same_as_run mbp "$PWD/problems/mbp-spirals.ini" network.net mbp-mbp-spirals.cu 5 \
 	--set mbp.epochs=300
+# --generations sets each kind's own count: aco's iterations, mbp's epochs.
+expect_exit 0 "aco: built run --generations" "$cli_tmp/aco/aco-random" run --backend cpu --seed 5 \
+	--generations 7 -q -o "$cli_tmp/aco-gens"
+expect_exit 0 "aco: the file shows 7 iterations" grep -q '"iterations": 7,' "$cli_tmp/aco-gens/result.json"
+expect_exit 0 "mbp: built run --generations" "$cli_tmp/mbp/mbp-spirals" run --backend cpu --seed 5 \
+	--generations 9 -q -o "$cli_tmp/mbp-gens"
+expect_exit 0 "mbp: the file shows 9 epochs" grep -q '"epochs": 9,' "$cli_tmp/mbp-gens/result.json"
 # svm on data of its own (always there): 90 points, 5 features, 3 classes.
 awk 'BEGIN { print "a,b,c,d,e,y"; for (i = 0; i < 90; i++)
 	printf "%d,%d,%d,%d,%d,%d\n", i % 7, (i * 5) % 11, (i * 3) % 13, i % 2, (i * i) % 17, i % 3 }' \
@@ -103,6 +110,9 @@ awk 'BEGIN { print "a,b,c,d,e,y"; for (i = 0; i < 90; i++)
 printf '[problem]\nkind = svm\nname = svm-small\n[svm]\nC = 10\n[data]\ntrain = points.csv\nlabel = y\ntest = points.csv\n' \
 	>"$cli_tmp/svm-small.ini"
 same_as_run svm-small "$cli_tmp/svm-small.ini" model.txt "svm-k2-f5-w0.cu svm_predict-k2-f5.cu" 3
+expect_exit 2 "svm: built run --generations refused" "$cli_tmp/svm-small/svm-small" run --generations 3 \
+	-o "$cli_tmp/svm-gens"
+expect_output "svm: --generations message" "kind 'svm' has no generations"
 if cmp -s "$cli_tmp/svm-small-built/predictions.csv" "$cli_tmp/svm-small-ref/predictions.csv"; then
 	cli_ok "svm-small: same predictions.csv"
 else
