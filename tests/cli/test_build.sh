@@ -14,7 +14,7 @@ export EVOFORGE_CACHE="$cli_tmp/cache"
 dir="$cli_tmp/sextic-build"
 
 # result.json without its timing lines (seconds, rates, per-generation times).
-untimed() { grep -vE '_s"|_ms|ms_per|per_min|seconds|gpops|per_second|evals_s|"date"' "$1"; }
+untimed() { grep -vE '_s"|_ms|ms_per|per_min|seconds|gpops|per_second|evals_s|"date"|host_share' "$1"; }
 
 expect_exit 0 "build --help" "$evo" build --help
 expect_output "build --help shows usage" "usage: evoforge build"
