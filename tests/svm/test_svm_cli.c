@@ -25,66 +25,12 @@
 #include "svm/svm_impl.h"
 
 #include "../test_tmp.h"
-
-static char evo[512];          /* the evoforge binary under test */
-static char out_path[300];     /* the last command's output */
+#include "svm_cli_test.h"
 
 static int setup(void **state)
 {
 	(void)state;
-	if (tmp_setup("svm-cli"))
-		return -1;
-	snprintf(out_path, sizeof out_path, "%s/out.txt", tmpdir);
-	return 0;
-}
-
-static int have_libsvm(void)
-{
-	if (system("command -v svm-train >/dev/null 2>&1 && command -v svm-predict >/dev/null 2>&1") == 0)
-		return 1;
-	printf("SKIP: svm-train/svm-predict not found (tools/setup-debian installs libsvm-tools)\n");
-	return 0;
-}
-
-/* Runs the shell command (printf-style; its first "EVO" stands for the
- * binary) in tmpdir with stdout and stderr to out_path; returns its exit
- * status. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char args[2048], cmd[3072];
-	const char *at;
-	va_list ap;
-	int rc;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	at = strstr(args, "EVO");
-	if (at)
-		snprintf(cmd, sizeof cmd, "cd '%s' && %.*s%s%s > '%s' 2>&1", tmpdir, (int)(at - args),
-			 args, evo, at + 3, out_path);
-	else
-		snprintf(cmd, sizeof cmd, "cd '%s' && %s > '%s' 2>&1", tmpdir, args, out_path);
-	rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/* The last command's output, as one string (static buffer). */
-static const char *output(void)
-{
-	static char buf[65536];
-	FILE *f = fopen(out_path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
-static void expect_output(const char *text)
-{
-	if (!strstr(output(), text))
-		fail_msg("output lacks '%s'; it was:\n%s", text, output());
+	return cli_setup("svm-cli");
 }
 
 /* k Gaussian blobs in nf dimensions, sep apart (labels -1/+1 for k = 2,
@@ -454,18 +400,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(cross_validation_api),
 		cmocka_unit_test(spec_folds_and_grid),
 	};
-	const char *slash = strrchr(argv[0], '/');
-	char *abs;
 	(void)argc;
-	/* the binary beside this program's folder: build/tests/.. or build/asan/tests/.. */
-	snprintf(evo, sizeof evo, "%.*s/../evoforge", slash ? (int)(slash - argv[0]) : 1,
-		 slash ? argv[0] : ".");
-	abs = realpath(evo, NULL);
-	if (!abs) {
-		fprintf(stderr, "test_svm_cli: %s not found (build it with ninja)\n", evo);
+	if (cli_find_evoforge(argv[0], "test_svm_cli"))
 		return 1;
-	}
-	snprintf(evo, sizeof evo, "'%s'", abs);
-	free(abs);
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }

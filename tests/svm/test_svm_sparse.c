@@ -27,50 +27,15 @@
 #include "svm/svm_impl.h"
 
 #include "../test_tmp.h"
+#include "svm_cli_test.h"
 #include "svm_sparse_gen.h"
 
 #define A9A "/work/shared/data/svm/a9a"
 
-static char evo[512];          /* the evoforge binary under test */
-static char out_path[300];     /* the last command's output */
-
 static int setup(void **state)
 {
 	(void)state;
-	if (tmp_setup("svm-sparse"))
-		return -1;
-	snprintf(out_path, sizeof out_path, "%s/out.txt", tmpdir);
-	return 0;
-}
-
-static int have_libsvm(void)
-{
-	if (system("command -v svm-train >/dev/null 2>&1 && command -v svm-predict >/dev/null 2>&1") == 0)
-		return 1;
-	printf("SKIP: svm-train/svm-predict not found (tools/setup-debian installs libsvm-tools)\n");
-	return 0;
-}
-
-/* Runs the shell command (its first "EVO" stands for the binary) in tmpdir,
- * output to out_path; returns its exit status. */
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char args[2048], cmd[3072];
-	const char *at;
-	va_list ap;
-	int rc;
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof args, fmt, ap);
-	va_end(ap);
-	at = strstr(args, "EVO");
-	if (at)
-		snprintf(cmd, sizeof cmd, "cd '%s' && %.*s%s%s > '%s' 2>&1", tmpdir, (int)(at - args),
-			 args, evo, at + 3, out_path);
-	else
-		snprintf(cmd, sizeof cmd, "cd '%s' && %s > '%s' 2>&1", tmpdir, args, out_path);
-	rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+	return cli_setup("svm-sparse");
 }
 
 static const char *in_tmp(const char *name)
@@ -460,17 +425,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(model_read_sparse),
 		cmocka_unit_test(gpu_sparse_kernels_compile),
 	};
-	const char *slash = strrchr(argv[0], '/');
-	char *abs;
 	(void)argc;
-	snprintf(evo, sizeof evo, "%.*s/../evoforge", slash ? (int)(slash - argv[0]) : 1,
-		 slash ? argv[0] : ".");
-	abs = realpath(evo, NULL);
-	if (!abs) {
-		fprintf(stderr, "test_svm_sparse: %s not found (build it with ninja)\n", evo);
+	if (cli_find_evoforge(argv[0], "test_svm_sparse"))
 		return 1;
-	}
-	snprintf(evo, sizeof evo, "'%s'", abs);
-	free(abs);
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
 }
