@@ -1,7 +1,8 @@
 /* svm_cli_test.h: what the svm test programs that run the evoforge binary
  * share: finding the binary next to the test (build/tests/../evoforge),
- * LIBSVM's tools on PATH or a SKIP, and running a shell command in the
- * scratch folder (test_tmp.h) with its output kept for checks. Include
+ * LIBSVM's tools on PATH or a SKIP, running a shell command in the
+ * scratch folder (test_tmp.h) with its output kept for checks, and
+ * comparing two prediction files. Include
  * once per test program, after <cmocka.h> and test_tmp.h. */
 #ifndef EVO_SVM_CLI_TEST_H
 #define EVO_SVM_CLI_TEST_H
@@ -88,6 +89,30 @@ static inline void expect_output(const char *text)
 {
 	if (!strstr(output(), text))
 		fail_msg("output lacks '%s'; it was:\n%s", text, output());
+}
+
+/* The labels of two prediction files in tmpdir: how many differ (n: how
+ * many lines; the files must have as many). */
+static inline long differ(const char *a, const char *b, long *n)
+{
+	char pa[400], pb[400];
+	double x, y;
+	long bad = 0;
+	FILE *fa, *fb;
+	snprintf(pa, sizeof pa, "%s/%s", tmpdir, a);
+	snprintf(pb, sizeof pb, "%s/%s", tmpdir, b);
+	fa = fopen(pa, "r");
+	fb = fopen(pb, "r");
+	assert_non_null(fa);
+	assert_non_null(fb);
+	for (*n = 0; fscanf(fa, "%lf", &x) == 1; ++*n) {
+		assert_int_equal(fscanf(fb, "%lf", &y), 1);
+		bad += x != y;
+	}
+	assert_int_equal(fscanf(fb, "%lf", &y), EOF);
+	fclose(fa);
+	fclose(fb);
+	return bad;
 }
 
 #endif

@@ -80,29 +80,6 @@ static void read_report(train_report *r)
 	fclose(f);
 }
 
-/* Compares the labels of two prediction files; returns the disagreements. */
-static long differ(const char *a, const char *b, long *n)
-{
-	char pa[400], pb[400];
-	double x, y;
-	long bad = 0;
-	FILE *fa, *fb;
-	snprintf(pa, sizeof pa, "%s/%s", tmpdir, a);
-	snprintf(pb, sizeof pb, "%s/%s", tmpdir, b);
-	fa = fopen(pa, "r");
-	fb = fopen(pb, "r");
-	assert_non_null(fa);
-	assert_non_null(fb);
-	for (*n = 0; fscanf(fa, "%lf", &x) == 1; ++*n) {
-		assert_int_equal(fscanf(fb, "%lf", &y), 1);
-		bad += x != y;
-	}
-	assert_int_equal(fscanf(fb, "%lf", &y), EOF);
-	fclose(fa);
-	fclose(fb);
-	return bad;
-}
-
 /* Ours and LIBSVM's svm-train and svm-predict on data with flags. */
 static void compare_commands(const char *data, const char *flags)
 {

@@ -181,24 +181,6 @@ static void read_report(report *r)
 	fclose(f);
 }
 
-/* The labels of two prediction files: how many differ (n: how many). */
-static long differ(const char *a, const char *b, long *n)
-{
-	FILE *fa = fopen(in_tmp(a), "r"), *fb = fopen(in_tmp(b), "r");
-	double x, y;
-	long bad = 0;
-	assert_non_null(fa);
-	assert_non_null(fb);
-	for (*n = 0; fscanf(fa, "%lf", &x) == 1; ++*n) {
-		assert_int_equal(fscanf(fb, "%lf", &y), 1);
-		bad += x != y;
-	}
-	assert_int_equal(fscanf(fb, "%lf", &y), EOF);
-	fclose(fa);
-	fclose(fb);
-	return bad;
-}
-
 static void compare_with_libsvm(const char *flags)
 {
 	report ours, theirs;
