@@ -10,6 +10,7 @@
 #define RT_DATA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -62,6 +63,15 @@ typedef struct rt_sparse_table {
 rt_status rt_libsvm_load_sparse(const char *path, int nfeatures, int max_cols, rt_sparse_table *out,
 				rt_error *err);
 void rt_sparse_table_free(rt_sparse_table *t);
+
+/* A seeded split of n rows into training and held-out (test) rows:
+ * is_test[r] = 1 for round(fraction x n) rows (0 < fraction < 1), *ntest
+ * of them. With group (group[r] in 0..ngroups-1, e.g. class indices) the
+ * split is stratified: each group holds out floor or ceil of fraction x its
+ * size (largest remainders); group NULL is one group (a plain random
+ * split). Randomness: Philox stream (seed, stream) alone (data_split.c). */
+rt_status rt_split_rows(size_t n, const int *group, int ngroups, double fraction, uint64_t seed,
+			uint64_t stream, unsigned char *is_test, size_t *ntest, rt_error *err);
 void rt_table_free(rt_table *t);
 /* Value of input column c at row r. */
 static inline float rt_table_at(const rt_table *t, int c, size_t r)

@@ -4,7 +4,13 @@
  *
  * Timing: "eval" is the evaluator call alone; "gen" is everything that
  * produced and scored a generation (breeding it, packing it, evaluating it);
- * "run" is the wall time from initialisation to the last evaluation. */
+ * "run" is the wall time from initialisation to the last evaluation.
+ *
+ * Held-out set (gp_problem.h: [data] test / test_fraction): the loop sees
+ * the training cases only; the best program so far is scored on the test
+ * cases on the CPU whenever it changes (outside the timed generation) for
+ * the progress line, and the run's best on both sets at the end for the
+ * report and result.json's "holdout" (gp_score.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +25,7 @@
 
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_score.h"
 #include "gp_tune.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
@@ -124,6 +131,23 @@ static rt_status pass_drain(gen_pass *gp, double *fit, rt_error *err)
 	return st;
 }
 
+/* "  test acc 0.9871" / "  test mse 0.00123": the best program so far on
+ * the held-out cases (one program on the CPU). */
+static rt_status progress_test_score(const gp_problem *p, const gp_tree *best, char *note,
+				     size_t size, rt_error *err)
+{
+	gp_score sc;
+	rt_status st = gp_score_program(best, &p->test, &sc, err);
+	if (st)
+		return st;
+	if (sc.fitness == GP_FIT_CLASS)
+		snprintf(note, size, "  test acc %.4f", sc.accuracy);
+	else
+		snprintf(note, size, "  test mse %.6g", sc.mse);
+	gp_score_free(&sc);
+	return RT_OK;
+}
+
 rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
 			 gp_result *res, rt_error *err)
 {
@@ -145,6 +169,7 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	gp_packed packed;
 	gp_packed_init(&packed);
 	rt_status st = RT_OK;
+	char test_note[64] = "";   /* the best program's test score, for the progress line */
 	if (!res->history) {
 		st = err->status;
 		goto out;
@@ -224,12 +249,15 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 				goto out;
 		}
 		res->solved = res->best_fitness <= p->success;
+		if (p->test.ncases > 0 && res->best_generation == g &&
+		    (st = progress_test_score(p, &res->best, test_note, sizeof test_note, err)))
+			goto out;
 		char e1[32], e2[32];
 		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
-			"  host %.3f ms  eval %.3f ms  gen %.3f ms",
+			"  host %.3f ms  eval %.3f ms  gen %.3f ms%s",
 			g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
 			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
-			h->gen_s * 1e3);
+			h->gen_s * 1e3, test_note);
 		res->run_s = t2 - t_start;
 		if (g == ngen - 1 || (res->solved && p->stop_on_success))
 			break;
@@ -309,10 +337,45 @@ static void json_params(rt_json *j, const gp_problem *p)
 	rt_json_end_object(j);
 }
 
+/* result.json's "holdout": how the cases were split and the best program's
+ * scores on the training and the test cases. */
+static void json_holdout(rt_json *j, const gp_problem *p, const gp_score *train,
+			 const gp_score *test)
+{
+	int cls = train->fitness == GP_FIT_CLASS;
+	rt_json_begin_object(j, "holdout");
+	if (p->test_path[0]) {
+		rt_json_string(j, "split", "file");
+		rt_json_string(j, "test_file", p->test_path);
+	} else {
+		rt_json_string(j, "split", cls ? "stratified" : "random");
+		rt_json_double(j, "test_fraction", p->test_fraction);
+		rt_json_int(j, "split_seed", (long long)p->split_seed);
+	}
+	rt_json_int(j, "train_cases", (long long)train->ncases);
+	rt_json_int(j, "test_cases", (long long)test->ncases);
+	rt_json_double(j, cls ? "train_accuracy" : "train_mse", cls ? train->accuracy : train->mse);
+	rt_json_double(j, cls ? "test_accuracy" : "test_mse", cls ? test->accuracy : test->mse);
+	if (cls) {
+		rt_json_begin_array(j, "classes");
+		for (int i = 0; i < p->cases.nclasses && p->class_names; i++)
+			rt_json_string(j, NULL, p->class_names[i]);
+		rt_json_end_array(j);
+	}
+	rt_json_begin_object(j, "train");
+	gp_score_json(j, train);
+	rt_json_end_object(j);
+	rt_json_begin_object(j, "test");
+	gp_score_json(j, test);
+	rt_json_end_object(j);
+	rt_json_end_object(j);
+}
+
 static rt_status write_results(const char *dir, const rt_spec *spec, const gp_problem *p,
 			       uint64_t seed, const char *backend, const char *device,
 			       const gp_result *r, const char *infix, const char *rpn,
-			       const char *lgp, rt_error *err)
+			       const char *lgp, const gp_score *train, const gp_score *test,
+			       rt_error *err)
 {
 	char path[RT_PATH_MAX];
 	rt_json j;
@@ -370,6 +433,8 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_string(&j, "lgp", lgp);
 	rt_json_string(&j, "prefix", prefix.data ? prefix.data : "");   /* exact, for export */
 	rt_json_end_object(&j);
+	if (test)
+		json_holdout(&j, p, train, test);
 	rt_json_end_object(&j);
 	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
 	if (!st)
@@ -458,6 +523,25 @@ static rt_status open_backend(const gp_problem *p, const rt_options *opt, gp_gpu
 	return RT_OK;
 }
 
+/* The run's best on the training and the test cases, printed; the
+ * training count checked against the run's fitness (CPU or GPU evaluator:
+ * counts agree exactly, invariant 3). */
+static rt_status score_holdout(const gp_problem *p, const gp_result *r, gp_score *train,
+			       gp_score *test, rt_error *err)
+{
+	rt_status st = gp_score_program(&r->best, &p->cases, train, err);
+	if (!st)
+		st = gp_score_program(&r->best, &p->test, test, err);
+	if (st)
+		return st;
+	if (train->fitness == GP_FIT_CLASS && (double)train->wrong != r->best_fitness)
+		rt_warn("the best program misclassifies %ld training cases on the CPU, but its "
+			"fitness in the run was %.9g (the evaluators disagree: a bug)", train->wrong,
+			r->best_fitness);
+	gp_score_print(train, test, p->class_names);
+	return RT_OK;
+}
+
 static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	uint64_t seed;
@@ -469,8 +553,11 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	if (rt_job_seed(spec, opt, &seed, err))
 		return err->status;
 	double t0 = rt_now();
-	if (gp_problem_load(spec, &p, err))
+	if (gp_problem_load_seed(spec, seed, &p, err))
 		return err->status;
+	gp_score train_sc, test_sc;
+	memset(&train_sc, 0, sizeof train_sc);
+	memset(&test_sc, 0, sizeof test_sc);
 	gp_gpu *gpu = NULL;
 	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
 	if (!st)
@@ -489,9 +576,17 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	else
 		snprintf(how, sizeof how, "cpu (%d threads, %s evaluator)", cpu_threads(),
 			 gp_eval_method_name(p.evaluator));
-	rt_info("gp %s: %zu cases, %d inputs, fitness %s; population %d, %d generations, "
+	char held[RT_PATH_MAX + 64] = "";
+	if (p.test.ncases > 0 && p.test_path[0])
+		snprintf(held, sizeof held, " (training; %zu test cases from %s)", p.test.ncases,
+			 p.test_path);
+	else if (p.test.ncases > 0)
+		snprintf(held, sizeof held, " (training; %zu held out, test_fraction %g, %s)",
+			 p.test.ncases, p.test_fraction,
+			 p.cases.fitness == GP_FIT_CLASS ? "stratified by class" : "random");
+	rt_info("gp %s: %zu cases%s, %d inputs, fitness %s; population %d, %d generations, "
 		"functions %s; seed %llu; %s; ready in %.2f s",
-		p.name, p.cases.ncases, p.cases.ninputs, fitness_names[p.cases.fitness],
+		p.name, p.cases.ncases, held, p.cases.ninputs, fitness_names[p.cases.fitness],
 		p.population, p.generations, fs, (unsigned long long)seed, how, rt_now() - t0);
 
 	if (gpu) {
@@ -523,11 +618,16 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		rt_si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
 	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
+	if (p.test.ncases > 0 && (st = score_holdout(&p, &r, &train_sc, &test_sc, err)))
+		goto out;
 	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",
-			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", err);
+			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", &train_sc,
+			   p.test.ncases > 0 ? &test_sc : NULL, err);
 	if (!st)
 		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
 out:
+	gp_score_free(&train_sc);
+	gp_score_free(&test_sc);
 	gp_gpu_close(gpu);
 	rt_buf_free(&inf);
 	rt_buf_free(&rpn);

@@ -7,7 +7,16 @@
  * output is always wrong: gp_eval.h, GP_FIT_CLASS), so class
  * indices must be small integers 0..n-1. A string label column gets indices
  * in the order of [data] classes when given (Shuttle lists the UCI order,
- * Rad.Flow = 0 ... Bpv.Open = 6), else in order of first appearance. */
+ * Rad.Flow = 0 ... Bpv.Open = 6), else in order of first appearance.
+ *
+ * Held-out set ([data] test = FILE or test_fraction = F): the evaluators get
+ * the training cases alone in p->cases; p->test keeps the rest for scoring
+ * (gp_score.c). A test file must have the training file's columns; its
+ * class names are mapped to the training's indices, its string inputs to
+ * the training's category indices (an unseen string gets the next free
+ * index, in order of first appearance). test_fraction splits the cases
+ * (CSV rows or generated points) with rt_split_rows: stratified by class
+ * for classification, plain random for regression. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +80,42 @@ double gp_polynomial(int source, double x)
 
 /* ---- reading the spec --------------------------------------------------------- */
 
+/* [data] test / test_fraction: at most one, not for the multiplexer; a test
+ * file only beside a csv training file. */
+static rt_status read_test_keys(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	const char *file;
+	int has_file = rt_spec_find(spec, "data", "test") != NULL;
+	int has_frac = rt_spec_find(spec, "data", "test_fraction") != NULL;
+	if (rt_spec_string(spec, "data", "test", "", &file, err) ||
+	    rt_spec_double(spec, "data", "test_fraction", 0, -1e300, 1e300, &p->test_fraction, err))
+		return err->status;
+	if (!has_file && !has_frac)
+		return RT_OK;
+	const char *key = has_file ? "test" : "test_fraction";
+	char where[RT_PATH_MAX + 32];
+	if (p->source == GP_DATA_MUX) {
+		rt_fail(err, RT_ERR_INPUT, "expected no held-out set for the multiplexer (its "
+			"fitness cases are the whole truth table)");
+	} else if (has_file && p->source != GP_DATA_CSV) {
+		rt_fail(err, RT_ERR_INPUT, "expected [data] source = csv for a test file (generated "
+			"data: use test_fraction), got source = %s", gp_data_source_name(p->source));
+	} else if (has_file && has_frac) {
+		rt_spec_key_where(spec, "data", "test", where, sizeof where);
+		rt_fail(err, RT_ERR_INPUT, "expected either [data] test (%s) or test_fraction, "
+			"not both", where);
+		key = "test_fraction";
+	} else if (has_frac && !(p->test_fraction > 0 && p->test_fraction < 1)) {
+		rt_fail(err, RT_ERR_INPUT, "expected a fraction F with 0 < F < 1, got %g",
+			p->test_fraction);
+	} else if (has_file && !file[0]) {
+		rt_fail(err, RT_ERR_INPUT, "expected a file name");
+	} else {
+		return RT_OK;
+	}
+	return key_error(spec, "data", key, err);
+}
+
 /* The spec's function list, kept until the number of inputs is known. */
 static const char *default_functions(int source)
 {
@@ -109,6 +154,7 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	snprintf(p->name, sizeof p->name, "%s", s);
 	if (rt_spec_u64(spec, "problem", "seed", 1, &p->spec_seed, err))
 		return err->status;
+	p->split_seed = p->spec_seed;
 
 	/* [data] first: the defaults of [gp] depend on the kind of problem. */
 	if (rt_spec_enum(spec, "data", "source", source_names, GP_DATA_SEXTIC, &p->source, err))
@@ -141,6 +187,8 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 		    rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
 			return err->status;
 	}
+	if (read_test_keys(spec, p, err))
+		return err->status;
 
 	/* [gp] */
 	gp_breed *b = &p->breed;
@@ -405,12 +453,180 @@ out:
 	return st;
 }
 
+/* ---- held-out set ------------------------------------------------------------- */
+
+/* dst = the `count` cases of src whose mask is `want`, in their order. */
+static rt_status cases_select(const gp_cases *src, const unsigned char *mask, int want,
+			      size_t count, gp_cases *dst, rt_error *err)
+{
+	if (gp_cases_alloc_float(dst, src->ninputs, count, err))
+		return err->status;
+	dst->fitness = src->fitness;
+	dst->nclasses = src->nclasses;
+	for (int col = -1; col < src->ninputs; col++) {
+		const float *from = col < 0 ? src->y : src->x + (size_t)col * src->stride;
+		float *to = col < 0 ? dst->y : dst->x + (size_t)col * dst->stride;
+		for (size_t r = 0, k = 0; r < src->ncases; r++)
+			if (mask[r] == want)
+				to[k++] = from[r];
+	}
+	return RT_OK;
+}
+
+/* [data] test_fraction: p->cases -> training cases and p->test. */
+static rt_status split_cases(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	gp_cases *all = &p->cases, train;
+	size_t n = all->ncases, ntest = 0;
+	int cls = all->fitness == GP_FIT_CLASS;
+	unsigned char *mask = rt_malloc(n + 1, err);
+	int *group = mask && cls ? rt_malloc(n * sizeof *group + 1, err) : NULL;
+	rt_status st = !mask || (cls && !group) ? err->status : RT_OK;
+	memset(&train, 0, sizeof train);
+	for (size_t r = 0; cls && !st && r < n; r++)
+		group[r] = (int)all->y[r];
+	if (!st)
+		st = rt_split_rows(n, group, cls ? all->nclasses : 1, p->test_fraction, p->split_seed,
+				   GP_SPLIT_STREAM, mask, &ntest, err);
+	if (!st && (ntest == 0 || ntest == n)) {
+		rt_fail(err, RT_ERR_INPUT, "expected a fraction that leaves training and test cases, "
+			"got %g of %zu cases: %zu held out", p->test_fraction, n, ntest);
+		st = key_error(spec, "data", "test_fraction", err);
+	}
+	if (!st && !(st = cases_select(all, mask, 0, n - ntest, &train, err)) &&
+	    !(st = cases_select(all, mask, 1, ntest, &p->test, err))) {
+		gp_cases_free(all);
+		*all = train;
+	} else {
+		gp_cases_free(&train);
+	}
+	free(mask);
+	free(group);
+	return st;
+}
+
+/* Copies input column col of the test table u into p->test, string values
+ * mapped to the training table t's category indices by name (an unseen
+ * string: the next free index, in order of first appearance). */
+static rt_status test_column(const gp_problem *p, const rt_table *t, const rt_table *u, int col,
+			     rt_error *err)
+{
+	const rt_categories *tc = &t->cats[col], *uc = &u->cats[col];
+	float *to = p->test.x + (size_t)col * p->test.stride;
+	const float *from = u->cols + (size_t)col * u->nrows;
+	if ((tc->n > 0) != (uc->n > 0))
+		return rt_fail(err, RT_ERR_INPUT, "%s: column '%s': expected %s as in %s, got %s",
+			       u->path, u->colnames[col], tc->n ? "text" : "numbers", t->path,
+			       uc->n ? "text" : "numbers");
+	if (!uc->n) {
+		memcpy(to, from, u->nrows * sizeof *to);
+		return RT_OK;
+	}
+	int *map = rt_malloc((size_t)uc->n * sizeof *map, err), next = tc->n;
+	if (!map)
+		return err->status;
+	for (int i = 0; i < uc->n; i++) {
+		map[i] = -1;
+		for (int j = 0; j < tc->n && map[i] < 0; j++)
+			if (!strcmp(uc->names[i], tc->names[j]))
+				map[i] = j;
+		if (map[i] < 0)
+			map[i] = next++;
+	}
+	for (size_t r = 0; r < u->nrows; r++)
+		to[r] = (float)map[(int)from[r]];
+	free(map);
+	return RT_OK;
+}
+
+/* The test table's labels into p->test.y: regression targets, or class
+ * indices by the training's class names (string labels) or checked to be
+ * training classes (numeric labels). */
+static rt_status test_labels(const gp_problem *p, const rt_table *t, const rt_table *u,
+			     int header, rt_error *err)
+{
+	float *y = p->test.y;
+	if (p->test.fitness == GP_FIT_MSE || t->classes.n == 0) {
+		if (u->classes.n > 0)
+			return rt_fail(err, RT_ERR_INPUT, "%s: label '%s': expected numbers as in %s, "
+				       "got text ('%s')", u->path, u->label_name ? u->label_name : "",
+				       t->path, u->classes.names[0]);
+		for (size_t r = 0; r < u->nrows; r++) {
+			float v = u->label[r];
+			if (p->test.fitness == GP_FIT_CLASS &&
+			    !(v >= 0 && v < (float)p->test.nclasses && v == floorf(v)))
+				return rt_fail(err, RT_ERR_INPUT, "%s: row %zu: expected a class of the "
+					       "training file (0..%d), got %g", u->path,
+					       r + 1 + (header ? 1 : 0), p->test.nclasses - 1, (double)v);
+			y[r] = v;
+		}
+		return RT_OK;
+	}
+	if (u->classes.n == 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: label '%s': expected class names as in %s, "
+			       "got numbers", u->path, u->label_name ? u->label_name : "", t->path);
+	int *map = rt_malloc((size_t)u->classes.n * sizeof *map, err);
+	if (!map)
+		return err->status;
+	rt_status st = RT_OK;
+	for (int i = 0; i < u->classes.n && !st; i++) {
+		map[i] = -1;
+		for (int c = 0; c < p->cases.nclasses && map[i] < 0; c++)
+			if (!strcmp(u->classes.names[i], p->class_names[c]))
+				map[i] = c;
+		if (map[i] < 0)
+			st = rt_fail(err, RT_ERR_INPUT, "%s: class '%s': expected one of the %d classes "
+				     "of %s", u->path, u->classes.names[i], p->cases.nclasses, t->path);
+	}
+	for (size_t r = 0; r < u->nrows && !st; r++)
+		y[r] = (float)map[(int)u->label[r]];
+	free(map);
+	return st;
+}
+
+/* [data] test = FILE: the held-out table, read as the training table t was.
+ * Every error is prefixed with the key's file:line. */
+static rt_status test_from_csv(rt_spec *spec, gp_problem *p, const rt_table *t,
+			       const rt_csv_options *o, const char *file, rt_error *err)
+{
+	rt_table u;
+	memset(&u, 0, sizeof u);
+	if (rt_spec_data_path(spec, file, p->test_path, sizeof p->test_path, err) ||
+	    rt_csv_load(p->test_path, o, &u, err))
+		return key_error(spec, "data", "test", err);
+	rt_status st = RT_OK;
+	int same = u.has_label && u.ncols == t->ncols && u.nrows > 0;
+	for (int c = 0; same && c < u.ncols && u.colnames && t->colnames; c++)
+		same = !strcmp(u.colnames[c], t->colnames[c]);
+	if (!same) {
+		rt_fail(err, RT_ERR_INPUT, "%s: expected the columns of %s (%d inputs and the label "
+			"column '%s', in the same order) and at least one row, got %d input columns%s "
+			"and %zu rows", p->test_path, t->path, t->ncols,
+			t->label_name ? t->label_name : "", u.ncols, u.has_label ? "" : ", no label",
+			u.nrows);
+		st = err->status;
+		goto out;
+	}
+	if ((st = gp_cases_alloc_float(&p->test, u.ncols, u.nrows, err)))
+		goto out;
+	p->test.fitness = p->cases.fitness;
+	p->test.nclasses = p->cases.nclasses;
+	for (int c = 0; c < u.ncols && !st; c++)
+		st = test_column(p, t, &u, c, err);
+	if (!st)
+		st = test_labels(p, t, &u, o->header, err);
+out:
+	rt_table_free(&u);
+	return st ? key_error(spec, "data", "test", err) : RT_OK;
+}
+
 /* Table -> float cases with class indices or regression targets. */
 static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 {
-	const char *file, *label, *classes;
+	const char *file, *label, *classes, *test_file;
 	int header, fit;
-	if (rt_spec_string(spec, "data", "file", NULL, &file, err) ||
+	if (rt_spec_string(spec, "data", "test", "", &test_file, err) ||
+	    rt_spec_string(spec, "data", "file", NULL, &file, err) ||
 	    rt_spec_bool(spec, "data", "header", 1, &header, err) ||
 	    rt_spec_string(spec, "data", "label", "", &label, err) ||
 	    rt_spec_string(spec, "data", "classes", "", &classes, err) ||
@@ -486,6 +702,8 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 	}
 	c->nclasses = ncls;
 out:
+	if (!st && test_file[0])
+		st = test_from_csv(spec, p, &t, &o, test_file, err);
 	rt_table_free(&t);
 	return st;
 }
@@ -522,6 +740,8 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	default:
 		st = rt_fail(err, RT_ERR_INTERNAL, "unknown data source %d", p->source);
 	}
+	if (!st && p->test_fraction > 0)
+		st = split_cases(spec, p, err);
 	if (st)
 		return st;
 	p->fset.ninputs = p->cases.ninputs;
@@ -530,15 +750,28 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	return RT_OK;
 }
 
-rt_status gp_problem_load(rt_spec *spec, gp_problem *p, rt_error *err)
+/* gp_problem_load with the split's seed (NULL: [problem] seed). */
+static rt_status load(rt_spec *spec, const uint64_t *seed, gp_problem *p, rt_error *err)
 {
 	if (gp_problem_read(spec, p, err) || rt_spec_check_unused(spec, err))
 		return err->status;
+	if (seed)
+		p->split_seed = *seed;
 	if (gp_problem_build_cases(spec, p, err)) {
 		gp_problem_free(p);
 		return err->status;
 	}
 	return RT_OK;
+}
+
+rt_status gp_problem_load(rt_spec *spec, gp_problem *p, rt_error *err)
+{
+	return load(spec, NULL, p, err);
+}
+
+rt_status gp_problem_load_seed(rt_spec *spec, uint64_t seed, gp_problem *p, rt_error *err)
+{
+	return load(spec, &seed, p, err);
 }
 
 void gp_problem_free(gp_problem *p)
@@ -547,4 +780,5 @@ void gp_problem_free(gp_problem *p)
 	free_names(p->class_names);
 	p->input_names = p->class_names = NULL;
 	gp_cases_free(&p->cases);
+	gp_cases_free(&p->test);
 }

@@ -10,6 +10,11 @@
  *          sextic...: cases x_min x_max seed
  *          csv:       file header label classes fitness
  *          multiplexer: address_bits
+ *          held-out set (optional, one of): test = FILE (csv: a second table
+ *          with the training file's columns) | test_fraction = F (0 < F < 1:
+ *          that share of the cases held out, stratified by class for
+ *          classification, plain random otherwise; Philox stream
+ *          GP_SPLIT_STREAM of the run's seed). Not for the multiplexer.
  * See problems/sextic.ini for every key with its default. */
 #ifndef RT_GP_PROBLEM_H
 #define RT_GP_PROBLEM_H
@@ -48,7 +53,17 @@ typedef struct gp_problem {
 	double x_min, x_max;
 	uint64_t data_seed;
 	int address_bits;       /* multiplexer */
+	/* Held-out set: with one, `cases` holds the training cases only (what
+	 * every evaluator, CPU or GPU, sees) and `test` the rest (gp_score.h). */
+	gp_cases test;          /* test.ncases == 0: no held-out set */
+	char test_path[RT_PATH_MAX];  /* [data] test, resolved; "" otherwise */
+	double test_fraction;   /* [data] test_fraction; 0 when not given */
+	uint64_t split_seed;    /* the split's seed: [problem] seed, or the run's */
 } gp_problem;
+
+/* The Philox stream of the train / test split: above every stream the
+ * breeding uses (generation + 1 < 2^32 - 1 in the high word). */
+#define GP_SPLIT_STREAM 0xffffffff5b117e57ull
 
 /* The spec's name of a data source ("sextic", "csv", ...), or "?". */
 const char *gp_data_source_name(int source);
@@ -58,10 +73,13 @@ const char *gp_data_source_name(int source);
  * files). Errors name file:line, the key and what was expected. Callers with
  * keys of their own read them before calling. */
 rt_status gp_problem_load(rt_spec *spec, gp_problem *p, rt_error *err);
+/* The same with the run's seed (--seed) for the train / test split. */
+rt_status gp_problem_load_seed(rt_spec *spec, uint64_t seed, gp_problem *p, rt_error *err);
 /* Reads the keys only (no data, no unused-key check): fills everything but
  * cases, input_names and class_names. */
 rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err);
-/* Builds p->cases (and names) from the parameters gp_problem_read filled. */
+/* Builds p->cases (and names) from the parameters gp_problem_read filled,
+ * and the held-out set p->test when the spec asks for one. */
 rt_status gp_problem_build_cases(const rt_spec *spec, gp_problem *p, rt_error *err);
 void gp_problem_free(gp_problem *p);
 
