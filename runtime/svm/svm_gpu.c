@@ -260,8 +260,8 @@ static rt_status queue_iteration(svm_gpu *g, gpu_problem *q, rt_error *err)
 {
 	gpu_task *t = &q->t;
 	int zero = 0, one = 1, nparts = g->parts;
-	void *pick0[] = { &t->G, &t->alpha, &t->y, &q->row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
-			  &zero, &t->pv, &t->pi, &t->pg };
+	void *pick0[] = { &t->G, &t->alpha, &t->y, &t->n, &t->Cp, &t->Cn, &t->st, &t->pv, &t->pi,
+			  &t->pg };
 	void *pick1[] = { &t->G, &t->alpha, &t->y, &q->row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
 			  &one, &t->pv, &t->pi, &t->pg };
 	void *fin0[] = { &t->pv, &t->pi, &t->pg, &nparts, &t->st, &zero, &t->eps };
@@ -278,7 +278,7 @@ static rt_status queue_iteration(svm_gpu *g, gpu_problem *q, rt_error *err)
 	gpu_launch_cfg one_thread = { { 1, 1, 1 }, { 1, 1, 1 }, 0, NULL };
 	unsigned b = (unsigned)g->parts;
 	rt_status st;
-	if ((st = launch(g, "svm_pick_blocks", b, pick0, err)) ||
+	if ((st = launch(g, "svm_pick_i", b, pick0, err)) ||
 	    (st = launch(g, "svm_pick_finish", 1, fin0, err)) ||
 	    (st = launch(g, row, b, t->xptr ? csr0 : row0, err)) ||
 	    (st = launch(g, "svm_pick_blocks", b, pick1, err)) ||
@@ -765,26 +765,45 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 	q.t.Cp = q.t.Cn = p->C;
 	gpu_task *t = &q.t;
 	void *row[] = { &t->xt, &t->sq, &t->y, &t->n, &t->npad, &t->st, &zero, &t->kp, &q.row_i };
+	void *pick_i[] = { &t->G, &t->alpha, &t->y, &t->n, &t->Cp, &t->Cn, &t->st, &t->pv, &t->pi,
+			   &t->pg };
 	void *pick0[] = { &t->G, &t->alpha, &t->y, &q.row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
 			  &zero, &t->pv, &t->pi, &t->pg };
 	void *pick1[] = { &t->G, &t->alpha, &t->y, &q.row_i, &t->QD, &t->n, &t->Cp, &t->Cn, &t->st,
 			  &one, &t->pv, &t->pi, &t->pg };
 	void *both[] = { &t->G, &t->alpha, &t->y, &t->n, &t->Cp, &t->Cn, &t->pv, &t->pi, &t->pg };
+	gpu_task task;             /* the persistent solver's phase A over the same blocks */
+	gpu_ptr none = 0;
+	void *phase_a[] = { &task, &none, &none }, *phase_ag[] = { &task, &q.row_i, &q.row_j };
 	if (st == RT_OK && (st = open_module(&g, d, p, err)) == RT_OK &&
 	    (st = upload(&g, &q, d, idx, y, &p->kernel, err)) == RT_OK &&
 	    (st = gpu_upload(g.ctx, t->st, &s0, sizeof s0, err)) == RT_OK) {
 		unsigned b = (unsigned)g.parts;
+		task = *t;
+		task.first_block = 0;
+		task.nblocks = (int)b;
 		if ((st = time_kernel(&g, "svm_row", b, row, 100, &bw->row_ms, err)) == RT_OK &&
-		    (st = time_kernel(&g, "svm_pick_blocks", b, pick0, 100, &bw->pick_i_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_pick_i", b, pick_i, 100, &bw->pick_i_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_pick_blocks", b, pick0, 100, &bw->pick_i_old_ms,
+				      err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_phase_a_bench", b, phase_a, 100, &bw->phase_a_ms, err)) == RT_OK &&
+		    (st = time_kernel(&g, "svm_phase_a_bench", b, phase_ag, 100, &bw->phase_ag_ms, err)) == RT_OK &&
 		    (st = time_kernel(&g, "svm_pick_blocks", b, pick1, 100, &bw->pick_j_ms, err)) == RT_OK &&
 		    (st = time_kernel(&g, "svm_pick_both", b / 2, both, 100, &bw->pick_both_ms, err)) == RT_OK)
 			st = copy_bound(&g, &bw->copy_gbs, err);
 	}
 	/* bytes each kernel must move: row reads the points, norms and labels and
-	 * writes a float row; pick i reads G, alpha, y; pick j also the row and QD
-	 * (WSS2) or only G, alpha, y (first order); both picks fused read them once. */
+	 * writes a float row; pick i reads G, alpha, y (8 + 8 + 1 a point: with
+	 * alpha = 0 only y = +1 points are in I_up, but they alternate with
+	 * y = -1, so every 32-byte sector of G is needed; the blocks' parts and
+	 * the state are under 11 KB); phase A with the G update also reads both
+	 * rows and writes G (+ 4 + 4 + 8); pick j also the row and QD (WSS2) or
+	 * only G, alpha, y (first order); both picks fused read them once. */
 	bw->row_gbs = ((double)n * d->nfeat * 4 + n * 13.0) / (bw->row_ms * 1e6);
 	bw->pick_i_gbs = n * 17.0 / (bw->pick_i_ms * 1e6);
+	bw->pick_i_old_gbs = n * 17.0 / (bw->pick_i_old_ms * 1e6);
+	bw->phase_a_gbs = n * 17.0 / (bw->phase_a_ms * 1e6);
+	bw->phase_ag_gbs = n * 33.0 / (bw->phase_ag_ms * 1e6);
 	bw->pick_j_gbs = n * (p->wss == SVM_WSS_FIRST ? 17.0 : 29.0) / (bw->pick_j_ms * 1e6);
 	bw->pick_j1_ms = p->wss == SVM_WSS_FIRST ? bw->pick_j_ms : 0;
 	bw->pick_both_gbs = n * 17.0 / (bw->pick_both_ms * 1e6);

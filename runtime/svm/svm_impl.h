@@ -224,7 +224,10 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 typedef struct svm_gpu_bw {
 	double copy_gbs;
 	double row_ms, row_gbs;        /* one kernel row */
-	double pick_i_ms, pick_i_gbs;  /* blocks' part of the i pick (argmax) */
+	double pick_i_ms, pick_i_gbs;  /* blocks' part of the i pick (argmax; roles: svm_pick_i) */
+	double pick_i_old_ms, pick_i_old_gbs;  /* the same by svm_pick_blocks (before 2026-11-23) */
+	double phase_a_ms, phase_a_gbs;    /* the persistent solver's i pick (phase A, no rows) */
+	double phase_ag_ms, phase_ag_gbs;  /* phase A with the G update (both rows) */
 	double pick_j_ms, pick_j_gbs;  /* the j pick (WSS2 over the row) */
 	double pick_j1_ms;             /* the first-order j pick (max y G over I_low) */
 	double pick_both_ms, pick_both_gbs;  /* first-order i and j fused in one pass */

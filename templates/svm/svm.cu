@@ -8,12 +8,13 @@
  * or from the Gram matrix (svm_gram) that problems on one data set share.
  *
  * roles (the seed's structure, one kernel per role, 8 launches per
- * iteration queued by the host): svm_pick (two phases: blocks reduce, one
- * block finishes) chooses i = argmax over I_up of -y G; svm_row computes Q
- * row i (the point in shared memory, the data column-major and padded so
- * that threads read consecutive words, the dot product in double in feature
- * order as the CPU does); svm_pick chooses j (second order, LIBSVM's WSS2,
- * or the maximal violator) and sets done when the violation is below eps;
+ * iteration queued by the host): svm_pick_i and svm_pick_finish (blocks
+ * reduce, one block finishes) choose i = argmax over I_up of -y G; svm_row
+ * computes Q row i (the point in shared memory, the data column-major and
+ * padded so that threads read consecutive words, the dot product in double
+ * in feature order as the CPU does); svm_pick_blocks and svm_pick_finish
+ * choose j (second order, LIBSVM's WSS2, or the maximal violator) and set
+ * done when the violation is below eps;
  * svm_step updates the pair (svm_core.h's svm_update_pair, one thread);
  * svm_row computes row j; svm_grad adds both rows into G.
  *
@@ -39,6 +40,9 @@
 #define SVM_PIVOT_CHUNK 1024
 #define SVM_POINT_FLOATS (SVM_SPARSE ? 2 * SVM_PIVOT_CHUNK : SVM_FEATURES)
 #define SVM_NEG_HUGE (-1.0e300)   /* below every value (NVRTC has no INFINITY) */
+#ifndef SVM_PICK_I_UNROLL   /* svm_pick_i: pairs of points a thread loads per trip */
+#define SVM_PICK_I_UNROLL 2
+#endif
 
 typedef struct svm_state {
 	int i, j, done, pad;
@@ -97,8 +101,10 @@ __device__ __forceinline__ void svm_write_part(double best, int bi, double g2, d
 }
 
 /* Phase 1 of a pick: each block's best candidate into part[block].
- * which 0: i (value -y G over I_up); which 1: j (value -obj over I_low, or
- * y G for the first-order rule) and the block's max y G over I_low. */
+ * which 0: i (value -y G over I_up; the roles solver now uses svm_pick_i,
+ * this stays as the measured reference it replaced); which 1: j (value
+ * -obj over I_low, or y G for the first-order rule) and the block's max
+ * y G over I_low. */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_blocks(const double *G, const double *alpha, const signed char *y, const float *row_i,
 		const double *QD, int n, double Cp, double Cn, svm_state *st, int which,
@@ -136,6 +142,125 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 		}
 	}
 	svm_write_part(best, bi, g2, part_v, part_i, part_g2, blockIdx.x);
+}
+
+/* ---- the i pick (roles): argmax of -y G over I_up --------------------------
+ * The same (value, index) as svm_pick_blocks with which 0: the larger value,
+ * on ties the larger index, is a total order, so the result does not depend
+ * on the order the candidates are visited in. Each thread takes points in
+ * pairs (double2 of G and alpha, char2 of y), SVM_PICK_I_UNROLL pairs a
+ * trip with every load issued before any is used, G read whatever the label
+ * (a select, not a branch): more bytes in flight per thread. The block's
+ * best goes through warp shuffles (two rounds, one barrier). On the H100
+ * (bench/results/svm-h100-2026-11-23c/ipick.log) this took the i pick over
+ * 8M points from 69.0 to 50.6 us: 74 % to 102 % of the copy bound; 1, 2
+ * and 4 pairs a trip, 132 to 528 blocks, were within 3 % of each other. */
+
+/* (v, t) beats (*best, *bi) when t is in I_up: svm_pick_blocks' comparison. */
+__device__ __forceinline__ void svm_take_i(double g, double a, int yt, int t, double Cp, double Cn,
+					   double *best, int *bi)
+{
+	const double v = yt > 0 ? -g : g;
+	if (svm_in_up(yt, a, Cp, Cn) && (v > *best || (v == *best && t > *bi))) {
+		*best = v;
+		*bi = t;
+	}
+}
+
+/* The larger (value, index) of this lane's and the lane `off` above. */
+__device__ __forceinline__ void svm_shfl_best(double *v, int *idx, int off)
+{
+	const double ov = __shfl_down_sync(0xffffffffu, *v, off);
+	const int oi = __shfl_down_sync(0xffffffffu, *idx, off);
+	if (ov > *v || (ov == *v && oi > *idx)) {
+		*v = ov;
+		*idx = oi;
+	}
+}
+
+/* svm_block_best's result in thread 0 only, by warp shuffles. */
+__device__ __forceinline__ void svm_block_best0(double *v, int *idx)
+{
+	__shared__ double wv[SVM_THREADS / 32];
+	__shared__ int wi[SVM_THREADS / 32];
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	for (int off = 16; off > 0; off >>= 1)
+		svm_shfl_best(v, idx, off);
+	if (lane == 0) {
+		wv[warp] = *v;
+		wi[warp] = *idx;
+	}
+	__syncthreads();
+	if (warp == 0) {
+		*v = lane < SVM_THREADS / 32 ? wv[lane] : SVM_NEG_HUGE;
+		*idx = lane < SVM_THREADS / 32 ? wi[lane] : -1;
+		for (int off = SVM_THREADS / 64; off > 0; off >>= 1)
+			svm_shfl_best(v, idx, off);
+	}
+}
+
+/* The thread's best i candidate over its pairs (and the odd last point). */
+__device__ __forceinline__ void svm_pick_i_own(const double *G, const double *alpha,
+					       const signed char *y, int n, double Cp, double Cn,
+					       double *best, int *bi)
+{
+	const double2 *G2 = (const double2 *)G, *A2 = (const double2 *)alpha;
+	const char2 *Y2 = (const char2 *)y;
+	const int pairs = n / 2, stride = gridDim.x * SVM_THREADS;
+	int p = blockIdx.x * SVM_THREADS + threadIdx.x;
+	for (; p + (SVM_PICK_I_UNROLL - 1) * stride < pairs; p += SVM_PICK_I_UNROLL * stride) {
+		double2 g[SVM_PICK_I_UNROLL], a[SVM_PICK_I_UNROLL];
+		char2 yy[SVM_PICK_I_UNROLL];
+#pragma unroll
+		for (int u = 0; u < SVM_PICK_I_UNROLL; u++) {
+			g[u] = __ldg(G2 + p + u * stride);
+			a[u] = __ldg(A2 + p + u * stride);
+			yy[u] = __ldg(Y2 + p + u * stride);
+		}
+#pragma unroll
+		for (int u = 0; u < SVM_PICK_I_UNROLL; u++) {
+			const int t = 2 * (p + u * stride);
+			svm_take_i(g[u].x, a[u].x, yy[u].x, t, Cp, Cn, best, bi);
+			svm_take_i(g[u].y, a[u].y, yy[u].y, t + 1, Cp, Cn, best, bi);
+		}
+	}
+	for (; p < pairs; p += stride) {
+		const double2 g = __ldg(G2 + p), a = __ldg(A2 + p);
+		const char2 yy = __ldg(Y2 + p);
+		svm_take_i(g.x, a.x, yy.x, 2 * p, Cp, Cn, best, bi);
+		svm_take_i(g.y, a.y, yy.y, 2 * p + 1, Cp, Cn, best, bi);
+	}
+	if ((n & 1) && blockIdx.x == 0 && threadIdx.x == 0)
+		svm_take_i(__ldg(G + n - 1), __ldg(alpha + n - 1), __ldg(y + n - 1), n - 1, Cp, Cn,
+			   best, bi);
+}
+
+/* The block's best i candidate into part[part] (thread 0; the i pick has
+ * no g2: its part is below every value). */
+__device__ __forceinline__ void svm_write_part_i(double best, int bi, double *part_v, int *part_i,
+						 double *part_g2, int part)
+{
+	svm_block_best0(&best, &bi);
+	if (threadIdx.x == 0) {
+		part_v[part] = best;
+		part_i[part] = bi;
+		part_g2[part] = SVM_NEG_HUGE;
+	}
+}
+
+/* Phase 1 of the roles solver's i pick (svm_pick_finish with which 0 does
+ * phase 2): each block's best candidate into part[block], two pairs of
+ * points a trip per thread. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_pick_i(const double *G, const double *alpha, const signed char *y, int n, double Cp,
+	   double Cn, const svm_state *st, double *part_v, int *part_i, double *part_g2)
+{
+	if (st->done)
+		return;
+	double best = SVM_NEG_HUGE;
+	int bi = -1;
+	svm_pick_i_own(G, alpha, y, n, Cp, Cn, &best, &bi);
+	svm_write_part_i(best, bi, part_v, part_i, part_g2, blockIdx.x);
 }
 
 /* The seed's fused pick, measured by svm_gpu_bandwidth only: the first-
@@ -531,28 +656,48 @@ __device__ __forceinline__ void svm_row_own(float *xp, const svm_task &T, int b,
 }
 
 /* Phase A: the last step's G update (when rows are given) and the block's
- * best i candidate. */
+ * best i candidate. Two own points a trip, all their loads issued before
+ * either is used, I_up a select rather than a branch around the loads. */
 __device__ __forceinline__ void svm_phase_a(const svm_task &T, int b, const float *row_i,
 					    const float *row_j, double dai, double daj)
 {
 	double best = SVM_NEG_HUGE;
 	int bi = -1;
-	SVM_OWN_POINTS(t, T, b) {
+	const int stride = T.nblocks * SVM_THREADS;
+	int t = b * SVM_THREADS + threadIdx.x;
+	for (; t + stride < T.n; t += 2 * stride) {
+		const int u = t + stride;
+		double g0 = T.G[t], g1 = T.G[u];
+		const double a0 = __ldcg(T.alpha + t), a1 = __ldcg(T.alpha + u);
+		const int y0 = T.y[t], y1 = T.y[u];
+		if (row_i) {
+			const float ri0 = row_i[t], ri1 = row_i[u], rj0 = row_j[t], rj1 = row_j[u];
+			g0 += (double)ri0 * dai + (double)rj0 * daj;
+			g1 += (double)ri1 * dai + (double)rj1 * daj;
+			T.G[t] = g0;
+			T.G[u] = g1;
+		}
+		svm_take_i(g0, a0, y0, t, T.Cp, T.Cn, &best, &bi);
+		svm_take_i(g1, a1, y1, u, T.Cp, T.Cn, &best, &bi);
+	}
+	for (; t < T.n; t += stride) {
 		double g = T.G[t];
 		if (row_i) {
 			g += (double)row_i[t] * dai + (double)row_j[t] * daj;
 			T.G[t] = g;
 		}
-		int yt = T.y[t];
-		if (!svm_in_up(yt, __ldcg(T.alpha + t), T.Cp, T.Cn))
-			continue;
-		double v = yt > 0 ? -g : g;
-		if (v > best || (v == best && t > bi)) {
-			best = v;
-			bi = t;
-		}
+		svm_take_i(g, __ldcg(T.alpha + t), T.y[t], t, T.Cp, T.Cn, &best, &bi);
 	}
-	svm_write_part(best, bi, SVM_NEG_HUGE, T.pv, T.pi, T.pg, b);
+	svm_write_part_i(best, bi, T.pv, T.pi, T.pg, b);
+}
+
+/* svm_gpu_bandwidth only: the persistent solver's phase A for one task
+ * over the launch's blocks (the task's nblocks must equal them), with the
+ * G update when rows are given (dai = daj = 0: G rewritten unchanged). */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_phase_a_bench(svm_task T, const float *row_i, const float *row_j)
+{
+	svm_phase_a(T, blockIdx.x, row_i, row_j, 0.0, 0.0);
 }
 
 /* Phase B: the block's best j for i (and its largest y G over I_low). */
