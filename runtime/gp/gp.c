@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "cpu.h"
 #include "gp.h"
+#include "gp_constopt.h"
 #include "gp_conv.h"
 #include "log.h"
 #include "out.h"
@@ -212,6 +213,17 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			fit = fit_next;
 			fit_next = ftmp;
 		}
+		for (int i = 0; i < n; i++)
+			if (isnan(fit[i]))
+				fit[i] = INFINITY;
+		/* [gp] optimise_constants: the best programs' constants, on the host. */
+		if (p->optimise_constants > 0) {
+			double tc = rt_now();
+			if ((st = gp_constopt_population(cur, fit, n, p->optimise_constants, &p->cases,
+							 p->optimise_steps, err)))
+				goto out;
+			gp.host_s += rt_now() - tc;
+		}
 		double t2 = rt_now();
 
 		gp_gen_stats *h = &res->history[res->nhistory++];
@@ -219,14 +231,12 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		double sum = 0;
 		int nfinite = 0;
 		for (int i = 0; i < n; i++) {
-			if (isnan(fit[i]))
-				fit[i] = INFINITY;
 			if (isfinite(fit[i])) {
 				sum += fit[i];
 				nfinite++;
 			}
 		}
-		int b = gp_best_index(fit, n);
+		int b = gp_best_index_parsimony(fit, cur, n, &p->breed);
 		h->generation = g;
 		h->best = fit[b];
 		h->mean = nfinite ? sum / nfinite : INFINITY;
@@ -310,6 +320,10 @@ static void json_params(rt_json *j, const gp_problem *p)
 	} else {
 		rt_json_string(j, "constants", NULL);
 	}
+	rt_json_string(j, "parsimony", gp_parsimony_names[b->parsimony]);
+	if (b->parsimony == GP_PARSIMONY_PENALTY)
+		rt_json_double(j, "parsimony_coefficient", b->parsimony_coefficient);
+	rt_json_int(j, "optimise_constants", p->optimise_constants);
 	rt_json_double(j, "success_threshold", p->success);
 	rt_json_bool(j, "stop_on_success", p->stop_on_success);
 	rt_json_string(j, "evaluator", gp_eval_method_name(p->evaluator));

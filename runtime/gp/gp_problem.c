@@ -16,7 +16,16 @@
  * the training's category indices (an unseen string gets the next free
  * index, in order of first appearance). test_fraction splits the cases
  * (CSV rows or generated points) with rt_split_rows: stratified by class
- * for classification, plain random for regression. */
+ * for classification, plain random for regression.
+ *
+ * [gp] constants = MIN MAX gives ephemeral random constants in [MIN, MAX),
+ * `none` none. Absent: none for generated data (sextic..., multiplexer, as
+ * the seed), and for csv data [-r, r) with r = max over the input columns
+ * and the label column of |mean| + 2 sd (population sd), at least 1
+ * (gp_default_const_range): constants on the scale of the data.
+ * [gp] parsimony absent: by the fitness (GP_PARSIMONY_DEFAULT_MSE / _COUNT,
+ * gp_tree.h); parsimony_coefficient only with penalty. optimise_constants
+ * needs mse fitness. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,24 +247,56 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 		return key_error(spec, "gp", "functions", err);
 	}
 
-	/* Ephemeral random constants: "MIN MAX", absent = none. */
+	/* Ephemeral random constants: "MIN MAX"; "none"; absent: none, except
+	 * on csv problems, where the range comes from the data
+	 * (gp_default_const_range, applied in gp_problem_build_cases). */
+	const char *cs;
 	double range[2];
-	int nr = 2;
-	if (rt_spec_doubles(spec, "gp", "constants", range, &nr, err))
+	int nr = 0;
+	if (rt_spec_string(spec, "gp", "constants", "", &cs, err))
 		return err->status;
-	if (nr == 1 || (nr == 2 && !(range[0] < range[1]))) {
-		rt_fail(err, RT_ERR_INPUT, "expected two numbers MIN MAX with MIN < MAX");
-		return key_error(spec, "gp", "constants", err);
+	if (strcmp(cs, "none") != 0 && cs[0]) {
+		nr = 2;
+		rt_error ignored;
+		if (rt_spec_doubles(spec, "gp", "constants", range, &nr, &ignored) || nr != 2 ||
+		    !(range[0] < range[1])) {
+			rt_fail(err, RT_ERR_INPUT, "expected two numbers MIN MAX with MIN < MAX, or none, "
+				"got '%s'", cs);
+			return key_error(spec, "gp", "constants", err);
+		}
+		if (p->fset.boolean) {
+			rt_fail(err, RT_ERR_INPUT, "Boolean problems take no constants");
+			return key_error(spec, "gp", "constants", err);
+		}
 	}
-	if (nr == 2 && p->fset.boolean) {
-		rt_fail(err, RT_ERR_INPUT, "Boolean problems take no constants");
-		return key_error(spec, "gp", "constants", err);
-	}
+	p->const_auto = !cs[0] && p->source == GP_DATA_CSV;
 	p->fset.use_consts = nr == 2;
 	p->fset.const_min = nr == 2 ? (float)range[0] : 0.0f;
 	p->fset.const_max = nr == 2 ? (float)range[1] : 0.0f;
 	/* -1: 1 / (ninputs + 1), the constant counting as one more terminal. */
 	if (rt_spec_double(spec, "gp", "const_prob", -1.0, -1.0, 1.0, &p->fset.const_prob, err))
+		return err->status;
+
+	/* Parsimony pressure in selection (gp_tree.h); absent: by the fitness,
+	 * once the data's is known (gp_problem_build_cases). */
+	p->parsimony_auto = rt_spec_find(spec, "gp", "parsimony") == NULL;
+	if (rt_spec_enum(spec, "gp", "parsimony", gp_parsimony_names, GP_PARSIMONY_DEFAULT_MSE,
+			 &b->parsimony, err) ||
+	    rt_spec_double(spec, "gp", "parsimony_coefficient", 0.0, 0.0, 1e300,
+			   &b->parsimony_coefficient, err))
+		return err->status;
+	int has_coef = rt_spec_find(spec, "gp", "parsimony_coefficient") != NULL;
+	if (has_coef != (b->parsimony == GP_PARSIMONY_PENALTY)) {
+		rt_fail(err, RT_ERR_INPUT, has_coef
+			? "parsimony_coefficient needs parsimony = penalty"
+			: "parsimony = penalty needs parsimony_coefficient (fitness + c x nodes)");
+		return key_error(spec, "gp", has_coef ? "parsimony_coefficient" : "parsimony", err);
+	}
+	/* Constant optimisation of the best programs (gp_constopt.h; mse only,
+	 * checked once the data's fitness is known). */
+	if (get_int(spec, "gp", "optimise_constants", 0, 0, p->population, &p->optimise_constants,
+		    err) ||
+	    get_int(spec, "gp", "optimise_steps", 10, 1, 10000, &p->optimise_steps, err))
 		return err->status;
 
 	/* Perfect: MSE at most 1e-6 (regression), no wrong case (counts). */
@@ -369,6 +410,26 @@ rt_status gp_cases_multiplexer(gp_cases *c, int k, rt_error *err)
 			c->target[w] |= bit;
 	}
 	return RT_OK;
+}
+
+void gp_default_const_range(const gp_cases *c, float *lo, float *hi)
+{
+	double r = 1.0;
+	size_t n = c->ncases;
+	for (int col = 0; col <= c->ninputs && n > 0; col++) {
+		const float *v = col < c->ninputs ? c->x + (size_t)col * c->stride : c->y;
+		double sum = 0, sq = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += v[i];
+		double mean = sum / (double)n;
+		for (size_t i = 0; i < n; i++)
+			sq += ((double)v[i] - mean) * ((double)v[i] - mean);
+		double reach = fabs(mean) + 2.0 * sqrt(sq / (double)n);
+		if (reach > r)
+			r = reach;
+	}
+	*lo = (float)-r;
+	*hi = (float)r;
 }
 
 /* A NULL-terminated array of n names fmt % (i + offset). */
@@ -745,6 +806,17 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	if (st)
 		return st;
 	p->fset.ninputs = p->cases.ninputs;
+	if (p->const_auto) {
+		p->fset.use_consts = 1;
+		gp_default_const_range(&p->cases, &p->fset.const_min, &p->fset.const_max);
+	}
+	if (p->parsimony_auto)
+		p->breed.parsimony = p->cases.fitness == GP_FIT_MSE ? GP_PARSIMONY_DEFAULT_MSE
+								   : GP_PARSIMONY_DEFAULT_COUNT;
+	if (p->optimise_constants > 0 && p->cases.fitness != GP_FIT_MSE) {
+		rt_fail(err, RT_ERR_INPUT, "optimise_constants needs mse fitness (regression)");
+		return key_error(spec, "gp", "optimise_constants", err);
+	}
 	if (p->fset.const_prob < 0)
 		p->fset.const_prob = 1.0 / (p->cases.ninputs + 1);
 	return RT_OK;

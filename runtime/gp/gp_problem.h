@@ -6,6 +6,7 @@
  *          mutation point_mutation crossover_internal elitism init_min_depth
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
+ *          parsimony parsimony_coefficient optimise_constants optimise_steps
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
  *          csv:       file header label classes fitness
@@ -43,6 +44,10 @@ typedef struct gp_problem {
 	char gpu_variant[64];   /* GPU interpreter (gp_gpu.h): [gp] gpu_variant */
 	double success;         /* a best fitness <= success is a perfect solution */
 	int stop_on_success;
+	int const_auto;         /* [gp] constants absent on a csv problem: range from the data */
+	int parsimony_auto;     /* [gp] parsimony absent: chosen by the fitness (gp_tree.h) */
+	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
+	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
 	gp_cases cases;
 	char **input_names;     /* cases.ninputs names, for printing */
 	char **class_names;     /* cases.nclasses names (classification), else NULL */
@@ -96,6 +101,11 @@ rt_status gp_cases_multiplexer(gp_cases *c, int address_bits, rt_error *err);
  * zeroed floats, and y. */
 rt_status gp_cases_alloc_float(gp_cases *c, int ninputs, size_t ncases, rt_error *err);
 void gp_cases_free(gp_cases *c);
+
+/* The default constant range of a csv problem without [gp] constants:
+ * [-r, r) with r = the largest |mean| + 2 sd (population sd, in double)
+ * over the input columns and the label column of c, at least 1. */
+void gp_default_const_range(const gp_cases *c, float *lo, float *hi);
 
 /* The reference polynomials, in double. */
 double gp_polynomial(int source, double x);

@@ -274,6 +274,8 @@ gp_breed gp_breed_defaults(void)
 	b.point_mutation = 0.5;
 	b.crossover_internal = 0.9;
 	b.elitism = 1;
+	b.parsimony = GP_PARSIMONY_NONE;
+	b.parsimony_coefficient = 0.0;
 	return b;
 }
 
@@ -338,6 +340,53 @@ int gp_tournament(const double *fitness, int n, int size, rt_rng *rng)
 		if (better(fitness[c], fitness[best]))
 			best = c;
 	}
+	return best;
+}
+
+const char *const gp_parsimony_names[] = {"none", "lexicographic", "penalty", NULL};
+_Static_assert(GP_PARSIMONY_COUNT == 3, "gp_parsimony_names follows enum gp_parsimony");
+
+/* Is program a preferred to program b in selection under br's parsimony? */
+static int better_parsimony(const double *fitness, const gp_tree *pop, int a, int b,
+			    const gp_breed *br)
+{
+	double fa = fitness[a], fb = fitness[b];
+	switch (br->parsimony) {
+	case GP_PARSIMONY_LEXICOGRAPHIC:
+		/* Equal fitness (both NaN counting as equal): the smaller tree. */
+		if (fa == fb || (isnan(fa) && isnan(fb)))
+			return pop[a].n < pop[b].n;
+		return better(fa, fb);
+	case GP_PARSIMONY_PENALTY:
+		return better(fa + br->parsimony_coefficient * pop[a].n,
+			      fb + br->parsimony_coefficient * pop[b].n);
+	default:
+		return better(fa, fb);
+	}
+}
+
+int gp_tournament_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br,
+			    rt_rng *rng)
+{
+	if (br->parsimony == GP_PARSIMONY_NONE)
+		return gp_tournament(fitness, n, br->tournament, rng);
+	int best = (int)rt_rng_below(rng, (uint32_t)n);
+	for (int k = 1; k < br->tournament; k++) {
+		int c = (int)rt_rng_below(rng, (uint32_t)n);
+		if (better_parsimony(fitness, pop, c, best, br))
+			best = c;
+	}
+	return best;
+}
+
+int gp_best_index_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br)
+{
+	int best = gp_best_index(fitness, n);
+	if (br->parsimony != GP_PARSIMONY_LEXICOGRAPHIC)
+		return best;
+	for (int i = 0; i < n; i++)
+		if (fitness[i] == fitness[best] && pop[i].n < pop[best].n)
+			best = i;
 	return best;
 }
 
@@ -475,9 +524,9 @@ static rt_status breed_one(breed_job *job, int i, gp_tree *scratch, rt_error *er
 	int accepted;
 	rt_status st;
 	rt_rng_init(&rng, job->seed, ((uint64_t)(uint32_t)(job->generation + 1) << 32) | (uint32_t)i);
-	int pa = gp_tournament(job->fitness, job->n, br->tournament, &rng);
+	int pa = gp_tournament_parsimony(job->fitness, job->cur, job->n, br, &rng);
 	if (rt_rng_uniform_double(&rng) < br->crossover) {
-		int pb = gp_tournament(job->fitness, job->n, br->tournament, &rng);
+		int pb = gp_tournament_parsimony(job->fitness, job->cur, job->n, br, &rng);
 		st = gp_crossover(&job->next[i], &job->cur[pa], &job->cur[pb], job->fs, br, &rng,
 				  &accepted, err);
 	} else {
@@ -519,7 +568,7 @@ rt_status gp_breed_range(gp_tree *next, const gp_tree *cur, const double *fitnes
 		return rt_fail(err, RT_ERR_INTERNAL, "gp_breed_range: [%d, %d) outside [0, %d)", begin,
 			       end, n);
 	if (br->elitism && begin == 0 && end > 0) {
-		if ((st = gp_tree_copy(&next[0], &cur[gp_best_index(fitness, n)], err)))
+		if ((st = gp_tree_copy(&next[0], &cur[gp_best_index_parsimony(fitness, cur, n, br)], err)))
 			return st;
 		job.start = 1;
 	}

@@ -90,6 +90,26 @@ gp_node gp_const(float value);
 
 /* ---- initialisation and variation ----------------------------------------- */
 
+/* Parsimony pressure in selection ([gp] parsimony). Selection alone sees
+ * it: reported fitness stays the raw one. */
+enum gp_parsimony {
+	GP_PARSIMONY_NONE = 0,      /* raw fitness only (ties to the first drawn) */
+	GP_PARSIMONY_LEXICOGRAPHIC, /* Luke & Panait 2002: raw fitness, ties to the smaller tree */
+	GP_PARSIMONY_PENALTY,       /* fitness + coefficient x nodes */
+	GP_PARSIMONY_COUNT
+};
+
+/* [gp] parsimony when the spec has none, by fitness: mse (ties are rare,
+ * and sextic's success rate must hold) and counts (classification,
+ * Boolean: many ties, sizes cut by 10x or more at no cost measured).
+ * Measured: README, "Parsimony and constants". */
+#if !defined(GP_PARSIMONY_DEFAULT_MSE)
+#define GP_PARSIMONY_DEFAULT_MSE GP_PARSIMONY_NONE
+#endif
+#if !defined(GP_PARSIMONY_DEFAULT_COUNT)
+#define GP_PARSIMONY_DEFAULT_COUNT GP_PARSIMONY_LEXICOGRAPHIC
+#endif
+
 /* Limits and rates of the breeding step. */
 typedef struct gp_breed {
 	int max_depth, max_size;     /* offspring over either are replaced by a parent */
@@ -101,6 +121,8 @@ typedef struct gp_breed {
 	double point_mutation;       /* share of mutations that are point mutations */
 	double crossover_internal;   /* chance a crossover point is a function node */
 	int elitism;                 /* copy the best program unchanged */
+	int parsimony;               /* enum gp_parsimony */
+	double parsimony_coefficient;  /* GP_PARSIMONY_PENALTY: added per node */
 } gp_breed;
 
 /* Seed paper's defaults (population-independent part). */
@@ -119,6 +141,19 @@ rt_status gp_init_population(gp_tree *pop, int n, const gp_fset *fs, const gp_br
 /* Tournament selection: the best (lowest fitness, NaN worst, ties to the
  * first drawn) of b->tournament uniform draws from [0, n). */
 int gp_tournament(const double *fitness, int n, int size, rt_rng *rng);
+
+/* Tournament selection under br's parsimony (br->tournament draws, the same
+ * draws as gp_tournament): GP_PARSIMONY_NONE is gp_tournament;
+ * LEXICOGRAPHIC keeps the lower raw fitness and, on equal fitness, the
+ * smaller of pop's trees (still tied: the first drawn); PENALTY compares
+ * fitness + coefficient x size. Only fitness values and sizes decide. */
+int gp_tournament_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br,
+			    rt_rng *rng);
+/* Index of the best program for elitism and reporting: gp_best_index, with
+ * equal best fitness going to the smaller tree under LEXICOGRAPHIC. */
+int gp_best_index_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br);
+/* "none", "lexicographic", "penalty" (NULL-terminated, enum order). */
+extern const char *const gp_parsimony_names[];
 
 /* Subtree crossover: child = a with a random subtree replaced by a random
  * subtree of b. Over the limits: child is a copy of a and *accepted = 0. */
