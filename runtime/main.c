@@ -16,6 +16,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "signals.h"
 #include "smoke.h"
 #include "spec.h"
 #include "tune.h"
@@ -318,7 +319,7 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 	if (!c->no_tune)
 		st = rt_tune_apply(kind, &spec, &c->opt, err);
 	if (st == RT_OK)
-		st = kind->run(&spec, &c->opt, err);
+		st = rt_kind_run(kind, &spec, &c->opt, err);
 	rt_spec_free(&spec);
 	return st;
 }
@@ -554,6 +555,7 @@ int main(int argc, char **argv)
 	rt_status st;
 	const char *name = argc > 1 ? argv[1] : "help";
 	memset(&c, 0, sizeof c);
+	rt_signals_ignore_file_size();
 	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
 		for (size_t i = 0; argc > 2 && i < sizeof commands / sizeof commands[0]; i++)
 			if (!strcmp(argv[2], commands[i].name))
