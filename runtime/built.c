@@ -33,7 +33,10 @@ static const char built_usage[] =
 	"GPU open the driver and load every embedded kernel for the device), print\n"
 	"the time it took and exit. `info`: the spec, overrides and embedded kernels.\n"
 	"\n"
-	"Exit status: 0 success, 2 bad input (arguments), 1 other errors.\n";
+	"SIGINT or SIGTERM: `run` ends its current step, writes the results so far\n"
+	"(marked \"interrupted\") and exits 3; a second signal ends it at once.\n"
+	"\n"
+	"Exit status: 0 success, 2 bad input (arguments), 3 interrupted, 1 other errors.\n";
 
 typedef struct built_cli {
 	rt_options opt;

@@ -58,7 +58,13 @@ static const char usage_main[] =
 	"                           build: a comma-separated list\n"
 	"  --no-tune                run, build: ignore the tuning database (evoforge help tune)\n"
 	"\n"
-	"Exit status: 0 success, 2 bad input (spec, data, arguments), 1 other errors.\n";
+	"SIGINT or SIGTERM during `run`: the current step (generation, iteration,\n"
+	"epoch, SMO launch) ends, result.json and the other results so far are\n"
+	"written, marked \"interrupted\", and the exit status is 3; a second one\n"
+	"ends the process at once (130 or 143).\n"
+	"\n"
+	"Exit status: 0 success, 2 bad input (spec, data, arguments), 3 interrupted\n"
+	"(results so far written), 1 other errors.\n";
 
 static const char usage_run[] =
 	"usage: evoforge run [options] [SPEC]\n"
@@ -66,7 +72,9 @@ static const char usage_run[] =
 	"Runs the problem described by SPEC (an INI file, see problems/). Without\n"
 	"SPEC, runs the embedded default problem (sextic regression).\n"
 	"Progress goes to stdout, one line per generation; results go to\n"
-	"DIR/result.json and DIR/history.csv (written atomically).\n";
+	"DIR/result.json and DIR/history.csv (written atomically). SIGINT or\n"
+	"SIGTERM ends the current step, writes the results so far (marked\n"
+	"\"interrupted\") and exits 3; a second signal ends the run at once.\n";
 
 static const char usage_gen[] =
 	"usage: evoforge gen [options] SPEC -o DIR\n"
