@@ -19,6 +19,7 @@
 #include "kcache.h"
 #include "kinds.h"
 #include "log.h"
+#include "signals.h"
 
 static const char built_usage[] =
 	"usage: %s run [--seed N] [--generations N] [-o DIR] [--backend auto|cpu|gpu]\n"
@@ -32,7 +33,10 @@ static const char built_usage[] =
 	"GPU open the driver and load every embedded kernel for the device), print\n"
 	"the time it took and exit. `info`: the spec, overrides and embedded kernels.\n"
 	"\n"
-	"Exit status: 0 success, 2 bad input (arguments), 1 other errors.\n";
+	"SIGINT or SIGTERM: `run` ends its current step, writes the results so far\n"
+	"(marked \"interrupted\") and exits 3; a second signal ends it at once.\n"
+	"\n"
+	"Exit status: 0 success, 2 bad input (arguments), 3 interrupted, 1 other errors.\n";
 
 typedef struct built_cli {
 	rt_options opt;
@@ -191,7 +195,7 @@ static rt_status run(const rt_built_program *p, built_cli *c, double t0, rt_erro
 	} else {
 		rt_info("startup: %.2f ms (spec parsed, %d embedded kernels for %s registered; no "
 			"NVRTC needed for them)", spec_ms, p->nkernels, p->archs);
-		st = kind->run(&spec, &c->opt, err);
+		st = rt_kind_run(kind, &spec, &c->opt, err);
 	}
 	rt_spec_free(&spec);
 	return st;
@@ -205,6 +209,7 @@ int rt_built_main(const rt_built_program *p, int argc, char **argv)
 	rt_error err = {0};
 	rt_status st;
 	memset(&c, 0, sizeof c);
+	rt_signals_ignore_file_size();
 	if (p->abi != RT_BUILT_ABI) {
 		fprintf(stderr, "%s: error: built for runtime interface %d, this library has %d: run "
 			"evoforge build again\n", argv[0], p->abi, RT_BUILT_ABI);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "signals.h"
 
 rt_status rt_fail(rt_error *err, rt_status status, const char *fmt, ...)
 {
@@ -47,7 +48,7 @@ rt_status rt_format(char *buf, size_t size, rt_error *err, const char *fmt, ...)
 int rt_exit_code(rt_status status)
 {
 	if (status == RT_OK)
-		return 0;
+		return rt_stop_requested() ? RT_EXIT_INTERRUPTED : 0;
 	return status == RT_ERR_INPUT ? 2 : 1;
 }
 

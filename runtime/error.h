@@ -36,7 +36,8 @@ void rt_error_prefix(rt_error *err, const char *fmt, ...)
 rt_status rt_format(char *buf, size_t size, rt_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* The process exit code for a status: 0 ok, 2 bad input, 1 anything else. */
+/* The process exit code for a status: 0 ok, 2 bad input, 1 anything else;
+ * RT_EXIT_INTERRUPTED (3, signals.h) for an OK run that a signal stopped. */
 int rt_exit_code(rt_status status);
 
 /* Allocation wrappers that fail with RT_ERR_SYSTEM instead of returning NULL

@@ -8,7 +8,9 @@
 #include "mbp/mbp.h"
 #include "svm/svm.h"
 #include "kinds.h"
+#include "log.h"
 #include "out.h"
+#include "signals.h"
 
 
 static const rt_kind *const kind_table[] = {&gp_kind, &de_kind, &aco_kind, &mbp_kind,
@@ -42,6 +44,17 @@ rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err)
 			       "version of evoforge: %s", rt_spec_where(spec, e, where, sizeof where),
 			       name, (*kind)->summary);
 	return RT_OK;
+}
+
+rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err)
+{
+	rt_status st;
+	rt_signals_install();
+	st = kind->run(spec, opt, err);
+	if (st == RT_OK && rt_stop_requested())
+		rt_warn("%s: stopped by %s: the results so far are written, marked \"interrupted\" "
+			"(exit status %d)", kind->name, rt_stop_signal_name(), RT_EXIT_INTERRUPTED);
+	return st;
 }
 
 rt_status rt_kind_set_steps(rt_spec *spec, const rt_kind *kind, const char *value, rt_error *err)

@@ -84,6 +84,11 @@ const rt_kind *const *rt_kinds(void);
 /* Reads [problem] kind from spec and finds it; errors name the file:line. */
 rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err);
 
+/* Runs kind's job (`evoforge run`, a built program's run) with SIGINT and
+ * SIGTERM caught (signals.h): the kind stops between steps and writes its
+ * results so far, marked interrupted; said here when it happens. */
+rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err);
+
 /* `--generations N` of `evoforge run` and of a built program: sets the
  * kind's steps_key to value; a kind without one is refused, named. */
 rt_status rt_kind_set_steps(rt_spec *spec, const rt_kind *kind, const char *value, rt_error *err);

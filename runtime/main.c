@@ -16,6 +16,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "signals.h"
 #include "smoke.h"
 #include "spec.h"
 #include "tune.h"
@@ -57,7 +58,13 @@ static const char usage_main[] =
 	"                           build: a comma-separated list\n"
 	"  --no-tune                run, build: ignore the tuning database (evoforge help tune)\n"
 	"\n"
-	"Exit status: 0 success, 2 bad input (spec, data, arguments), 1 other errors.\n";
+	"SIGINT or SIGTERM during `run`: the current step (generation, iteration,\n"
+	"epoch, SMO launch) ends, result.json and the other results so far are\n"
+	"written, marked \"interrupted\", and the exit status is 3; a second one\n"
+	"ends the process at once (130 or 143).\n"
+	"\n"
+	"Exit status: 0 success, 2 bad input (spec, data, arguments), 3 interrupted\n"
+	"(results so far written), 1 other errors.\n";
 
 static const char usage_run[] =
 	"usage: evoforge run [options] [SPEC]\n"
@@ -65,7 +72,9 @@ static const char usage_run[] =
 	"Runs the problem described by SPEC (an INI file, see problems/). Without\n"
 	"SPEC, runs the embedded default problem (sextic regression).\n"
 	"Progress goes to stdout, one line per generation; results go to\n"
-	"DIR/result.json and DIR/history.csv (written atomically).\n";
+	"DIR/result.json and DIR/history.csv (written atomically). SIGINT or\n"
+	"SIGTERM ends the current step, writes the results so far (marked\n"
+	"\"interrupted\") and exits 3; a second signal ends the run at once.\n";
 
 static const char usage_gen[] =
 	"usage: evoforge gen [options] SPEC -o DIR\n"
@@ -318,7 +327,7 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 	if (!c->no_tune)
 		st = rt_tune_apply(kind, &spec, &c->opt, err);
 	if (st == RT_OK)
-		st = kind->run(&spec, &c->opt, err);
+		st = rt_kind_run(kind, &spec, &c->opt, err);
 	rt_spec_free(&spec);
 	return st;
 }
@@ -554,6 +563,7 @@ int main(int argc, char **argv)
 	rt_status st;
 	const char *name = argc > 1 ? argv[1] : "help";
 	memset(&c, 0, sizeof c);
+	rt_signals_ignore_file_size();
 	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
 		for (size_t i = 0; argc > 2 && i < sizeof commands / sizeof commands[0]; i++)
 			if (!strcmp(argv[2], commands[i].name))

@@ -1,6 +1,9 @@
-/* out.c: atomic file writes, folders, whole-file reads, growable strings
+/* out.c: atomic file writes (temporary file, fsync, rename, fsync of the
+ * folder; a failure removes the temporary file and names the file and the
+ * cause), folders, whole-file reads, growable strings
  * and the JSON writer used for results. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,31 +16,59 @@
 
 /* ---- files ------------------------------------------------------------------ */
 
+/* fsync of the folder holding path, so that a rename into it is durable. */
+static void sync_parent(const char *path)
+{
+	char dir[RT_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		fsync(fd);   /* best effort: some file systems refuse it for folders */
+		close(fd);
+	}
+}
+
+/* Writes data to f; 0, or the errno of the first step that failed. */
+static int write_all(FILE *f, const void *data, size_t size)
+{
+	errno = 0;
+	if (fwrite(data, 1, size, f) != size || fflush(f) != 0)
+		return errno ? errno : EIO;
+	if (fsync(fileno(f)) != 0)
+		return errno;
+	return 0;
+}
+
 rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, rt_error *err)
 {
 	char tmp[RT_PATH_MAX];
 	FILE *f;
-	int ok;
+	int e;
 	if (rt_format(tmp, sizeof tmp, err, "%s.tmp.%ld", path, (long)getpid()))
 		return RT_ERR_INPUT;
 	f = fopen(tmp, "wb");
 	if (!f)
 		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot write: %s", tmp, strerror(errno));
-	ok = fwrite(data, 1, size, f) == size;
-	ok = (fflush(f) == 0) && ok;
-	ok = (fsync(fileno(f)) == 0) && ok;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok) {
-		int e = errno;
+	e = write_all(f, data, size);
+	if (fclose(f) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (e) {
 		unlink(tmp);
-		return rt_fail(err, RT_ERR_SYSTEM, "%s: write failed: %s", path, strerror(e));
+		return rt_fail(err, RT_ERR_SYSTEM, "%s: write failed (%zu bytes): %s%s", path, size,
+			       strerror(e), e == EFBIG ? " (the file size limit, ulimit -f)" : "");
 	}
 	if (rename(tmp, path) != 0) {
-		int e = errno;
+		e = errno;
 		unlink(tmp);
 		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s into place: %s", path, tmp,
 			       strerror(e));
 	}
+	sync_parent(path);
 	return RT_OK;
 }
 

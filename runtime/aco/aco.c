@@ -13,6 +13,7 @@
 #include "aco_tune.h"
 #include "backend.h"
 #include "log.h"
+#include "signals.h"
 #include "out.h"
 
 /* Gap to the optimum in percent, or -1 when the optimum is unknown. */
@@ -94,6 +95,7 @@ static rt_status write_json(const aco_job *job, const aco_backend *b, const aco_
 		rt_json_double(&j, "host_share", out->seconds > 0 ? out->host_seconds / out->seconds : 0);
 	}
 	rt_json_string(&j, "tour_file", "best.tour");
+	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
 	snprintf(path, sizeof path, "%s/result.json", dir);
 	st = rt_json_write(&j, path, err);

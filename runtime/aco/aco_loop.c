@@ -24,6 +24,7 @@
 
 #include "aco_impl.h"
 #include "log.h"
+#include "signals.h"
 
 typedef struct mmas_state {
 	int64_t best, restart_best;     /* lengths (INT64_MAX: none yet) */
@@ -158,7 +159,7 @@ static rt_status add_history(aco_outcome *out, long i, double ms, rt_error *err)
 static int finished(const aco_job *job, const aco_outcome *out, long i, double seconds)
 {
 	return i >= job->iterations || (job->time_limit > 0 && seconds >= job->time_limit) ||
-	       (job->target > 0 && out->best_length <= job->target);
+	       (job->target > 0 && out->best_length <= job->target) || rt_stop_requested();
 }
 
 rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progress, void *ctx,

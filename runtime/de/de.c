@@ -14,6 +14,7 @@
 #include "de_impl.h"
 #include "de_tune.h"
 #include "log.h"
+#include "signals.h"
 #include "out.h"
 
 /* ---- outcome ------------------------------------------------------------------ */
@@ -165,6 +166,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	if (out->kernel_ms > 0)
 		rt_json_double(&j, "kernel_ms", out->kernel_ms);
 	rt_json_double(&j, "evals_per_s", out->seconds > 0 ? out->evals / out->seconds : 0);
+	rt_json_interrupted(&j);
 	rt_json_begin_array(&j, "results");
 	for (size_t p = 0; p < P; p++) {
 		rt_json_begin_object(&j, NULL);

@@ -16,6 +16,7 @@
 #include "cpu.h"
 #include "de_impl.h"
 #include "log.h"
+#include "signals.h"
 
 #define DE_CPU_BLOCK 32   /* individuals per work item when splitting a generation */
 
@@ -243,7 +244,7 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		out->evals = evals;
 		if (progress && (g % job->report_every == 0 || g == job->gens || !alive))
 			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);
-		if (g >= job->gens || !alive)
+		if (g >= job->gens || !alive || rt_stop_requested())
 			break;
 		g = g + job->report_every < job->gens ? g + job->report_every : job->gens;
 		st = de_cpu_advance(c, g, err);

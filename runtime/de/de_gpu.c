@@ -21,6 +21,7 @@
 
 #include "de_impl.h"
 #include "log.h"
+#include "signals.h"
 #include "nvrtc.h"
 
 #define DE_DEFAULT_SMEM_OPTIN (227 * 1024)   /* H100/H200, for `gen` without a GPU */
@@ -354,7 +355,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		out->evals = evals;
 		if (progress)
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
-		if (gen >= job->gens || !alive)
+		if (gen >= job->gens || !alive || rt_stop_requested())
 			break;
 	}
 	out->seconds = rt_now() - t0;

@@ -23,6 +23,7 @@
 #include "gp_conv.h"
 #include "log.h"
 #include "out.h"
+#include "signals.h"
 
 #include "gp_eval.h"
 #include "gp_gpu.h"
@@ -269,7 +270,7 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
 			h->gen_s * 1e3, test_note);
 		res->run_s = t2 - t_start;
-		if (g == ngen - 1 || (res->solved && p->stop_on_success))
+		if (g == ngen - 1 || (res->solved && p->stop_on_success) || rt_stop_requested())
 			break;
 	}
 out:
@@ -436,6 +437,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_double(&j, "gpops_eval", r->eval_s > 0 ? r->gpop / r->eval_s : 0);
 	rt_json_double(&j, "gpops_run", r->run_s > 0 ? r->gpop / r->run_s : 0);
 	rt_json_bool(&j, "solved", r->solved);
+	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
 	rt_json_begin_object(&j, "best");
 	rt_json_double(&j, "fitness", r->best_fitness);

@@ -16,6 +16,7 @@
 #include "mbp_impl.h"
 #include "mbp_tune.h"
 #include "out.h"
+#include "signals.h"
 
 rt_status mbp_outcome_alloc(mbp_outcome *out, const mbp_job *job, rt_error *err)
 {
@@ -163,6 +164,7 @@ static rt_status write_json(const mbp_job *job, const mbp_outcome *out, const ne
 	if (out->kernel_ms > 0)
 		rt_json_double(&j, "kernel_ms", out->kernel_ms);
 	rt_json_double(&j, "epochs_per_min", out->seconds > 0 ? 60.0 * out->epochs / out->seconds : 0);
+	rt_json_interrupted(&j);
 	json_networks(&j, job, out, ev);
 	rt_json_end_object(&j);
 	snprintf(path, sizeof path, "%s/result.json", dir);

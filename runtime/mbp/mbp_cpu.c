@@ -11,6 +11,7 @@
 #include "cpu.h"
 #include "log.h"
 #include "mbp_impl.h"
+#include "signals.h"
 
 /* One chunk's per-pattern values, [chunk][units] each. */
 typedef struct scratch {
@@ -422,7 +423,7 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 	snprintf(out->detail, sizeof out->detail, "%d thread(s), %s, chunk %d", cpu_threads(),
 		 t.gparts ? "chunks in parallel" : "networks in parallel", job->chunk);
 	t0 = rt_now();
-	while (alive > 0 && epoch < job->epochs) {
+	while (alive > 0 && epoch < job->epochs && !rt_stop_requested()) {
 		epoch = epoch + job->report_every < job->epochs ? epoch + job->report_every : job->epochs;
 		t.epoch_end = epoch;
 		if (t.gparts) {

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "mbp_impl.h"
 #include "nvrtc.h"
+#include "signals.h"
 
 /* Most weights one thread may own (its rule state lives in registers). */
 #define MBP_GPU_MAX_WPT 16
@@ -349,7 +350,7 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn prog
 	if ((st = gpu_timer_create(g->ctx, &g->timer, err)) != RT_OK ||
 	    (st = gpu_timer_start(g->timer, NULL, err)) != RT_OK)
 		return st;
-	while (alive > 0 && epoch < limit) {
+	while (alive > 0 && epoch < limit && !rt_stop_requested()) {
 		long from = epoch;
 		epoch = epoch + job->report_every < limit ? epoch + job->report_every : limit;
 		st = g->split ? launch_split(g, job, (int)from, (int)epoch, err)

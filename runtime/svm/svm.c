@@ -56,6 +56,7 @@
 #include "svm.h"
 #include "svm_impl.h"
 #include "svm_tune.h"
+#include "signals.h"
 
 static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
 static const char *const wss_names[] = { "second", "first", NULL };
@@ -230,6 +231,7 @@ static rt_status write_search(const svm_job *job, const svm_grid *g, double cv_a
 	}
 	rt_json_double(&j, "cv_accuracy", g ? g->acc[g->best] : cv_acc);
 	rt_json_double(&j, "time_s", seconds);
+	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
 	snprintf(path, sizeof path, "%s/result.json", dir);
 	st = rt_json_write(&j, path, err);
@@ -309,6 +311,7 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	if (job->test.n)
 		rt_json_double(&j, "test_accuracy", test_acc);
 	rt_json_double(&j, "time_s", seconds);
+	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
 	snprintf(path, sizeof path, "%s/result.json", dir);
 	st = rt_json_write(&j, path, err);

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "nvrtc.h"
 #include "svm_impl.h"
+#include "signals.h"
 
 #define SVM_GPU_THREADS 256
 #define SVM_GPU_BATCH 256
@@ -480,7 +481,7 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, 
 		return RT_ERR_SYSTEM;
 	if ((st = put(g, &d_tasks, NULL, 256 * sizeof(gpu_task), err)) == RT_OK)
 		st = put(g, &d_map, NULL, (size_t)capacity * sizeof(int), err);
-	while (st == RT_OK &&
+	while (st == RT_OK && !rt_stop_requested() &&
 	       (launched = plan_launch(g, capacity, max_iter, block_task, &nblocks, &iters)) > 0) {
 		st = launch_planned(g, launched, block_task, nblocks, iters, d_tasks, d_map, max_iter,
 				    err);
@@ -504,7 +505,8 @@ static rt_status run_roles(svm_gpu *g, long max_iter, rt_error *err)
 	rt_status st = RT_OK;
 	for (int k = 0; k < g->count; k++) {
 		gpu_problem *q = &g->pr[k];
-		while (st == RT_OK && !q->state.done && q->state.iterations < max_iter) {
+		while (st == RT_OK && !q->state.done && q->state.iterations < max_iter &&
+		       !rt_stop_requested()) {
 			long batch = max_iter - q->state.iterations < SVM_GPU_BATCH ?
 				     max_iter - (long)q->state.iterations : SVM_GPU_BATCH;
 			for (long i = 0; st == RT_OK && i < batch; i++)
@@ -525,7 +527,7 @@ static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, const svm_params
 	double *alpha = rt_malloc((size_t)n * sizeof *alpha + 1, err), *G;
 	G = alpha ? rt_malloc((size_t)n * sizeof *G + 1, err) : NULL;
 	rt_status st = alpha && G ? RT_OK : RT_ERR_SYSTEM;
-	if (st == RT_OK && !q->state.done && p->limit_expected != 1)
+	if (st == RT_OK && !q->state.done && p->limit_expected != 1 && !rt_stop_requested())
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	if (st == RT_OK && (st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
 	    (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK) {

@@ -17,6 +17,7 @@
 #include "cpu.h"
 #include "log.h"
 #include "svm_impl.h"
+#include "signals.h"
 
 /* The LRU cache of Q rows (Q_ij = y_i y_j K(x_i, x_j)). */
 typedef struct row_cache {
@@ -221,7 +222,7 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 		const float *qi, *qj;
 		double gmax, gmax2;
 		long i = select_i(s, &gmax), j;
-		if (i < 0)
+		if (i < 0 || ((it & 1023) == 1023 && rt_stop_requested()))
 			break;
 		if ((st = q_row(s, i, &qi, err)) != RT_OK)
 			return st;
@@ -238,7 +239,7 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 		for (long k = 0; k < s->n; k++)
 			s->G[k] += qi[k] * dai + qj[k] * daj;
 	}
-	if (it == max_iter && s->p->limit_expected != 1)
+	if (it == max_iter && s->p->limit_expected != 1 && !rt_stop_requested())
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	*iterations = it;
 	return RT_OK;

@@ -1,0 +1,62 @@
+/* signals.c: SIGINT/SIGTERM set a stop flag the kinds poll between steps;
+ * a second one ends the process at once; SIGXFSZ is ignored so that
+ * writes past the file-size limit fail with EFBIG (signals.h). */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out.h"
+#include "signals.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signo)
+{
+	if (stop_signal) {
+		/* the second one: leave now, with the shell's status for it */
+		_exit(128 + signo);
+	}
+	stop_signal = signo;
+}
+
+void rt_signals_install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rt_signals_ignore_file_size();
+}
+
+void rt_signals_ignore_file_size(void)
+{
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+int rt_stop_requested(void)
+{
+	return stop_signal;
+}
+
+const char *rt_stop_signal_name(void)
+{
+	return stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : NULL;
+}
+
+void rt_json_interrupted(rt_json *j)
+{
+	if (!stop_signal)
+		return;
+	rt_json_bool(j, "interrupted", 1);
+	rt_json_string(j, "stopped_by", rt_stop_signal_name());
+}
+
+#if defined(RT_TESTS)
+void rt_stop_request_for_test(int signo)
+{
+	stop_signal = signo;
+}
+#endif
