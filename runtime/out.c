@@ -44,6 +44,23 @@ static int write_all(FILE *f, const void *data, size_t size)
 	return 0;
 }
 
+#ifdef RT_TESTS
+static long write_countdown = -1;
+static int write_errno;
+void rt_write_fail_after(long n, int error_number)
+{
+	write_countdown = n;
+	write_errno = error_number;
+}
+/* The injected failure of this write (0: none), as if the disk were full. */
+static int injected_write_error(void)
+{
+	return write_countdown >= 0 && write_countdown-- == 0 ? write_errno : 0;
+}
+#else
+static int injected_write_error(void) { return 0; }
+#endif
+
 rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, rt_error *err)
 {
 	char tmp[RT_PATH_MAX];
@@ -55,6 +72,8 @@ rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, 
 	if (!f)
 		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot write: %s", tmp, strerror(errno));
 	e = write_all(f, data, size);
+	if (!e)
+		e = injected_write_error();
 	if (fclose(f) != 0 && !e)
 		e = errno ? errno : EIO;
 	if (e) {

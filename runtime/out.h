@@ -12,6 +12,11 @@
 /* Writes data to path via path.tmp.PID and rename(2): a reader never sees a
  * half-written file and an old file survives a failed write. */
 rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, rt_error *err);
+#ifdef RT_TESTS
+/* Test builds: the n-th next atomic write fails with error_number (ENOSPC:
+ * a full disk) after its temporary file is written; n < 0: none. */
+void rt_write_fail_after(long n, int error_number);
+#endif
 /* Creates a folder and its parents (like mkdir -p). */
 rt_status rt_mkdirs(const char *path, rt_error *err);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
