@@ -796,9 +796,11 @@ static void test_user_objective_nonfinite(void **state)
 	assert_int_equal(run_nan_spec("return NAN;", NULL, &out, &err), RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "nan-test: problem 0: every individual's objective value is "
 				       "NaN or +inf at generation 0"));
+	de_outcome_free(&out);   /* the caller frees the outcome on failure too */
 	assert_int_equal(run_nan_spec("return x[0] > 0.0f ? -INFINITY : x[1];", NULL, &out, &err),
 			 RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "nan-test: problem 0: the objective returned -inf"));
+	de_outcome_free(&out);
 
 	snprintf(outdir, sizeof outdir, "%s/nan-out", tmpdir);
 	assert_int_equal(run_nan_spec("return NAN;", outdir, NULL, &err), RT_ERR_INPUT);
