@@ -6,7 +6,14 @@
  * type is fixed by its first data row: a number makes it numeric, anything
  * else categorical; later non-numbers in a numeric column are errors, so a
  * typo deep in the file is reported rather than turning the column into
- * categories. Fields may be quoted ("a, b" with "" for a quote). */
+ * categories. Fields may be quoted ("a, b" with "" for a quote).
+ *
+ * Non-finite values: a field that reads as a number must be finite; `nan`,
+ * `inf`, `infinity` (any case, any sign) and numbers that overflow a float
+ * (1e39, 1e999) are errors, "expected a finite number", wherever they are.
+ * There is no missing-value notation: an empty field in a numeric column is
+ * "expected a number". */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +300,10 @@ static rt_status csv_row(csv_state *s, char *line, size_t len, rt_error *err)
 			return csv_field_error(s, more, line, &fld, err);
 		if (type != COL_CATEGORICAL) {
 			if (rt_data_parse_float(fld.s, fld.len, &row[f])) {
+				if (!isfinite(row[f]))
+					return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number in column '%s', got '%s'",
+					               s->path, s->rd.line, fld.col, s->names[f] ? s->names[f] : "?",
+					               rt_data_quote(q, sizeof q, fld.s, fld.len));
 				s->type[f] = COL_NUMERIC;
 				continue;
 			}

@@ -38,7 +38,9 @@ void rt_data_close(rt_data_reader *r);
 
 /* 1 if s[0..len) is a whole decimal number (optional sign, digits, point,
  * exponent; or nan/inf/infinity), stored in *out correctly rounded, else 0.
- * Plain decimals take a fast exact path; the rest goes through strtof/strtod. */
+ * Plain decimals take a fast exact path; the rest goes through strtof/strtod.
+ * Non-finite results (nan, inf, overflow) are returned as such: every loader
+ * then rejects them with "expected a finite number". */
 int rt_data_parse_float(const char *s, size_t len, float *out);
 int rt_data_parse_double(const char *s, size_t len, double *out);
 /* 1 if c is a space or a tab. */

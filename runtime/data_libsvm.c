@@ -4,7 +4,11 @@
  * The non-zeros are collected in one pass, then scattered into a zeroed
  * column-major matrix whose width is the largest index seen (or the width
  * asked for), or packed into row pointers, columns and values. Indices are
- * 1-based and must ascend within a line, as LIBSVM itself requires. */
+ * 1-based and must ascend within a line, as LIBSVM itself requires. Labels
+ * and values must be finite: nan, inf and values that overflow a float are
+ * "expected a finite number" errors (LIBSVM has no missing values: leave the
+ * entry out, which means 0). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,9 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 	if (!rt_data_parse_float(p, n, &v))
 		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a label (a number), got '%s'",
 		               path, s->rd.line, (size_t)(p - line) + 1, rt_data_quote(q, sizeof q, p, n));
+	if (!isfinite(v))
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number (the label), got '%s'",
+		               path, s->rd.line, (size_t)(p - line) + 1, rt_data_quote(q, sizeof q, p, n));
 	if (s->nrows == s->rows_cap &&
 	    grow((void **)&s->labels, &s->rows_cap, sizeof *s->labels, 1024, err))
 		return RT_ERR_SYSTEM;
@@ -114,6 +121,10 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 		colon++;
 		if (!rt_data_parse_float(colon, n - (size_t)(colon - p), &v))
 			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number after '%.*s:', got '%s'",
+			               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
+			               rt_data_quote(q, sizeof q, colon, n - (size_t)(colon - p)));
+		if (!isfinite(v))
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number after '%.*s:', got '%s'",
 			               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
 			               rt_data_quote(q, sizeof q, colon, n - (size_t)(colon - p)));
 		if (s->nent == s->ent_cap &&

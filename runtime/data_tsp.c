@@ -16,7 +16,9 @@
  * weights and stored as 0). DISPLAY_DATA_SECTION is checked and ignored.
  *
  * The loader reads the specification part (KEY : value lines), then the data
- * sections, each of which ends after exactly as many items as it must have. */
+ * sections, each of which ends after exactly as many items as it must have.
+ * Coordinates and weights must be finite: nan, inf and numbers that overflow
+ * a double are "expected a finite number" errors. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,7 +350,11 @@ static rt_status node_line(tsp_loader *L, char *line)
 		               L->path, L->rd.line, (size_t)(tok - line) + 1, id);
 	for (int k = 0; k < L->ncoord; k++) {
 		n = next_token(&p, &tok);
-		if (!rt_data_parse_double(tok, n, &v[k]) || !isfinite(v[k]))
+		if (rt_data_parse_double(tok, n, &v[k]) && !isfinite(v[k]))
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number (the %c coordinate of city %ld), got '%s'",
+			               L->path, L->rd.line, (size_t)(tok - line) + 1, "xyz"[k], id,
+			               rt_data_quote(q, sizeof q, tok, n));
+		if (!rt_data_parse_double(tok, n, &v[k]))
 			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected the %c coordinate of city %ld, got '%s'",
 			               L->path, L->rd.line, (size_t)(tok - line) + 1, "xyz"[k], id,
 			               n ? rt_data_quote(q, sizeof q, tok, n) : "");
@@ -437,6 +443,10 @@ static rt_status weights_line(tsp_loader *L, char *line)
 		size_t col = (size_t)(tok - line) + 1;
 		if (L->done == L->want)
 			return after_section(L, tok, len, col);
+		double d;
+		if (rt_data_parse_double(tok, len, &d) && !isfinite(d))
+			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number (the weight from city %ld to city %ld), got '%s'",
+			               L->path, L->rd.line, col, L->r + 1, L->c + 1, rt_data_quote(q, sizeof q, tok, len));
 		if (!parse_weight(tok, len, &v))
 			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected the weight from city %ld to city %ld "
 			               "(a whole number from 0 to %d), got '%s'",

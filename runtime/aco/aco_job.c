@@ -3,7 +3,15 @@
  * beta = 3, rho = 0.1, 1000 iterations, ants = the power of two nearest the
  * number of cities), and the instance turned into what both backends use:
  * the integer distance matrix, nearest-neighbour candidate lists (by
- * distance, then city index) and the heuristic matrix eta^beta. */
+ * distance, then city index) and the heuristic matrix eta^beta.
+ *
+ * Non-finite values: eta = 1 / (d + 0.1) (ACOTSP's rule) is at most 10, so
+ * duplicate cities (distance 0) are fine; but 10^beta overflows a float for
+ * beta above 38, so an instance with distance-0 pairs and such a beta is an
+ * error, as is any other non-finite heuristic value (the diagonal, never
+ * used, excepted). An instance whose nearest-neighbour tour has length 0
+ * (every city at distance 0) is an error too: the pheromone bounds
+ * 1 / (rho L) would be infinite and there is nothing to optimise. */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -182,6 +190,21 @@ static void fill_heuristic(void *ctx, long begin, long end, int thread)
 		job->heur[i] = aco_heuristic(job->dist[i], job->beta_int, (float)job->beta);
 }
 
+/* Every off-diagonal heuristic value finite (else the error names beta,
+ * the distance and the cities). */
+static rt_status check_heuristic(const aco_job *job, rt_error *err)
+{
+	size_t n = (size_t)job->n;
+	for (size_t i = 0; i < n * n; i++)
+		if (i / n != i % n && !isfinite(job->heur[i]))
+			return rt_fail(err, RT_ERR_INPUT,
+				       "%s: beta %g makes the heuristic (1 / (d + 0.1))^beta overflow a "
+				       "float (%g) for distance %d between cities %zu and %zu; use beta "
+				       "38 or less with duplicate cities", job->instance, job->beta,
+				       (double)job->heur[i], job->dist[i], i / n + 1, i % n + 1);
+	return RT_OK;
+}
+
 /* Candidate rows [begin, end): the len nearest other cities, by
  * distance then index (insertion into a sorted list of cand_len). */
 static void fill_candidates(void *ctx, long begin, long end, int thread)
@@ -271,8 +294,16 @@ rt_status aco_job_prepare(aco_job *job, rt_error *err)
 	}
 	if ((st = cpu_parallel_for(job->n, 16, fill_heuristic, &ctx, err)) != RT_OK)
 		goto done;
-	if ((job->nn_length = nn_tour_length(job)) == 0) {
+	if ((st = check_heuristic(job, err)) != RT_OK)
+		goto done;
+	if ((job->nn_length = nn_tour_length(job)) < 0) {
 		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory for the nearest-neighbour tour");
+		goto done;
+	}
+	if (job->nn_length == 0) {
+		st = rt_fail(err, RT_ERR_INPUT, "%s: every city is at distance 0 from the others (the "
+			     "nearest-neighbour tour has length 0): nothing to optimise, and the "
+			     "pheromone bound 1 / (rho L) would be infinite", job->instance);
 		goto done;
 	}
 	st = aco_job_candidates(job, err);
@@ -324,7 +355,7 @@ static int64_t nn_tour_length(const aco_job *job)
 	int64_t len = 0;
 	unsigned char *seen = calloc((size_t)n, 1);
 	if (!seen)
-		return 0;
+		return -1;
 	seen[0] = 1;
 	for (int s = 1; s < n; s++) {
 		const int *d = job->dist + (size_t)cur * n;

@@ -75,6 +75,29 @@ void de_state_summary(const de_job *job, const de_state *st, long *ndone, long *
 	}
 }
 
+/* Non-finite objective values are the worst (de_sane maps NaN to +inf on
+ * both backends). A problem whose best is still +inf has no individual with
+ * a finite value; a best of -inf means the objective diverged. Either stops
+ * the run here, on the host, after the state copy of a report. */
+rt_status de_check_finite(const de_job *job, const de_state *st, rt_error *err)
+{
+	for (long p = 0; p < job->problems; p++) {
+		if (st[p].gens < 0 || isfinite(st[p].best))
+			continue;
+		if (st[p].best > 0)
+			return rt_fail(err, RT_ERR_INPUT,
+				       "%s: problem %ld: every individual's objective value is NaN or +inf at "
+				       "generation %d (non-finite values count as the worst, +inf); DE stopped "
+				       "and wrote no results: check the objective and the bounds",
+				       job->name, p, (int)st[p].gens);
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: problem %ld: the objective returned -inf (best value -inf by generation "
+			       "%d); DE stopped and wrote no results: a minimum of -inf is divergence, not "
+			       "a result", job->name, p, (int)st[p].gens);
+	}
+	return RT_OK;
+}
+
 /* ---- sources ------------------------------------------------------------------ */
 
 rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)

@@ -242,6 +242,8 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		float bmin;
 		de_state_summary(job, c->st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
+		if ((st = de_check_finite(job, c->st, err)) != RT_OK)
+			break;
 		if (progress && (g % job->report_every == 0 || g == job->gens || !alive))
 			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);
 		if (g >= job->gens || !alive || rt_stop_requested())

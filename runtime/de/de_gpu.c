@@ -353,6 +353,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		float bmin;
 		de_state_summary(job, st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
+		if ((s = de_check_finite(job, st, err)) != RT_OK)
+			goto done;
 		if (progress)
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
 		if (gen >= job->gens || !alive || rt_stop_requested())

@@ -167,6 +167,9 @@ void de_outcome_fill_history(de_outcome *out, const de_job *job);
  * run, the evaluations done and the lowest best value (for progress). */
 void de_state_summary(const de_job *job, const de_state *st, long *ndone, long *alive,
 		      long long *evals, float *bmin);
+/* RT_ERR_INPUT naming the problem and generation if a problem's best is
+ * non-finite (+inf: no individual with a finite objective; -inf: diverged). */
+rt_status de_check_finite(const de_job *job, const de_state *st, rt_error *err);
 /* The generated C source (CPU semantics with the job's constants). */
 rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err);
 

@@ -214,9 +214,14 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			fit = fit_next;
 			fit_next = ftmp;
 		}
-		for (int i = 0; i < n; i++)
+		/* Non-finite fitness is the worst (+inf); counted from the host's
+		 * fitness array, so both backends count alike at no device cost. */
+		int nonfinite = 0;
+		for (int i = 0; i < n; i++) {
 			if (isnan(fit[i]))
 				fit[i] = INFINITY;
+			nonfinite += isinf(fit[i]) != 0;
+		}
 		/* [gp] optimise_constants: the best programs' constants, on the host. */
 		if (p->optimise_constants > 0) {
 			double tc = rt_now();
@@ -239,6 +244,7 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		}
 		int b = gp_best_index_parsimony(fit, cur, n, &p->breed);
 		h->generation = g;
+		h->nonfinite = nonfinite;
 		h->best = fit[b];
 		h->mean = nfinite ? sum / nfinite : INFINITY;
 		h->mean_size = nodes / n;
@@ -263,12 +269,14 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		if (p->test.ncases > 0 && res->best_generation == g &&
 		    (st = progress_test_score(p, &res->best, test_note, sizeof test_note, err)))
 			goto out;
-		char e1[32], e2[32];
+		char e1[32], e2[32], nf_note[32] = "";
+		if (nonfinite > 0)
+			snprintf(nf_note, sizeof nf_note, "  nonfinite %d", nonfinite);
 		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
-			"  host %.3f ms  eval %.3f ms  gen %.3f ms%s",
+			"  host %.3f ms  eval %.3f ms  gen %.3f ms%s%s",
 			g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
 			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
-			h->gen_s * 1e3, test_note);
+			h->gen_s * 1e3, nf_note, test_note);
 		res->run_s = t2 - t_start;
 		if (g == ngen - 1 || (res->solved && p->stop_on_success) || rt_stop_requested())
 			break;
@@ -421,6 +429,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 		rt_json_double(&j, "gpops_gen", h->gpops_gen);
 		rt_json_double(&j, "host_s", h->host_s);
 		rt_json_double(&j, "device_s", h->device_s);
+		rt_json_int(&j, "nonfinite", h->nonfinite);
 		rt_json_end_object(&j);
 	}
 	rt_json_end_array(&j);
@@ -462,12 +471,13 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 
 	rt_buf csv = {0};
 	rt_buf_puts(&csv, "generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,gpops_gen,"
-		    "host_s,device_s\n");
+		    "host_s,device_s,nonfinite\n");
 	for (int i = 0; i < r->nhistory; i++) {
 		const gp_gen_stats *h = &r->history[i];
-		rt_buf_printf(&csv, "%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n",
+		rt_buf_printf(&csv, "%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n",
 			      h->generation, h->best, h->mean, h->mean_size, h->best_size, h->eval_s,
-			      h->gen_s, h->gpops_eval, h->gpops_gen, h->host_s, h->device_s);
+			      h->gen_s, h->gpops_eval, h->gpops_gen, h->host_s, h->device_s,
+			      h->nonfinite);
 	}
 	if (csv.failed)
 		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting history.csv");

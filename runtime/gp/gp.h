@@ -31,6 +31,7 @@ typedef struct gp_gen_stats {
 	double eval_s, gen_s;
 	double gpops_eval, gpops_gen;
 	double host_s, device_s;
+	int nonfinite;           /* programs whose fitness is +inf (NaN/inf output or error, mse) */
 } gp_gen_stats;
 
 typedef struct gp_result {

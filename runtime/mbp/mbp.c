@@ -51,6 +51,35 @@ void mbp_outcome_free(mbp_outcome *out)
 	memset(out, 0, sizeof *out);
 }
 
+/* Divergence: a non-finite epoch RMS (checked by both backends at every
+ * report, on the host) or non-finite final weights stop the run before
+ * anything is written, so earlier results in the output folder stay intact. */
+rt_status mbp_check_rms(const mbp_job *job, long k, float rms, long from, long epoch,
+			rt_error *err)
+{
+	if (isfinite(rms))
+		return RT_OK;
+	return rt_fail(err, RT_ERR_INPUT,
+		       "%s: network %ld diverged between epochs %ld and %ld: the training RMS is %g "
+		       "(non-finite weights or gradients); training stopped and nothing was written: "
+		       "lower [mbp] step or max_step", job->name, k, from, epoch, (double)rms);
+}
+
+/* Every network's final weights finite (else the divergence error). */
+static rt_status check_weights(const mbp_job *job, const mbp_outcome *out, rt_error *err)
+{
+	size_t nw = (size_t)job->shape.nweights;
+	for (long k = 0; k < job->networks; k++)
+		for (size_t i = 0; i < nw; i++)
+			if (!isfinite(out->w[(size_t)k * nw + i]))
+				return rt_fail(err, RT_ERR_INPUT,
+					       "%s: network %ld diverged by epoch %ld: weight %zu is %g "
+					       "(non-finite weights or gradients); nothing was written: "
+					       "lower [mbp] step or max_step", job->name, k,
+					       out->res[k].epochs, i, (double)out->w[(size_t)k * nw + i]);
+	return RT_OK;
+}
+
 /* Each network's RMS and accuracy on its training and validation sets. */
 typedef struct net_eval {
 	double train_rms, train_acc, valid_rms, valid_acc;
@@ -278,6 +307,8 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		job.networks, job.epochs, (unsigned long long)job.seed, rt_backend_name(chosen));
 	st = chosen == RT_BACKEND_GPU ? mbp_gpu_train(&job, progress_line, NULL, &out, err)
 				      : mbp_cpu_train(&job, progress_line, NULL, &out, err);
+	if (st == RT_OK)
+		st = check_weights(&job, &out, err);
 	if (st == RT_OK && (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) == RT_OK)
 		st = report(&job, &out, dir, err);
 done:

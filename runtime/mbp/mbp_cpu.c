@@ -424,6 +424,7 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 		 t.gparts ? "chunks in parallel" : "networks in parallel", job->chunk);
 	t0 = rt_now();
 	while (alive > 0 && epoch < job->epochs && !rt_stop_requested()) {
+		long from = epoch;
 		epoch = epoch + job->report_every < job->epochs ? epoch + job->report_every : job->epochs;
 		t.epoch_end = epoch;
 		if (t.gparts) {
@@ -434,6 +435,9 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			goto done;
 		}
 		summary(&t, &alive, &best);
+		for (long k = 0; k < job->networks; k++)
+			if ((st = mbp_check_rms(job, k, t.nets[k].last_rms, from, t.nets[k].epoch, err)))
+				goto done;
 		if (progress)
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
 	}

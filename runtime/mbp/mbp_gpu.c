@@ -358,6 +358,10 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn prog
 		if (st != RT_OK ||
 		    (st = poll(g, job, &alive, &best, err)) != RT_OK)
 			return st;
+		for (long k = 0; k < job->networks; k++)
+			if ((st = mbp_check_rms(job, k, g->host_state[k].last_rms, from,
+						g->host_state[k].epoch, err)) != RT_OK)
+				return st;
 		if (progress)
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
 	}

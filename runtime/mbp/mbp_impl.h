@@ -193,6 +193,11 @@ void mbp_outcome_free(mbp_outcome *out);
  * epoch) from out->res into out->epochs and out->corrections. */
 void mbp_outcome_count(mbp_outcome *out, const mbp_job *job);
 
+/* RT_ERR_INPUT "network k diverged between epochs from and epoch" when the
+ * epoch RMS is non-finite (both backends call it at every report). */
+rt_status mbp_check_rms(const mbp_job *job, long k, float rms, long from, long epoch,
+			rt_error *err);
+
 /* Progress, every job->report_every epochs: the epoch reached, networks
  * still training, and the lowest training RMS. */
 typedef void (*mbp_progress_fn)(void *ctx, const mbp_job *job, long epoch, long alive,

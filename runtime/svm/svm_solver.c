@@ -8,7 +8,13 @@
  * scattered into a dense vector once and every other point's dot product
  * gathers over its non-zeros (svm_sparse.c: the same bits as dense). Stops when the maximal violation
  * m(alpha) - M(alpha) falls below eps; rho is the mean of y_i G_i over the
- * free points (else the middle of the feasible range), as LIBSVM. */
+ * free points (else the middle of the feasible range), as LIBSVM.
+ *
+ * Non-finite values: a kernel value that overflows (a Q row entry or a
+ * diagonal K(x, x) that is inf or NaN as a float, e.g. a polynomial kernel of
+ * high degree on large values) stops the CPU solver with the two points
+ * named; on either backend a non-finite alpha, rho or objective stops
+ * training before any model exists. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -71,6 +77,23 @@ static void fill_body(void *ctx, long begin, long end, int thread)
 						    s->sq[i], s->sq[k]));
 }
 
+static const char *kernel_type_name(int type)
+{
+	static const char *const names[] = { "linear", "polynomial", "rbf", "sigmoid" };
+	return type >= 0 && type < 4 ? names[type] : "?";
+}
+
+/* The error for a non-finite kernel value between solver points i and j. */
+static rt_status kernel_overflow(const solver *s, long i, long j, double v, rt_error *err)
+{
+	const svm_kernel_params *k = &s->p->kernel;
+	return rt_fail(err, RT_ERR_INPUT,
+		       "svm: the kernel value of training points %ld and %ld is %g as a float (%s kernel, "
+		       "gamma %g, coef0 %g, degree %d): it overflows; lower gamma or degree, or scale the "
+		       "data; no model was written", s->idx[i] + 1, s->idx[j] + 1, v,
+		       kernel_type_name(k->type), k->gamma, k->coef0, k->degree);
+}
+
 /* Row i of Q, from the cache or computed (evicting the least recently used). */
 static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
 {
@@ -95,6 +118,9 @@ static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
 			svm_row_unscatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
 		if (st != RT_OK)
 			return st;
+		for (long k = 0; k < s->n; k++)
+			if (!isfinite(s->fill_out[k]))
+				return kernel_overflow(s, i, k, s->fill_out[k], err);
 		c->slot_of[i] = slot;
 		c->point_of[slot] = i;
 	}
@@ -245,13 +271,42 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 	return RT_OK;
 }
 
+/* A solved problem with every alpha, rho and the objective finite (checked
+ * on the host for both backends); else the error, and out freed. */
+static rt_status check_finite(svm_binary *out, long n, rt_error *err)
+{
+	int ok = isfinite(out->rho) && isfinite(out->obj);
+	for (long i = 0; ok && i < n; i++)
+		ok = isfinite(out->alpha[i]);
+	if (ok)
+		return RT_OK;
+	rt_status st = rt_fail(err, RT_ERR_INPUT,
+			       "svm: the solver diverged after %ld iterations (rho %g, objective %g): "
+			       "non-finite kernel values or coefficients; lower gamma, degree or C, or "
+			       "scale the data; no model was written", out->iterations, out->rho,
+			       out->obj);
+	svm_binary_free(out);
+	return st;
+}
+
+static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
+			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   rt_error *err);
+
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			   const svm_params *p, double Cp, double Cn, svm_binary *out,
 			   rt_error *err)
 {
+	rt_status st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, out, err)
+			      : solve_cpu(d, idx, y, n, p, Cp, Cn, out, err);
+	return st == RT_OK ? check_finite(out, n, err) : st;
+}
+
+static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
+			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   rt_error *err)
+{
 	solver s;
-	if (p->gpu)
-		return svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, out, err);
 	rt_status st;
 	memset(&s, 0, sizeof s);
 	memset(out, 0, sizeof *out);
@@ -272,8 +327,13 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 			s.QD[i] = d->sparse ? svm_kernel_dot(&p->kernel, s.sq[i], s.sq[i], s.sq[i])
 				  : svm_kernel(&p->kernel, point(&s, i), point(&s, i), d->nfeat,
 					       s.sq[i], s.sq[i]);
+			if (!isfinite((float)s.QD[i])) {
+				st = kernel_overflow(&s, i, i, (float)s.QD[i], err);
+				break;
+			}
 		}
-		st = smo_loop(&s, &out->iterations, err);
+		if (st == RT_OK)
+			st = smo_loop(&s, &out->iterations, err);
 	}
 	if (st == RT_OK) {
 		long iterations = out->iterations;

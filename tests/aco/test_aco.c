@@ -370,6 +370,43 @@ static void loop_small_optimum(void **state)
 	aco_job_free(&job);
 }
 
+/* Duplicate cities (distance 0: eta = 1 / 0.1, finite) give the optimum
+ * that brute force finds; beta 60 with them overflows the heuristic and
+ * is refused, so is an instance of one point (every tour length 0). */
+static void duplicate_cities(void **state)
+{
+	aco_job job;
+	aco_outcome out;
+	rt_error err;
+	char tsp[400], ini[800];
+	(void)state;
+	snprintf(tsp, sizeof tsp, "%s/dup.tsp", tmpdir);
+	write_text(tsp, "NAME: dup\nTYPE: TSP\nDIMENSION: 7\nEDGE_WEIGHT_TYPE: EUC_2D\n"
+		   "NODE_COORD_SECTION\n1 0 0\n2 0 0\n3 30 0\n4 30 40\n5 30 40\n6 0 40\n7 0 0\nEOF\n");
+	snprintf(ini, sizeof ini, "[problem]\nkind = aco\n[data]\nfile = %s\n[aco]\niterations = 50\n", tsp);
+	assert_int_equal(job_from_text("dup.ini", ini, &job, &err), RT_OK);
+	for (size_t i = 0; i < (size_t)job.n * job.n; i++)
+		assert_true(isfinite(job.heur[i]));
+	assert_true(job.heur[1] == aco_heuristic(0, 3, 3.0f));   /* cities 1 and 2 */
+	assert_true(run_cpu(&job, &out) == brute_force(&job));
+	assert_true(out.best_length == 140);
+	aco_outcome_free(&out);
+	aco_job_free(&job);
+
+	snprintf(ini, sizeof ini, "[problem]\nkind = aco\n[data]\nfile = %s\n[aco]\nbeta = 60\n", tsp);
+	assert_int_equal(job_from_text("dupb.ini", ini, &job, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "dup: beta 60 makes the heuristic (1 / (d + 0.1))^beta overflow "
+				       "a float (inf) for distance 0 between cities 1 and 2"));
+	aco_job_free(&job);
+
+	write_text(tsp, "NAME: one\nTYPE: TSP\nDIMENSION: 3\nEDGE_WEIGHT_TYPE: EUC_2D\n"
+		   "NODE_COORD_SECTION\n1 5 5\n2 5 5\n3 5 5\nEOF\n");
+	snprintf(ini, sizeof ini, "[problem]\nkind = aco\n[data]\nfile = %s\n", tsp);
+	assert_int_equal(job_from_text("one.ini", ini, &job, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "one: every city is at distance 0 from the others"));
+	aco_job_free(&job);
+}
+
 /* pcb442 from ../shared/data: 60 iterations on the CPU land within 10% of
  * the optimum (the nearest-neighbour tour is 20% above it). */
 static void loop_pcb442(void **state)
@@ -417,6 +454,7 @@ int main(void)
 		cmocka_unit_test(cpu_tours_valid_and_thread_independent),
 		cmocka_unit_test(loop_circle_optimum),
 		cmocka_unit_test(loop_small_optimum),
+		cmocka_unit_test(duplicate_cities),
 		cmocka_unit_test(loop_pcb442),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);

@@ -736,6 +736,79 @@ static void test_user_objective_cpu(void **state)
 	de_job_free(&job);
 }
 
+/* Non-finite objective values: NaN where x[0] < 0 counts as the worst, so DE
+ * still finds the minimum at x = 1 (the half of the box with finite values);
+ * NaN everywhere stops the run at generation 0, and -inf stops it too, with
+ * no result.json written. */
+static const char nan_spec_head[] =
+	"[problem]\nkind = de\nname = nan-test\nseed = 3\n"
+	"[de]\ndim = 3\npopulation = 30\nmax_evals = 30000\ntarget = 1e-6\nlower = -4\nupper = 4\n"
+	"[objective]\noptimum = 0\ncode = ";
+
+static rt_status run_nan_spec(const char *code, const char *outdir, de_outcome *out, rt_error *err)
+{
+	char path[512], text[1024];
+	rt_spec spec;
+	rt_options opt;
+	de_job job;
+	rt_status st;
+	snprintf(path, sizeof path, "%s/nan.ini", tmpdir);
+	snprintf(text, sizeof text, "%s%s\n", nan_spec_head, code);
+	write_text(path, text);
+	memset(&opt, 0, sizeof opt);
+	opt.backend = RT_BACKEND_CPU;
+	opt.outdir = outdir;
+	opt.quiet = 1;
+	assert_int_equal(rt_spec_load(&spec, path, err), RT_OK);
+	if (outdir) {
+		st = de_kind.run(&spec, &opt, err);
+		rt_spec_free(&spec);
+		return st;
+	}
+	if (de_job_from_spec(&job, &spec, &opt, err) || de_job_prepare(&job, 1, err))
+		fail_msg("%s", err->msg);
+	rt_spec_free(&spec);
+	st = de_cpu_run(&job, NULL, NULL, out, err);
+	de_user_free(&job.user);
+	de_job_free(&job);
+	return st;
+}
+
+static void test_user_objective_nonfinite(void **state)
+{
+	(void)state;
+	de_outcome out;
+	rt_error err;
+	char outdir[600], file[700];
+	struct stat sb;
+	if (!have_cc())
+		skip();
+	assert_int_equal(run_nan_spec("if (x[0] < 0.0f) return NAN;"
+				      "  float s = 0.0f;"
+				      "  for (int j = 0; j < n; j++) s += (x[j] - 1.0f) * (x[j] - 1.0f);"
+				      "  return s;", NULL, &out, &err), RT_OK);
+	assert_true(out.reached[0]);
+	assert_true(isfinite(out.best[0]) && out.best[0] <= 1e-6f);
+	for (int j = 0; j < 3; j++)
+		assert_true(fabsf(out.bestx[j] - 1.0f) < 1e-2f);
+	de_outcome_free(&out);
+
+	assert_int_equal(run_nan_spec("return NAN;", NULL, &out, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "nan-test: problem 0: every individual's objective value is "
+				       "NaN or +inf at generation 0"));
+	de_outcome_free(&out);   /* the caller frees the outcome on failure too */
+	assert_int_equal(run_nan_spec("return x[0] > 0.0f ? -INFINITY : x[1];", NULL, &out, &err),
+			 RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "nan-test: problem 0: the objective returned -inf"));
+	de_outcome_free(&out);
+
+	snprintf(outdir, sizeof outdir, "%s/nan-out", tmpdir);
+	assert_int_equal(run_nan_spec("return NAN;", outdir, NULL, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "DE stopped and wrote no results"));
+	snprintf(file, sizeof file, "%s/result.json", outdir);
+	assert_int_not_equal(stat(file, &sb), 0);
+}
+
 static void test_user_syntax_error_lines(void **state)
 {
 	(void)state;
@@ -958,6 +1031,7 @@ int main(void)
 		cmocka_unit_test(test_schedules_agree),
 		cmocka_unit_test(test_spec_errors),
 		cmocka_unit_test(test_user_objective_cpu),
+		cmocka_unit_test(test_user_objective_nonfinite),
 		cmocka_unit_test(test_user_syntax_error_lines),
 		cmocka_unit_test(test_user_objective_odd_paths),
 		cmocka_unit_test(test_run_writes_results),

@@ -987,6 +987,58 @@ static void same_seed_same_run_cpu_evaluator(void **state)
 	rt_log_set_quiet(0);
 }
 
+/* Non-finite outputs: on x in [1e20, 1e21] every program with x * x
+ * overflows float, so its MSE is +inf. The evaluator below counts the
+ * non-finite fitness values the library's evaluator returns (NaN or inf,
+ * before gp_evolve maps NaN to +inf); each generation's `nonfinite` must add
+ * up to that count, the best stays finite, and history.csv has the column. */
+static long nonfinite_seen;
+static rt_status counting_evaluator(const gp_packed *pop, const gp_cases *c, int method,
+				    double *fitness, rt_error *err)
+{
+	rt_status st = gp_eval_cpu(pop, c, method, fitness, err);
+	for (int i = 0; st == RT_OK && i < pop->nprogs; i++)
+		nonfinite_seen += !isfinite(fitness[i]);
+	return st;
+}
+
+static void nonfinite_counted(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	char csv[] = "/tmp/evoforge-test-gp-nf-XXXXXX", text[512];
+	int fd = mkstemp(csv);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "x,y\n");
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "%g,%g\n", 1e20 * (1 + i / 2.0), 1e20 * (1 + i / 2.0));
+	fclose(f);
+	snprintf(text, sizeof text, "[problem]\nkind = gp\n[gp]\npopulation = 200\ngenerations = 5\n"
+		 "functions = * +\nconstants = none\nstop_on_success = false\n"
+		 "[data]\nsource = csv\nfile = %s\nfitness = mse\n", csv);
+	rt_spec spec;
+	gp_problem p;
+	gp_result r;
+	assert_int_equal(load_text(&spec, text, &p, &err), RT_OK);
+	rt_log_set_quiet(1);
+	nonfinite_seen = 0;
+	assert_int_equal(gp_evolve(&p, 9, counting_evaluator, &r, &err), RT_OK);
+	rt_log_set_quiet(0);
+	long total = 0;
+	for (int g = 0; g < r.nhistory; g++) {
+		assert_true(r.history[g].nonfinite >= 0 && r.history[g].nonfinite <= 200);
+		assert_true(isfinite(r.history[g].best));
+		total += r.history[g].nonfinite;
+	}
+	assert_true(r.history[0].nonfinite > 0);
+	assert_int_equal(total, nonfinite_seen);
+	gp_result_free(&r);
+	gp_problem_free(&p);
+	rt_spec_free(&spec);
+	unlink(csv);
+}
+
 /* `evoforge run` for kind gp: results written, GPU refused for now. */
 static void run_writes_results(void **state)
 {
@@ -1035,6 +1087,7 @@ static void run_writes_results(void **state)
 		lines += data[i] == '\n';
 	assert_int_equal(lines, 1 + 4);   /* header + generations 0..3 */
 	assert_true(strncmp(data, "generation,best,mean", 20) == 0);
+	assert_non_null(strstr(data, ",device_s,nonfinite\n"));
 	free(data);
 	unlink(path);
 	rmdir(dir);
@@ -1186,6 +1239,7 @@ int main(void)
 		cmocka_unit_test(evaluators_agree_with_reference),
 		cmocka_unit_test(same_seed_same_run_cpu_evaluator),
 		cmocka_unit_test(run_writes_results),
+		cmocka_unit_test(nonfinite_counted),
 		cmocka_unit_test(spec_errors),
 		cmocka_unit_test(problem_files),
 	};

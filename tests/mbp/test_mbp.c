@@ -22,6 +22,7 @@
 #include "log.h"
 #include "mbp/mbp_impl.h"
 #include "nvrtc.h"
+#include "out.h"
 #include "rng.h"
 #include "spec.h"
 
@@ -374,6 +375,44 @@ static void run_writes_files(void **state)
 	assert_non_null(strstr(err.msg, "2-3-1"));
 }
 
+/* Divergence: linear units with a step of 1e6 overflow the outputs in the
+ * first epochs; the run stops with the network and epochs named, exit
+ * status 2, and the files of an earlier run in the same folder stay as
+ * they were. */
+static void divergence_stops(void **state)
+{
+	char out[300], path[400], *before, *after;
+	size_t nbefore, nafter;
+	rt_error err;
+	(void)state;
+	rt_log_set_quiet(1);
+	snprintf(out, sizeof out, "%s/div", tmpdir);
+	assert_int_equal(run_text("ok.ini", "[problem]\nkind = mbp\nname = d\n[data]\nsource = xor\n"
+				  "[mbp]\nhidden = 3\nepochs = 50\n", out, &err), RT_OK);
+	snprintf(path, sizeof path, "%s/network.net", out);
+	assert_int_equal(rt_read_file(path, &before, &nbefore, &err), RT_OK);
+	assert_int_equal(run_text("div.ini", "[problem]\nkind = mbp\nname = d\n[data]\nsource = xor\n"
+				  "[mbp]\nhidden = 4\nmode = online\nstep = 1e6\nmax_step = 1e9\n"
+				  "robust = false\nhidden_activation = linear\noutput_activation = linear\n"
+				  "epochs = 200\nreport_every = 10\n", out, &err), RT_ERR_INPUT);
+	rt_log_set_quiet(0);
+	assert_non_null(strstr(err.msg, "d: network 0 diverged between epochs 0 and 10: the training "
+				       "RMS is inf"));
+	assert_non_null(strstr(err.msg, "nothing was written"));
+	assert_int_equal(rt_read_file(path, &after, &nafter, &err), RT_OK);
+	assert_int_equal(nbefore, nafter);
+	assert_memory_equal(before, after, nbefore);
+	free(before);
+	free(after);
+	/* The check itself: finite passes, NaN and inf fail. */
+	mbp_job job;
+	memset(&job, 0, sizeof job);
+	snprintf(job.name, sizeof job.name, "j");
+	assert_int_equal(mbp_check_rms(&job, 3, 0.5f, 10, 20, &err), RT_OK);
+	assert_int_equal(mbp_check_rms(&job, 3, NAN, 10, 20, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "j: network 3 diverged between epochs 10 and 20: the training RMS is nan"));
+}
+
 static void folds_report_each(void **state)
 {
 	char out[300], path[400], *text;
@@ -404,6 +443,7 @@ int main(void)
 		cmocka_unit_test(kernels_compile),
 		cmocka_unit_test(spec_errors),
 		cmocka_unit_test(run_writes_files),
+		cmocka_unit_test(divergence_stops),
 		cmocka_unit_test(folds_report_each),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);

@@ -270,6 +270,59 @@ static void run_from_spec(void **state)
 	free_data(&d);
 }
 
+/* A polynomial kernel of degree 100 with gamma 10 overflows a float
+ * ((10 x.x + 1)^100 > 1e38 for every point here): training stops with the
+ * kernel named, and a run from a spec writes no model; degree 3 trains. */
+static void kernel_overflow_stops(void **state)
+{
+	char data[400], spec_path[400], out[400], model[500], text[1024];
+	svm_data d;
+	svm_model m;
+	svm_params p;
+	rt_spec spec;
+	rt_options opt;
+	const rt_kind *kind;
+	rt_error err;
+	FILE *f;
+	(void)state;
+	snprintf(data, sizeof data, "%s/overflow.txt", tmpdir);
+	make_data(&d, 60, 4, 2, 5, data);
+	default_params(&p, 1.0, 10.0);
+	p.kernel.type = SVM_POLY;
+	p.kernel.coef0 = 1.0;
+	p.kernel.degree = 100;
+	assert_int_equal(svm_train(&d, &p, &m, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "is inf as a float (polynomial kernel, gamma 10, coef0 1, degree 100)"));
+	assert_non_null(strstr(err.msg, "no model was written"));
+	p.kernel.degree = 3;
+	p.kernel.gamma = 0.1;
+	assert_int_equal(svm_train(&d, &p, &m, &err), RT_OK);
+	assert_true(isfinite(m.obj[0]) && isfinite(m.rho[0]));
+	svm_model_free(&m);
+
+	snprintf(spec_path, sizeof spec_path, "%s/overflow.ini", tmpdir);
+	snprintf(text, sizeof text, "[problem]\nkind = svm\nname = o\n[svm]\nkernel = polynomial\n"
+		 "degree = 100\ngamma = 10\ncoef0 = 1\n[data]\ntrain = %s\n", data);
+	f = fopen(spec_path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(out, sizeof out, "%s/overflow-out", tmpdir);
+	memset(&opt, 0, sizeof opt);
+	opt.backend = RT_BACKEND_CPU;
+	opt.outdir = out;
+	opt.quiet = 1;
+	assert_int_equal(rt_spec_load(&spec, spec_path, &err), RT_OK);
+	assert_int_equal(rt_kind_of_spec(&spec, &kind, &err), RT_OK);
+	rt_log_set_quiet(1);
+	assert_int_equal(kind->run(&spec, &opt, &err), RT_ERR_INPUT);
+	rt_log_set_quiet(0);
+	rt_spec_free(&spec);
+	snprintf(model, sizeof model, "%s/model.txt", out);
+	assert_int_not_equal(access(model, R_OK), 0);
+	free_data(&d);
+}
+
 /* Every kernel type and selection rule compiles under NVRTC for sm_90, the
  * persistent kernel and the Gram matrix's without spills. */
 static void gpu_kernels_compile(void **state)
@@ -314,6 +367,7 @@ int main(void)
 		cmocka_unit_test(class_weights_match_libsvm),
 		cmocka_unit_test(both_selections_same_objective),
 		cmocka_unit_test(run_from_spec),
+		cmocka_unit_test(kernel_overflow_stops),
 		cmocka_unit_test(gpu_kernels_compile),
 	};
 	return cmocka_run_group_tests(tests, setup, tmp_teardown);
