@@ -6,6 +6,7 @@
  *          mutation point_mutation crossover_internal elitism init_min_depth
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
+ *          multiclass = round | one-vs-rest (classification only; gp_ovr.h)
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
  *          csv:       file header label classes fitness
@@ -42,6 +43,7 @@ typedef struct gp_problem {
 	int cpu_block;          /* CPU evaluator block (cases, 0: default): [gp] cpu_block */
 	char gpu_variant[64];   /* GPU interpreter (gp_gpu.h): [gp] gpu_variant */
 	double success;         /* a best fitness <= success is a perfect solution */
+	int multiclass;         /* enum gp_multiclass: [gp] multiclass (classification) */
 	int stop_on_success;
 	gp_cases cases;
 	char **input_names;     /* cases.ninputs names, for printing */
@@ -60,6 +62,15 @@ typedef struct gp_problem {
 	double test_fraction;   /* [data] test_fraction; 0 when not given */
 	uint64_t split_seed;    /* the split's seed: [problem] seed, or the run's */
 } gp_problem;
+
+/* How a classification run maps programs to classes ([gp] multiclass):
+ * round: one program, class clamp(rint(o), 0, K-1) (the seed's);
+ * one-vs-rest: K binary programs, class argmax of their outputs (gp_ovr.h). */
+enum gp_multiclass { GP_MULTICLASS_ROUND = 0, GP_MULTICLASS_OVR = 1 };
+/* The scheme of a classification spec without the key (measured: README). */
+#if !defined(GP_MULTICLASS_DEFAULT)
+#define GP_MULTICLASS_DEFAULT GP_MULTICLASS_OVR
+#endif
 
 /* The Philox stream of the train / test split: above every stream the
  * breeding uses (generation + 1 < 2^32 - 1 in the high word). */
