@@ -97,14 +97,17 @@ static rt_status check_family(const gp_run_best *b, const char *path, rt_error *
 }
 
 /* Reads what surrounds the run's program(s) from result.json: names,
- * inputs, classes, label, fitness (not the program). */
-static rt_status best_meta(const rt_jval *doc, const char *path, gp_run_best *b, rt_error *err)
+ * inputs, classes, label, fitness; and the string at prefix_key (the
+ * program's prefix text) into *prefix unless prefix_key is NULL. */
+static rt_status best_meta(const rt_jval *doc, const char *path, const char *prefix_key,
+			   const char **prefix, gp_run_best *b, rt_error *err)
 {
 	const char *fit;
 	const rt_jval *v;
 	rt_status st;
 	memset(b, 0, sizeof *b);
 	if ((st = rt_jstring(doc, "problem", path, &b->problem, err)) ||
+	    (prefix_key && (st = rt_jstring(doc, prefix_key, path, prefix, err))) ||
 	    (st = rt_jstring(doc, "data.fitness", path, &fit, err)) ||
 	    (st = string_array(doc, "data.input_names", path, &b->inputs, &b->ninputs, err)))
 		return st;
@@ -146,8 +149,8 @@ static rt_status best_tree(const char *prefix, const char *path, int line, const
 static rt_status best_load(const rt_jval *doc, const char *path, gp_run_best *b, rt_error *err)
 {
 	const char *prefix;
-	rt_status st = best_meta(doc, path, b, err);
-	if (!st && !(st = rt_jstring(doc, "best.prefix", path, &prefix, err)))
+	rt_status st = best_meta(doc, path, "best.prefix", &prefix, b, err);
+	if (!st)
 		st = best_tree(prefix, path, rt_jget(doc, "best.prefix")->line, "best.prefix", b, err);
 	return st;
 }
@@ -840,7 +843,7 @@ static rt_status ovr_load(const rt_jval *doc, const char *path, gp_run_best *b, 
 			  int *k, rt_error *err)
 {
 	const rt_jval *a;
-	rt_status st = best_meta(doc, path, b, err);
+	rt_status st = best_meta(doc, path, NULL, NULL, b, err);
 	*progs = NULL;
 	*k = 0;
 	if (!st && (st = rt_jarray(doc, "ovr.programs", path, &a, err)) == RT_OK &&
