@@ -10,7 +10,10 @@
  * the training cases only; the best program so far is scored on the test
  * cases on the CPU whenever it changes (outside the timed generation) for
  * the progress line, and the run's best on both sets at the end for the
- * report and result.json's "holdout" (gp_score.h). */
+ * report and result.json's "holdout" (gp_score.h).
+ *
+ * [gp] multiclass = one-vs-rest: gp_run hands the loaded problem to
+ * gp_ovr_run (gp_ovr.c), which runs this loop once per class. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@
 
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_ovr.h"
 #include "gp_score.h"
 #include "gp_tune.h"
 
@@ -299,7 +303,7 @@ out:
 
 /* ---- results ----------------------------------------------------------------------- */
 
-static void json_params(rt_json *j, const gp_problem *p)
+void gp_json_params(rt_json *j, const gp_problem *p)
 {
 	const gp_breed *b = &p->breed;
 	rt_json_begin_object(j, "parameters");
@@ -362,8 +366,8 @@ static void json_params(rt_json *j, const gp_problem *p)
 
 /* result.json's "holdout": how the cases were split and the best program's
  * scores on the training and the test cases. */
-static void json_holdout(rt_json *j, const gp_problem *p, const gp_score *train,
-			 const gp_score *test)
+void gp_json_holdout(rt_json *j, const gp_problem *p, const gp_score *train,
+		     const gp_score *test)
 {
 	int cls = train->fitness == GP_FIT_CLASS;
 	rt_json_begin_object(j, "holdout");
@@ -413,7 +417,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_string(&j, "backend", backend);
 	rt_json_string(&j, "device", device);
 	rt_json_int(&j, "threads", cpu_threads());
-	json_params(&j, p);
+	gp_json_params(&j, p);
 	rt_json_begin_array(&j, "history");
 	for (int i = 0; i < r->nhistory; i++) {
 		const gp_gen_stats *h = &r->history[i];
@@ -459,7 +463,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_string(&j, "prefix", prefix.data ? prefix.data : "");   /* exact, for export */
 	rt_json_end_object(&j);
 	if (test)
-		json_holdout(&j, p, train, test);
+		gp_json_holdout(&j, p, train, test);
 	rt_json_end_object(&j);
 	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
 	if (!st)
@@ -529,7 +533,7 @@ static rt_status eval_on_cpu(void *ctx, const gp_packed *pop, const gp_cases *ca
 
 /* Chooses the backend (--backend) and, for the GPU, opens the interpreter
  * named by [gp] gpu_variant; names the device in `device`. */
-static rt_status open_backend(const gp_problem *p, const rt_options *opt, gp_gpu **gpu,
+rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, gp_gpu **gpu,
 			      char *device, int size, rt_error *err)
 {
 	rt_backend chosen;
@@ -568,6 +572,21 @@ static rt_status score_holdout(const gp_problem *p, const gp_result *r, gp_score
 	return RT_OK;
 }
 
+rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, gp_gpu *gpu, gp_result *r,
+			rt_error *err)
+{
+	if (gpu) {
+		/* EVOFORGE_GP_BATCHES: offspring ranges per generation (1: no overlap). */
+		const char *nb = getenv("EVOFORGE_GP_BATCHES");
+		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu), start_on_gpu, finish_on_gpu,
+				   nb ? atoi(nb) : 0};
+		return gp_evolve_with(p, seed, &ev, r, err);
+	}
+	cpu_eval ce = {p->evaluator, {p->cpu_block, 0, 0}};
+	gp_evaluator ev = {.eval = eval_on_cpu, .ctx = &ce, .form = gp_eval_method_form(p->evaluator)};
+	return gp_evolve_with(p, seed, &ev, r, err);
+}
+
 static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	uint64_t seed;
@@ -586,8 +605,12 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&test_sc, 0, sizeof test_sc);
 	gp_gpu *gpu = NULL;
 	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
+	if (!st && p.multiclass == GP_MULTICLASS_OVR) {
+		st = gp_ovr_run(spec, opt, &p, seed, dir, err);   /* K sub-problems, reported */
+		goto out;
+	}
 	if (!st)
-		st = open_backend(&p, opt, &gpu, device, sizeof device, err);
+		st = gp_run_backend_open(&p, opt, &gpu, device, sizeof device, err);
 	if (st)
 		goto out;
 	gp_names nm = {p.cases.ninputs, (const char *const *)p.input_names};
@@ -615,18 +638,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		p.name, p.cases.ncases, held, p.cases.ninputs, fitness_names[p.cases.fitness],
 		p.population, p.generations, fs, (unsigned long long)seed, how, rt_now() - t0);
 
-	if (gpu) {
-		/* EVOFORGE_GP_BATCHES: offspring ranges per generation (1: no overlap). */
-		const char *nb = getenv("EVOFORGE_GP_BATCHES");
-		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu), start_on_gpu, finish_on_gpu,
-				   nb ? atoi(nb) : 0};
-		st = gp_evolve_with(&p, seed, &ev, &r, err);
-	} else {
-		cpu_eval ce = {p.evaluator, {p.cpu_block, 0, 0}};
-		gp_evaluator ev = {.eval = eval_on_cpu, .ctx = &ce, .form = gp_eval_method_form(p.evaluator)};
-		st = gp_evolve_with(&p, seed, &ev, &r, err);
-	}
-	if (st)
+	if ((st = gp_run_evolve(&p, seed, gpu, &r, err)))
 		goto out;
 	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
 		goto out;

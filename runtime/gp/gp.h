@@ -84,6 +84,24 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			 gp_result *res, rt_error *err);
 void gp_result_free(gp_result *r);
 
+/* For `evoforge run`'s drivers (gp.c, gp_ovr.c). */
+struct gp_gpu;
+struct rt_json;
+struct gp_score;
+/* Chooses the backend (--backend); for the GPU opens [gp] gpu_variant's
+ * interpreter on p->cases into *gpu (NULL: the CPU); names the device. */
+rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, struct gp_gpu **gpu,
+			      char *device, int size, rt_error *err);
+/* gp_evolve_with on the GPU interpreter gpu (opened on p->cases) or, when
+ * gpu is NULL, on the CPU with the problem's evaluator and block. */
+rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, struct gp_gpu *gpu, gp_result *r,
+			rt_error *err);
+/* result.json's "parameters" and "data" objects. */
+void gp_json_params(struct rt_json *j, const gp_problem *p);
+/* result.json's "holdout" object: the split and the train / test scores. */
+void gp_json_holdout(struct rt_json *j, const gp_problem *p, const struct gp_score *train,
+		     const struct gp_score *test);
+
 struct rt_jval;
 /* `evoforge export` for kind gp (gp_export.c): NAME.c (the best program as
  * standalone C99), NAME.h, NAME-eval.c (a CSV evaluator), a Makefile, and

@@ -26,6 +26,7 @@
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_export.h"
+#include "gp_score.h"
 #include "gp/gp_fitness.h"
 #include "log.h"
 #include "nvrtc.h"
@@ -95,15 +96,18 @@ static rt_status check_family(const gp_run_best *b, const char *path, rt_error *
 	return RT_OK;
 }
 
-/* Reads the run's best program and what surrounds it from result.json. */
-static rt_status best_load(const rt_jval *doc, const char *path, gp_run_best *b, rt_error *err)
+/* Reads what surrounds the run's program(s) from result.json: names,
+ * inputs, classes, label, fitness; and the string at prefix_key (the
+ * program's prefix text) into *prefix unless prefix_key is NULL. */
+static rt_status best_meta(const rt_jval *doc, const char *path, const char *prefix_key,
+			   const char **prefix, gp_run_best *b, rt_error *err)
 {
-	const char *prefix, *fit;
+	const char *fit;
 	const rt_jval *v;
 	rt_status st;
 	memset(b, 0, sizeof *b);
 	if ((st = rt_jstring(doc, "problem", path, &b->problem, err)) ||
-	    (st = rt_jstring(doc, "best.prefix", path, &prefix, err)) ||
+	    (prefix_key && (st = rt_jstring(doc, prefix_key, path, prefix, err))) ||
 	    (st = rt_jstring(doc, "data.fitness", path, &fit, err)) ||
 	    (st = string_array(doc, "data.input_names", path, &b->inputs, &b->ninputs, err)))
 		return st;
@@ -126,11 +130,37 @@ static rt_status best_load(const rt_jval *doc, const char *path, gp_run_best *b,
 	if (b->ninputs < 1 || (b->fitness_kind == GP_FIT_CLASS && b->nclasses < 1))
 		return rt_fail(err, RT_ERR_INPUT, "%s: expected data.input_names (and data.classes) to "
 			       "name at least one input (class)", path);
-	if ((st = gp_parse_prefix(prefix, b->ninputs, &b->tree, err)) != RT_OK)
-		rt_error_prefix(err, "%s:%d: best.prefix", path, rt_jget(doc, "best.prefix")->line);
+	return RT_OK;
+}
+
+/* A program's prefix text (from `what` at line `line`) into b->tree. */
+static rt_status best_tree(const char *prefix, const char *path, int line, const char *what,
+			   gp_run_best *b, rt_error *err)
+{
+	rt_status st = gp_parse_prefix(prefix, b->ninputs, &b->tree, err);
+	if (st != RT_OK)
+		rt_error_prefix(err, "%s:%d: %s", path, line, what);
 	else
 		st = check_family(b, path, err);
 	return st;
+}
+
+/* Reads the run's best program and what surrounds it from result.json. */
+static rt_status best_load(const rt_jval *doc, const char *path, gp_run_best *b, rt_error *err)
+{
+	const char *prefix;
+	rt_status st = best_meta(doc, path, "best.prefix", &prefix, b, err);
+	if (!st)
+		st = best_tree(prefix, path, rt_jget(doc, "best.prefix")->line, "best.prefix", b, err);
+	return st;
+}
+
+/* The multi-class scheme of a run: result.json's "multiclass" (absent:
+ * round, one program). */
+static int is_one_vs_rest(const rt_jval *doc)
+{
+	const rt_jval *v = rt_jget(doc, "multiclass");
+	return v && v->type == RT_JSTRING && !strcmp(v->str, "one-vs-rest");
 }
 
 /* ---- the program as a C expression ------------------------------------------ */
@@ -523,6 +553,10 @@ rt_status gp_export_result(const rt_jval *doc, const char *path, const rt_option
 	gp_run_best b;
 	char exe[160], srcs[480];
 	int built = 0, ncubins = 0;
+	if (is_one_vs_rest(doc))
+		return rt_fail(err, RT_ERR_INPUT, "%s: export of a one-vs-rest run ([gp] multiclass = "
+			       "one-vs-rest: one program per class and an argmax) is not supported; "
+			       "use `evoforge eval` (CPU), or a run with multiclass = round", path);
 	rt_status st = best_load(doc, path, &b, err);
 	if (st == RT_OK && (st = write_c(&b, path, dir, err)) == RT_OK &&
 	    (st = write_kernels(&b, opt->arch, dir, &ncubins, err)) == RT_OK &&
@@ -800,6 +834,88 @@ static rt_status eval_report(const gp_run_best *b, const gp_packed *pk, const gp
 	return st;
 }
 
+/* ---- eval of a one-vs-rest run: the argmax of its K programs, on the CPU ---------- */
+
+/* The K programs of result.json's ovr.programs (one per class, in class
+ * order) into a fresh progs[0..k-1]; b gets the run's inputs, classes and
+ * label. */
+static rt_status ovr_load(const rt_jval *doc, const char *path, gp_run_best *b, gp_tree **progs,
+			  int *k, rt_error *err)
+{
+	const rt_jval *a;
+	rt_status st = best_meta(doc, path, NULL, NULL, b, err);
+	*progs = NULL;
+	*k = 0;
+	if (!st && (st = rt_jarray(doc, "ovr.programs", path, &a, err)) == RT_OK &&
+	    (b->fitness_kind != GP_FIT_CLASS || a->n != b->nclasses))
+		st = rt_fail(err, RT_ERR_INPUT, "%s:%d: ovr.programs: expected one program per class "
+			     "(%d), got %d", path, a->line, b->nclasses, a->n);
+	if (!st && !(*progs = rt_calloc((size_t)a->n + 1, sizeof **progs, err)))
+		st = err->status;
+	for (int c = 0; !st && c < a->n; c++) {
+		const rt_jval *pv = rt_jget(&a->items[c], "prefix");
+		if (!pv || pv->type != RT_JSTRING)
+			st = rt_fail(err, RT_ERR_INPUT, "%s:%d: ovr.programs[%d]: expected a string "
+				     "'prefix'", path, a->items[c].line, c);
+		else if (!(st = best_tree(pv->str, path, pv->line, "ovr.programs[].prefix", b, err)))
+			(*progs)[(*k)++] = b->tree;
+		else
+			gp_tree_free(&b->tree);
+		memset(&b->tree, 0, sizeof b->tree);
+	}
+	return st;
+}
+
+/* eval of a one-vs-rest run: the class column (argmax of the K programs'
+ * outputs on the runtime's CPU interpreter), and the misclassified count on
+ * stderr when DATA has the label. */
+static rt_status ovr_eval(const rt_jval *doc, const char *path, const rt_table *t,
+			  const char *data, const char *out, const rt_options *opt, rt_error *err)
+{
+	gp_run_best b;
+	gp_tree *progs = NULL;
+	gp_cases c;
+	int k = 0, has_y = 0, *cls = NULL;
+	long wrong = 0;
+	rt_buf o = {0};
+	memset(&b, 0, sizeof b);
+	memset(&c, 0, sizeof c);
+	rt_status st = opt->backend == RT_BACKEND_GPU
+		? rt_fail(err, RT_ERR_INPUT, "%s: eval of a one-vs-rest run runs on the CPU only "
+			  "(--backend cpu or auto)", path) : RT_OK;
+	if (!st && !(st = ovr_load(doc, path, &b, &progs, &k, err)) &&
+	    !(st = cases_from_table(&b, t, &c, &has_y, err)) &&
+	    (cls = rt_malloc(c.ncases * sizeof *cls + 1, err)) == NULL)
+		st = err->status;
+	if (!st)
+		st = gp_argmax_classes(progs, k, &c, cls, err);
+	if (!st) {
+		rt_buf_puts(&o, "class\n");
+		for (size_t r = 0; r < c.ncases; r++) {
+			rt_buf_printf(&o, "%s\n", b.classes[cls[r]]);
+			wrong += has_y && (float)cls[r] != c.y[r];
+		}
+		if (o.failed)
+			st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting the predictions");
+	}
+	if (!st && out)
+		st = rt_write_file_atomic(out, o.data, o.len, err);
+	else if (!st && (fwrite(o.data, 1, o.len, stdout) != o.len || fflush(stdout)))
+		st = rt_fail(err, RT_ERR_SYSTEM, "writing the predictions to standard output failed");
+	if (!st && has_y && !rt_log_quiet())
+		fprintf(stderr, "eval: misclassified %ld on the %zu rows of %s (one-vs-rest, argmax of "
+			"%d programs; the run's: %.9g on its training data)\n", wrong, c.ncases, data,
+			k, b.fitness);
+	for (int i = 0; i < k; i++)
+		gp_tree_free(&progs[i]);
+	free(progs);
+	free(cls);
+	rt_buf_free(&o);
+	gp_cases_free(&c);
+	best_free(&b);
+	return st;
+}
+
 rt_status gp_eval_result(const rt_jval *doc, const char *path, const char *data, const char *out,
 			 const rt_options *opt, rt_error *err)
 {
@@ -815,6 +931,12 @@ rt_status gp_eval_result(const rt_jval *doc, const char *path, const char *data,
 	gp_packed_init(&pk);
 	o.label = NULL;
 	o.label_index = -2;
+	if (is_one_vs_rest(doc)) {
+		if ((st = rt_csv_load(data, &o, &t, err)) == RT_OK)
+			st = ovr_eval(doc, path, &t, data, out, opt, err);
+		rt_table_free(&t);
+		return st;
+	}
 	if ((st = best_load(doc, path, &b, err)) == RT_OK &&
 	    (st = rt_csv_load(data, &o, &t, err)) == RT_OK &&
 	    (st = b.fitness_kind == GP_FIT_BOOL ? cases_from_table_bool(&b, &t, &c, &has_y, err)

@@ -8,6 +8,8 @@
  * indices must be small integers 0..n-1. A string label column gets indices
  * in the order of [data] classes when given (Shuttle lists the UCI order,
  * Rad.Flow = 0 ... Bpv.Open = 6), else in order of first appearance.
+ * [gp] multiclass (classification only) picks round (that mapping, one
+ * program) or one-vs-rest (the default; gp_ovr.c, one program per class).
  *
  * Held-out set ([data] test = FILE or test_fraction = F): the evaluators get
  * the training cases alone in p->cases; p->test keeps the rest for scoring
@@ -46,6 +48,8 @@ static const char *const eval_names[] = {"rpn1d", "lgp2d", "rpn2d", NULL};
 _Static_assert(GP_EVAL_RPN1D == 0 && GP_EVAL_LGP2D == 1 && GP_EVAL_RPN2D == 2 &&
 	       GP_EVAL_METHOD_COUNT == 3, "eval_names follows enum gp_eval_method");
 static const char *const fitness_names[] = {"classification", "mse", NULL};
+/* In the order of enum gp_multiclass. */
+static const char *const multiclass_names[] = {"round", "one-vs-rest", NULL};
 
 /* Prefixes err with the location of [section] key (used after a check of
  * our own, not a getter's, fails). */
@@ -186,6 +190,7 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	}
 	/* csv keys are read when the table is loaded (gp_problem_build_cases),
 	 * but marked here so the unused-key check knows them. */
+	int classification = 0;
 	if (p->source == GP_DATA_CSV) {
 		const char *file;
 		int header, fit;
@@ -195,6 +200,7 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 		    rt_spec_string(spec, "data", "classes", "", &s, err) ||
 		    rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
 			return err->status;
+		classification = fit == 0;
 	}
 	if (read_test_keys(spec, p, err))
 		return err->status;
@@ -306,6 +312,19 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	    rt_spec_enum(spec, "gp", "evaluator", eval_names, GP_EVAL_LGP2D, &p->evaluator,
 			 err))
 		return err->status;
+
+	/* [gp] multiclass: classification only (the key means nothing elsewhere). */
+	if (rt_spec_enum(spec, "gp", "multiclass", multiclass_names, GP_MULTICLASS_DEFAULT,
+			 &p->multiclass, err))
+		return err->status;
+	if (!classification && rt_spec_find(spec, "gp", "multiclass")) {
+		rt_fail(err, RT_ERR_INPUT, "expected no multiclass scheme for a %s problem (it "
+			"applies to classification: [data] fitness = classification)",
+			p->source == GP_DATA_MUX ? "Boolean" : "regression");
+		return key_error(spec, "gp", "multiclass", err);
+	}
+	if (!classification)
+		p->multiclass = GP_MULTICLASS_ROUND;
 
 	/* The CPU evaluators' block of cases (speed only; `evoforge tune` sets it). */
 	if (get_int(spec, "gp", "cpu_block", 0, 0, GP_EVAL_BLOCK_MAX, &p->cpu_block, err))

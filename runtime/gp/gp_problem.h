@@ -7,6 +7,7 @@
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
  *          parsimony parsimony_coefficient optimise_constants optimise_steps
+ *          multiclass = round | one-vs-rest (classification only; gp_ovr.h)
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
  *          csv:       file header label classes fitness
@@ -43,6 +44,7 @@ typedef struct gp_problem {
 	int cpu_block;          /* CPU evaluator block (cases, 0: default): [gp] cpu_block */
 	char gpu_variant[64];   /* GPU interpreter (gp_gpu.h): [gp] gpu_variant */
 	double success;         /* a best fitness <= success is a perfect solution */
+	int multiclass;         /* enum gp_multiclass: [gp] multiclass (classification) */
 	int stop_on_success;
 	int const_auto;         /* [gp] constants absent on a csv problem: range from the data */
 	int parsimony_auto;     /* [gp] parsimony absent: chosen by the fitness (gp_tree.h) */
@@ -65,6 +67,15 @@ typedef struct gp_problem {
 	double test_fraction;   /* [data] test_fraction; 0 when not given */
 	uint64_t split_seed;    /* the split's seed: [problem] seed, or the run's */
 } gp_problem;
+
+/* How a classification run maps programs to classes ([gp] multiclass):
+ * round: one program, class clamp(rint(o), 0, K-1) (the seed's);
+ * one-vs-rest: K binary programs, class argmax of their outputs (gp_ovr.h). */
+enum gp_multiclass { GP_MULTICLASS_ROUND = 0, GP_MULTICLASS_OVR = 1 };
+/* The scheme of a classification spec without the key (measured: README). */
+#if !defined(GP_MULTICLASS_DEFAULT)
+#define GP_MULTICLASS_DEFAULT GP_MULTICLASS_OVR
+#endif
 
 /* The Philox stream of the train / test split: above every stream the
  * breeding uses (generation + 1 < 2^32 - 1 in the high word). */

@@ -36,30 +36,39 @@ double gp_score_class_accuracy(const gp_score *s, int c)
 	return n ? (double)s->confusion[(size_t)c * s->nclasses + c] / (double)n : NAN;
 }
 
-/* The confusion matrix of outputs `out` against the cases' classes. */
-static rt_status classify(const float *out, const gp_cases *cases, gp_score *s, rt_error *err)
+/* An empty confusion matrix of k classes in s. */
+static rt_status tally_init(gp_score *s, int k, rt_error *err)
 {
-	int k = cases->nclasses;
 	s->nclasses = k;
 	s->confusion = rt_calloc((size_t)k * k + 1, sizeof *s->confusion, err);
 	s->unclassified = s->confusion ? rt_calloc((size_t)k + 1, sizeof *s->unclassified, err) : NULL;
-	if (!s->unclassified)
-		return err->status;
-	float top = (float)(k - 1);
-	for (size_t r = 0; r < cases->ncases; r++) {
-		int truth = (int)cases->y[r];
-		float cls = gp_class_of(out[r], top);
-		if (truth < 0 || truth >= k)
-			return rt_fail(err, RT_ERR_INTERNAL, "score: case %zu: class %d outside 0..%d", r,
-				       truth, k - 1);
-		if (cls != cls)
-			s->unclassified[truth]++;
-		else
-			s->confusion[(size_t)truth * k + (int)cls]++;
-		s->wrong += cls != (float)truth;
-	}
-	s->accuracy = cases->ncases ? 1.0 - (double)s->wrong / (double)cases->ncases : NAN;
+	return s->unclassified ? RT_OK : err->status;
+}
+
+/* Case r of true class `truth` predicted as class cls (NaN: unclassified). */
+static rt_status tally(gp_score *s, size_t r, int truth, float cls, rt_error *err)
+{
+	int k = s->nclasses;
+	if (truth < 0 || truth >= k)
+		return rt_fail(err, RT_ERR_INTERNAL, "score: case %zu: class %d outside 0..%d", r,
+			       truth, k - 1);
+	if (cls != cls)
+		s->unclassified[truth]++;
+	else
+		s->confusion[(size_t)truth * k + (int)cls]++;
+	s->wrong += cls != (float)truth;
 	return RT_OK;
+}
+
+/* The confusion matrix of outputs `out` against the cases' classes. */
+static rt_status classify(const float *out, const gp_cases *cases, gp_score *s, rt_error *err)
+{
+	rt_status st = tally_init(s, cases->nclasses, err);
+	float top = (float)(cases->nclasses - 1);
+	for (size_t r = 0; r < cases->ncases && !st; r++)
+		st = tally(s, r, (int)cases->y[r], gp_class_of(out[r], top), err);
+	s->accuracy = cases->ncases ? 1.0 - (double)s->wrong / (double)cases->ncases : NAN;
+	return st;
 }
 
 rt_status gp_score_program(const gp_tree *prog, const gp_cases *cases, gp_score *s,
@@ -96,6 +105,73 @@ rt_status gp_score_program(const gp_tree *prog, const gp_cases *cases, gp_score 
 	}
 	gp_packed_free(&pk);
 	free(out);
+	if (st)
+		gp_score_free(s);
+	return st;
+}
+
+/* ---- one-vs-rest: K programs, the class of the largest output ------------------ */
+
+int gp_argmax_class(const float *v, int k)
+{
+	int best = 0;
+	float top = -INFINITY;
+	for (int c = 0; c < k; c++)
+		if (v[c] > top) {   /* false for NaN: NaN counts as -inf; ties keep the lowest */
+			top = v[c];
+			best = c;
+		}
+	return best;
+}
+
+rt_status gp_argmax_classes(const gp_tree *progs, int k, const gp_cases *cases, int *cls,
+			    rt_error *err)
+{
+	size_t n = cases->ncases;
+	gp_packed pk;
+	if (cases->fitness == GP_FIT_BOOL || k < 1)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "score: one-vs-rest needs float cases and at "
+			       "least one program");
+	float *out = rt_malloc((size_t)k * n * sizeof *out + 1, err);
+	float *v = out ? rt_malloc((size_t)k * sizeof *v, err) : NULL;
+	if (!v) {
+		free(out);
+		return err->status;
+	}
+	gp_packed_init(&pk);
+	rt_status st = RT_OK;
+	for (int c = 0; c < k && !st; c++)
+		if (!(st = gp_pack_lgp(&pk, &progs[c], 1, err)))
+			st = gp_eval_cpu_outputs(&pk, cases, out + (size_t)c * n, err);
+	for (size_t r = 0; r < n && !st; r++) {
+		for (int c = 0; c < k; c++)
+			v[c] = out[(size_t)c * n + r];
+		cls[r] = gp_argmax_class(v, k);
+	}
+	gp_packed_free(&pk);
+	free(v);
+	free(out);
+	return st;
+}
+
+rt_status gp_score_argmax(const gp_tree *progs, int k, const gp_cases *cases, gp_score *s,
+			  rt_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->fitness = cases->fitness;
+	s->ncases = cases->ncases;
+	if (cases->fitness != GP_FIT_CLASS || cases->nclasses != k)
+		return rt_fail(err, RT_ERR_INTERNAL, "score: one-vs-rest needs classification cases "
+			       "with one class per program (%d programs, %d classes)", k,
+			       cases->nclasses);
+	int *cls = rt_malloc(cases->ncases * sizeof *cls + 1, err);
+	rt_status st = cls ? gp_argmax_classes(progs, k, cases, cls, err) : err->status;
+	if (!st)
+		st = tally_init(s, k, err);
+	for (size_t r = 0; r < cases->ncases && !st; r++)
+		st = tally(s, r, (int)cases->y[r], (float)cls[r], err);
+	s->accuracy = cases->ncases ? 1.0 - (double)s->wrong / (double)cases->ncases : NAN;
+	free(cls);
 	if (st)
 		gp_score_free(s);
 	return st;

@@ -30,6 +30,19 @@ typedef struct gp_score {
  * Boolean ones). s is overwritten; free it with gp_score_free. */
 rt_status gp_score_program(const gp_tree *prog, const gp_cases *cases, gp_score *s,
 			   rt_error *err);
+/* One-vs-rest ([gp] multiclass = one-vs-rest, gp_ovr.h): the class of a
+ * case is the index of the largest of the K programs' outputs v[0..k-1];
+ * ties go to the lowest class and a NaN output counts as -inf (all NaN:
+ * class 0). */
+int gp_argmax_class(const float *v, int k);
+/* cls[r] for every case: the K programs' outputs from the CPU interpreter,
+ * then gp_argmax_class. */
+rt_status gp_argmax_classes(const gp_tree *progs, int k, const gp_cases *cases, int *cls,
+			    rt_error *err);
+/* The combined classifier of progs[0..k-1] scored as gp_score_program
+ * scores one program (cases->nclasses must be k; no case is unclassified). */
+rt_status gp_score_argmax(const gp_tree *progs, int k, const gp_cases *cases, gp_score *s,
+			  rt_error *err);
 /* Cases of true class c (row c of the confusion matrix and its NaN outputs). */
 long gp_score_class_total(const gp_score *s, int c);
 /* Accuracy on true class c (recall), or NaN when the class has no case. */

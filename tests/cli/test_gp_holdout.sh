@@ -47,6 +47,8 @@ spec() {   # spec NAME FILE FITNESS EXTRA-LINES...: writes $t/NAME.ini
 		printf 'functions = + - * / > < IF\nconstants = -2 2\n'
 		printf '[data]\nsource = csv\nfile = %s\nlabel = %s\nfitness = %s\n' "$file" "$label" "$fit"
 		for l in "$@"; do printf '%s\n' "$l"; done
+		# the round scheme this file checks (the default is one-vs-rest)
+		[ "$fit" = mse ] || printf '[gp]\nmulticlass = round\n'
 	} >"$t/$name.ini"
 }
 
