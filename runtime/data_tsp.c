@@ -164,6 +164,9 @@ typedef struct tsp_loader {
 	unsigned char *seen;    /* cities listed so far in the current node section */
 	int ncoord;             /* coordinates per line in the current node section */
 	long r, c;              /* the matrix cell the next weight goes to */
+	int *vals;              /* EDGE_WEIGHT_SECTION's weights in file order, grown as they
+	                           come: the n x n matrix is only made once all are read */
+	size_t vcap;
 } tsp_loader;
 
 /* The keys agree: as many coordinates as the metric needs, and a matrix
@@ -263,7 +266,41 @@ static rt_status nodes_begin(tsp_loader *L, tsp_section s)
 	return RT_OK;
 }
 
-/* Starts EDGE_WEIGHT_SECTION: allocates the matrix, sets the first cell. */
+/* Moves (r, c) to the next cell of layout lay in an n x n matrix. */
+static void next_cell(tsp_layout lay, long n, long *r, long *c)
+{
+	++*c;
+	if ((lay == LAY_FULL || lay == LAY_UPPER_ROW || lay == LAY_UPPER_DIAG_ROW) && *c < n)
+		return;
+	if ((lay == LAY_LOWER_ROW && *c < *r) || (lay == LAY_LOWER_DIAG_ROW && *c <= *r))
+		return;
+	++*r;
+	*c = lay == LAY_UPPER_ROW ? *r + 1 : lay == LAY_UPPER_DIAG_ROW ? *r : 0;
+}
+
+/* The complete section's weights into the symmetric matrix with a zero
+ * diagonal, replaying the layout's order of cells. */
+static rt_status weights_matrix(tsp_loader *L)
+{
+	size_t n = (size_t)L->t->n;
+	tsp_layout lay = format_layout[L->format];
+	long r = lay == LAY_LOWER_ROW, c = lay == LAY_UPPER_ROW;
+	int *w = rt_calloc(n * n, sizeof *w, L->err);
+	if (!w)
+		return RT_ERR_SYSTEM;
+	for (long long k = 0; k < L->want; k++) {
+		if (r != c)
+			w[(size_t)r * n + (size_t)c] = w[(size_t)c * n + (size_t)r] = L->vals[k];
+		next_cell(lay, (long)n, &r, &c);
+	}
+	L->t->w = w;
+	return RT_OK;
+}
+
+/* Starts EDGE_WEIGHT_SECTION: the number of weights and the first cell. The
+ * matrix is not allocated here: a short file declaring a large DIMENSION
+ * must not claim n x n ints (1.6 GB at the limit) before giving any weight
+ * (found by tests/fuzz/fuzz_tsp.c). */
 static rt_status weights_begin(tsp_loader *L)
 {
 	long long n = L->dim;
@@ -279,13 +316,11 @@ static rt_status weights_begin(tsp_loader *L)
 		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: expected at most %d cities with EXPLICIT weights (the %lld x %lld matrix is kept; "
 		               "build with -DRT_TSP_MAX_EXPLICIT=N for more), got DIMENSION %lld",
 		               L->path, L->rd.line, RT_TSP_MAX_EXPLICIT, n, n, n);
-	if (!(L->t->w = rt_calloc((size_t)(n * n), sizeof *L->t->w, L->err)))
-		return RT_ERR_SYSTEM;
 	lay = format_layout[L->format];
 	L->want = lay == LAY_FULL ? n * n : lay == LAY_UPPER_ROW || lay == LAY_LOWER_ROW ? n * (n - 1) / 2 : n * (n + 1) / 2;
 	L->r = lay == LAY_LOWER_ROW;
 	L->c = lay == LAY_UPPER_ROW;
-	return RT_OK;
+	return L->want == 0 ? weights_matrix(L) : RT_OK;   /* one city, no weights */
 }
 
 /* A section that rt_tsp_load does not read. */
@@ -391,35 +426,32 @@ static int parse_weight(const char *s, size_t len, int *out)
 	return 1;
 }
 
-/* Moves (r, c) to the next cell of layout lay in an n x n matrix. */
-static void next_cell(tsp_layout lay, long n, long *r, long *c)
-{
-	++*c;
-	if ((lay == LAY_FULL || lay == LAY_UPPER_ROW || lay == LAY_UPPER_DIAG_ROW) && *c < n)
-		return;
-	if ((lay == LAY_LOWER_ROW && *c < *r) || (lay == LAY_LOWER_DIAG_ROW && *c <= *r))
-		return;
-	++*r;
-	*c = lay == LAY_UPPER_ROW ? *r + 1 : lay == LAY_UPPER_DIAG_ROW ? *r : 0;
-}
-
-/* Stores weight v at the current cell (and its mirror), then moves on; a
- * FULL_MATRIX entry below the diagonal must equal its mirror read before. */
+/* Keeps weight v for the current cell, then moves on; a FULL_MATRIX entry
+ * below the diagonal must equal its mirror read before (in file order, the
+ * cell (c, r) of a full matrix is weight c * n + r). */
 static rt_status store_weight(tsp_loader *L, int v, size_t col)
 {
-	size_t n = (size_t)L->t->n, r = (size_t)L->r, c = (size_t)L->c;
-	int *w = L->t->w;
+	size_t n = (size_t)L->t->n, r = (size_t)L->r, c = (size_t)L->c, k = (size_t)L->done;
 	tsp_layout lay = format_layout[L->format];
 
-	if (lay == LAY_FULL && c < r && w[c * n + r] != v)
+	if (lay == LAY_FULL && c < r && L->vals[c * n + r] != v)
 		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected weight %d from city %zu to city %zu "
 		               "(as from city %zu to city %zu: TYPE TSP is symmetric), got %d",
-		               L->path, L->rd.line, col, w[c * n + r], r + 1, c + 1, c + 1, r + 1, v);
-	if (r != c)
-		w[r * n + c] = w[c * n + r] = v;
+		               L->path, L->rd.line, col, L->vals[c * n + r], r + 1, c + 1, c + 1, r + 1, v);
+	if (k == L->vcap) {
+		size_t cap = L->vcap ? 2 * L->vcap : 4096;
+		int *vals;
+		if (cap > (size_t)L->want)
+			cap = (size_t)L->want;
+		if (!(vals = rt_realloc(L->vals, cap * sizeof *vals, L->err)))
+			return RT_ERR_SYSTEM;
+		L->vals = vals;
+		L->vcap = cap;
+	}
+	L->vals[k] = v;
 	next_cell(lay, (long)n, &L->r, &L->c);
 	L->done++;
-	return RT_OK;
+	return L->done == L->want ? weights_matrix(L) : RT_OK;
 }
 
 /* The line after a complete section is neither EOF nor a section header. */
@@ -548,6 +580,7 @@ rt_status rt_tsp_load(const char *path, rt_tsp *out, rt_error *err)
 	if (!st)
 		st = load_finish(&L);
 	free(L.seen);
+	free(L.vals);
 	rt_data_close(&L.rd);
 	if (st)
 		rt_tsp_free(out);

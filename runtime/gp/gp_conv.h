@@ -78,7 +78,8 @@ rt_status gp_print_tree(const gp_tree *t, const gp_names *nm, rt_buf *infix, rt_
  * program can be read back bit for bit. */
 void gp_print_prefix(rt_buf *b, const gp_node *prefix, int n);
 /* Reads gp_print_prefix's text into t (a complete tree over ninputs inputs);
- * RT_ERR_INPUT naming the bad node otherwise (the caller adds where). */
+ * RT_ERR_INPUT naming the bad node otherwise (the caller adds where). t's nodes
+ * are the caller's to free (gp_tree_free), also after a failure. */
 rt_status gp_parse_prefix(const char *text, int ninputs, gp_tree *t, rt_error *err);
 
 #endif
