@@ -50,7 +50,7 @@ stop_run de TERM problems/de-sphere.ini --set de.max_evals=2000000000 --set de.t
 stop_run aco TERM problems/aco-random.ini --set aco.iterations=100000000
 stop_run mbp TERM problems/mbp-spirals.ini --set mbp.epochs=100000000
 stop_run svm TERM "$cli_tmp/noisy.ini"
-expect_exit 0 "gp: the history kept the generations run" test "$(wc -l <"$cli_tmp/gp/history.csv")" -gt 2
+expect_exit 0 "gp: the history kept the generations run" test "$(wc -l <"$cli_tmp/gp/history.csv")" -ge 2
 
 # A second SIGINT: out at once (generations of 20,000 programs take seconds,
 # so the first one is still waiting for its generation's end).
