@@ -20,6 +20,8 @@ typedef struct rt_options {
 	const char *outdir;    /* results folder; NULL = results/<problem name> */
 	int quiet;
 	const char *arch;      /* GPU arch for `gen` without a GPU (default sm_90) */
+	long checkpoint_every; /* run: --checkpoint-every N steps; 0: by time (60 s); < 0: never */
+	const char *resume;    /* run: --resume DIR|FILE, the checkpoint to go on from; NULL: none */
 } rt_options;
 
 /* A top-level command a kind adds (`evoforge svm-train ...`). It gets its raw
@@ -74,6 +76,9 @@ typedef struct rt_kind {
 	 * generations, aco: iterations, mbp: epochs); NULL: the kind has none
 	 * (svm runs to its stopping tolerance). */
 	const char *steps_key;
+	/* 1: the kind writes checkpoints (`run --checkpoint-every`) and resumes
+	 * from them (`run --resume`); 0: --resume is refused, naming the kind. */
+	int checkpoints;
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

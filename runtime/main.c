@@ -57,6 +57,10 @@ static const char usage_main[] =
 	"  --arch sm_XY             GPU architecture for gen without a GPU (default sm_90);\n"
 	"                           build: a comma-separated list\n"
 	"  --no-tune                run, build: ignore the tuning database (evoforge help tune)\n"
+	"  --checkpoint-every N     run: a checkpoint (DIR/checkpoint.bin) every N generations\n"
+	"                           (default: at most every 60 s, and on SIGINT/SIGTERM; 0: none)\n"
+	"  --resume DIR|FILE        run: go on from a checkpoint, with the same spec and --set\n"
+	"                           values (kinds: gp)\n"
 	"\n"
 	"SIGINT or SIGTERM during `run`: the current step (generation, iteration,\n"
 	"epoch, SMO launch) ends, result.json and the other results so far are\n"
@@ -180,7 +184,7 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 			       rt_error *err)
 {
 	enum { O_BACKEND = 256, O_SEED, O_THREADS, O_SET, O_GENS, O_POP, O_ARCH, O_CHECK,
-	       O_NOTUNE, O_RETUNE, O_BUDGET };
+	       O_NOTUNE, O_RETUNE, O_BUDGET, O_CKPT_EVERY, O_RESUME };
 	static const struct option longopts[] = {
 		{"backend", required_argument, 0, O_BACKEND},
 		{"seed", required_argument, 0, O_SEED},
@@ -195,6 +199,8 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 		{"no-tune", no_argument, 0, O_NOTUNE},
 		{"retune", no_argument, 0, O_RETUNE},
 		{"budget", required_argument, 0, O_BUDGET},
+		{"checkpoint-every", required_argument, 0, O_CKPT_EVERY},
+		{"resume", required_argument, 0, O_RESUME},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}};
 	int ch;
@@ -253,6 +259,17 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 			break;
 		case O_RETUNE:
 			c->tune.retune = 1;
+			break;
+		case O_CKPT_EVERY: {
+			long every = strtol(optarg, &end, 10);
+			if (*end || end == optarg || every < 0)
+				return rt_fail(err, RT_ERR_INPUT, "--checkpoint-every: expected a count of "
+					       "generations >= 0 (0: none), got '%s'", optarg);
+			c->opt.checkpoint_every = every > 0 ? every : -1;
+			break;
+		}
+		case O_RESUME:
+			c->opt.resume = optarg;
 			break;
 		case O_BUDGET:
 			c->tune.budget = strtod(optarg, &end);

@@ -274,7 +274,7 @@ static int have_nvrtc(const char *test)
 
 static void aco_job_text(const char *text, aco_job *job)
 {
-	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	rt_spec spec;
 	rt_error err;
 	assert_int_equal(rt_spec_load_text(&spec, "aco.ini", text, &err), RT_OK);
@@ -326,7 +326,7 @@ static void aco_gpu_configurations_compile(void **state)
 
 static void mbp_job_text(const char *text, mbp_job *job)
 {
-	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	rt_spec spec;
 	rt_error err;
 	assert_int_equal(rt_spec_load_text(&spec, "mbp.ini", text, &err), RT_OK);

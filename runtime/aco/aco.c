@@ -213,4 +213,5 @@ const rt_kind aco_kind = {
 	aco_export_result, NULL,
 	aco_kernels,
 	"iterations",
+	0,
 };

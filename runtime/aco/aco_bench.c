@@ -159,7 +159,7 @@ static rt_status bench_one(aco_job *job, const bench_cfg *c, int gpu, bench_row 
 {
 	double ms[64], tps[64], host[64], best[64];
 	int k = c->seeds < 64 ? c->seeds : 64;
-	rt_options opt = { gpu ? RT_BACKEND_GPU : RT_BACKEND_CPU, 1, 1, 0, NULL, 1, NULL };
+	rt_options opt = { gpu ? RT_BACKEND_GPU : RT_BACKEND_CPU, 1, 1, 0, NULL, 1, NULL, 0, NULL };
 	job->iterations = gpu ? c->iterations : c->cpu_iterations;
 	job->time_limit = c->time_limit;
 	job->report_every = 1 << 30;
@@ -238,7 +238,7 @@ static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j,
 {
 	rt_spec spec;
 	aco_job job;
-	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	rt_status st;
 	memset(&spec, 0, sizeof spec);
 	aco_job_default(&job);

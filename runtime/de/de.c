@@ -333,4 +333,5 @@ const rt_kind de_kind = {
 	de_export_result, NULL,
 	de_kernels,
 	"generations",
+	0,
 };

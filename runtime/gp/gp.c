@@ -33,6 +33,7 @@
 #include "gp_ovr.h"
 #include "gp_score.h"
 #include "gp_tune.h"
+#include "gp_ckpt.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
@@ -182,11 +183,20 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	}
 
 	double t_start = rt_now();
-	if ((st = gp_init_population(cur, n, &p->fset, &p->breed, seed, err)))
+	int g_first = 0;
+	if (p->ckpt && p->ckpt->from.data) {
+		/* resumed: generation g_first breeds from the checkpoint's population */
+		if ((st = gp_ckpt_restore(p->ckpt, cur, fit, n, res, ngen, &g_first, err)))
+			goto out;
+		t_start -= res->run_s;
+		if (res->solved && p->stop_on_success)
+			g_first = ngen;
+	} else if ((st = gp_init_population(cur, n, &p->fset, &p->breed, seed, err))) {
 		goto out;
+	}
 	double init_s = rt_now() - t_start;
 
-	for (int g = 0; g < ngen; g++) {
+	for (int g = g_first; g < ngen; g++) {
 		/* Generation g: cur (g == 0) or bred from cur / fit into next. */
 		double t0 = g == 0 ? t_start : rt_now();
 		gp_tree *pop = g == 0 ? cur : next;
@@ -282,6 +292,8 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
 			h->gen_s * 1e3, nf_note, test_note);
 		res->run_s = t2 - t_start;
+		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res, err)))
+			goto out;
 		if (g == ngen - 1 || (res->solved && p->stop_on_success) || rt_stop_requested())
 			break;
 	}
@@ -604,7 +616,12 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&train_sc, 0, sizeof train_sc);
 	memset(&test_sc, 0, sizeof test_sc);
 	gp_gpu *gpu = NULL;
+	gp_ckpt ck;
+	memset(&ck, 0, sizeof ck);
 	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
+	if (!st && p.multiclass == GP_MULTICLASS_OVR && opt->resume)
+		st = rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: one-vs-rest runs are not checkpointed "
+			     "yet (give [gp] multiclass = round, or run again)");
 	if (!st && p.multiclass == GP_MULTICLASS_OVR) {
 		st = gp_ovr_run(spec, opt, &p, seed, dir, err);   /* K sub-problems, reported */
 		goto out;
@@ -638,6 +655,9 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		p.name, p.cases.ncases, held, p.cases.ninputs, fitness_names[p.cases.fitness],
 		p.population, p.generations, fs, (unsigned long long)seed, how, rt_now() - t0);
 
+	if ((st = gp_ckpt_open(&ck, spec, opt, dir, err)))
+		goto out;
+	p.ckpt = &ck;
 	if ((st = gp_run_evolve(&p, seed, gpu, &r, err)))
 		goto out;
 	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
@@ -664,6 +684,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	if (!st)
 		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
 out:
+	gp_ckpt_close(&ck);
 	gp_score_free(&train_sc);
 	gp_score_free(&test_sc);
 	gp_gpu_close(gpu);
@@ -688,4 +709,5 @@ const rt_kind gp_kind = {
 	gp_eval_result,
 	gp_build_kernels,
 	"generations",
+	1,
 };

@@ -83,6 +83,7 @@ static rt_status run_sub(ovr_run *o, const rt_options *opt, uint64_t seed, int c
 	const gp_problem *p = o->p;
 	ovr_sub *s = &o->sub[c];
 	gp_problem sub = *p;   /* shallow: only cases and test are its own */
+	sub.ckpt = NULL;       /* one-vs-rest runs are not checkpointed (yet) */
 	gp_gpu *gpu = NULL;
 	memset(&sub.test, 0, sizeof sub.test);
 	rt_status st = gp_ovr_cases(&p->cases, c, &sub.cases, err);

@@ -50,6 +50,7 @@ typedef struct gp_problem {
 	int parsimony_auto;     /* [gp] parsimony absent: chosen by the fitness (gp_tree.h) */
 	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
 	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
+	struct gp_ckpt *ckpt;   /* checkpoints and resume (gp_ckpt.h; set by the run); NULL: none */
 	gp_cases cases;
 	char **input_names;     /* cases.ninputs names, for printing */
 	char **class_names;     /* cases.nclasses names (classification), else NULL */

@@ -341,4 +341,5 @@ const rt_kind mbp_kind = {
 	mbp_export_result, mbp_eval_result,
 	mbp_kernels,
 	"epochs",
+	0,
 };

@@ -391,4 +391,5 @@ const rt_kind svm_kind = {
 	svm_export_result, svm_eval_result,
 	svm_kernels,
 	NULL,
+	0,
 };

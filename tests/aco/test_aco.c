@@ -46,7 +46,7 @@ static rt_status job_from_text(const char *name, const char *text, aco_job *job,
 {
 	char path[400];
 	rt_spec spec;
-	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	rt_status st;
 	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
 	write_text(path, text);
@@ -279,7 +279,7 @@ static int64_t run_cpu(aco_job *job, aco_outcome *out)
 {
 	aco_backend *b;
 	rt_error err;
-	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	assert_int_equal(aco_backend_open(job, &opt, &b, &err), RT_OK);
 	assert_int_equal(aco_loop_run(job, b, NULL, NULL, out, &err), RT_OK);
 	b->ops->destroy(b);
@@ -423,7 +423,7 @@ static void loop_pcb442(void **state)
 	aco_job_default(&job);
 	{
 		rt_spec spec;
-		rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL };
+		rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 		memset(&spec, 0, sizeof spec);
 		assert_int_equal(rt_spec_load_text(&spec, "problems/aco-pcb442.ini",
 			"[problem]\nkind = aco\n[data]\nfile = tsp/pcb442.tsp\n"

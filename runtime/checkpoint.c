@@ -1,0 +1,188 @@
+/* checkpoint.c: writing and checking checkpoint files (checkpoint.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "checkpoint.h"
+
+static const char magic[8] = {'E', 'V', 'O', 'F', 'C', 'K', 'P', 'T'};
+
+void rt_ckpt_put_u64(rt_buf *b, uint64_t v)
+{
+	unsigned char le[8];
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	rt_buf_append(b, (const char *)le, 8);
+}
+
+void rt_ckpt_put_f64(rt_buf *b, double v)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	rt_ckpt_put_u64(b, bits);
+}
+
+void rt_ckpt_put_bytes(rt_buf *b, const void *data, size_t n)
+{
+	rt_ckpt_put_u64(b, n);
+	rt_buf_append(b, data, n);
+}
+
+static int entry_order(const void *a, const void *b)
+{
+	const rt_spec_entry *x = *(const rt_spec_entry *const *)a, *y = *(const rt_spec_entry *const *)b;
+	int c = strcmp(x->section, y->section);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+rt_status rt_ckpt_spec_text(const rt_spec *spec, rt_buf *out, rt_error *err)
+{
+	const rt_spec_entry **e = rt_malloc((size_t)spec->nentries * sizeof *e + 1, err);
+	if (!e)
+		return RT_ERR_SYSTEM;
+	for (int i = 0; i < spec->nentries; i++)
+		e[i] = &spec->entries[i];
+	qsort(e, (size_t)spec->nentries, sizeof *e, entry_order);
+	for (int i = 0; i < spec->nentries; i++)
+		rt_buf_printf(out, "%s.%s=%s\n", e[i]->section, e[i]->key, e[i]->value);
+	free(e);
+	return out->failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (the spec's text)") : RT_OK;
+}
+
+rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
+			rt_error *err)
+{
+	char path[RT_PATH_MAX];
+	rt_buf file = {0}, text = {0};
+	rt_status st = rt_ckpt_spec_text(spec, &text, err);
+	if (st == RT_OK)
+		st = rt_format(path, sizeof path, err, "%s/%s", dir, RT_CKPT_FILE);
+	if (st == RT_OK) {
+		rt_buf_append(&file, magic, sizeof magic);
+		rt_ckpt_put_u64(&file, RT_CKPT_VERSION);
+		rt_ckpt_put_bytes(&file, kind, strlen(kind));
+		rt_ckpt_put_bytes(&file, text.data ? text.data : "", text.len);
+		rt_ckpt_put_bytes(&file, state->data ? state->data : "", state->len);
+		uLong crc = crc32(0L, (const Bytef *)file.data, (uInt)file.len);
+		rt_ckpt_put_u64(&file, (uint64_t)crc);
+		st = file.failed || state->failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
+						  : rt_write_file_atomic(path, file.data, file.len, err);
+	}
+	rt_buf_free(&file);
+	rt_buf_free(&text);
+	return st;
+}
+
+/* Reads a u64 at *pos of data[0, size); 0 past the end. */
+static int take_u64(const char *data, size_t size, size_t *pos, uint64_t *v)
+{
+	if (size < 8 || *pos > size - 8)
+		return 0;
+	*v = 0;
+	for (int i = 0; i < 8; i++)
+		*v |= (uint64_t)(unsigned char)data[*pos + i] << (8 * i);
+	*pos += 8;
+	return 1;
+}
+
+/* A string field: its start and length; 0 when it runs past the end. */
+static int take_string(const char *data, size_t size, size_t *pos, const char **s, size_t *n)
+{
+	uint64_t len;
+	if (!take_u64(data, size, pos, &len) || len > size - *pos)
+		return 0;
+	*s = data + *pos;
+	*n = (size_t)len;
+	*pos += (size_t)len;
+	return 1;
+}
+
+/* Checks the header, checksum, kind and spec of ck->data; sets the state. */
+static rt_status check_file(rt_ckpt *ck, const char *kind, const rt_spec *spec, rt_error *err)
+{
+	size_t pos = sizeof magic, n_kind, n_spec;
+	uint64_t version, crc;
+	const char *s_kind, *s_spec;
+	if (ck->size < sizeof magic + 8 || memcmp(ck->data, magic, sizeof magic))
+		return rt_fail(err, RT_ERR_INPUT, "%s: not an evoforge checkpoint", ck->path);
+	size_t end = ck->size - 8, at = end;
+	take_u64(ck->data, ck->size, &at, &crc);
+	if (end < pos + 8 || crc32(0L, (const Bytef *)ck->data, (uInt)end) != (uLong)crc)
+		return rt_fail(err, RT_ERR_INPUT, "%s: checksum mismatch: the checkpoint is truncated or "
+			       "damaged", ck->path);
+	take_u64(ck->data, end, &pos, &version);
+	if (version != RT_CKPT_VERSION)
+		return rt_fail(err, RT_ERR_INPUT, "%s: checkpoint format %llu; this evoforge reads %d",
+			       ck->path, (unsigned long long)version, RT_CKPT_VERSION);
+	if (!take_string(ck->data, end, &pos, &s_kind, &n_kind) ||
+	    !take_string(ck->data, end, &pos, &s_spec, &n_spec) ||
+	    !take_string(ck->data, end, &pos, &ck->state, &ck->state_size) || pos != end)
+		return rt_fail(err, RT_ERR_INPUT, "%s: malformed checkpoint", ck->path);
+	if (n_kind != strlen(kind) || memcmp(s_kind, kind, n_kind))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a checkpoint of kind '%.*s', not %s", ck->path,
+			       (int)n_kind, s_kind, kind);
+	rt_buf text = {0};
+	rt_status st = rt_ckpt_spec_text(spec, &text, err);
+	if (st == RT_OK && (text.len != n_spec || memcmp(text.data, s_spec, n_spec)))
+		st = rt_fail(err, RT_ERR_INPUT, "%s: made from another spec (or other --set values) than "
+			     "%s; resume with the spec and options the run started with", ck->path,
+			     spec->path);
+	rt_buf_free(&text);
+	return st;
+}
+
+rt_status rt_ckpt_read(const char *path, const char *kind, const rt_spec *spec, rt_ckpt *ck,
+		       rt_error *err)
+{
+	struct stat sb;
+	rt_status st;
+	memset(ck, 0, sizeof *ck);
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		st = rt_format(ck->path, sizeof ck->path, err, "%s/%s", path, RT_CKPT_FILE);
+	else
+		st = rt_format(ck->path, sizeof ck->path, err, "%s", path);
+	if (st == RT_OK)
+		st = rt_read_file(ck->path, &ck->data, &ck->size, err);
+	if (st == RT_OK)
+		st = check_file(ck, kind, spec, err);
+	if (st != RT_OK)
+		rt_ckpt_free(ck);
+	return st;
+}
+
+void rt_ckpt_free(rt_ckpt *ck)
+{
+	free(ck->data);
+	memset(ck, 0, sizeof *ck);
+}
+
+rt_status rt_ckpt_get_u64(rt_ckpt *ck, uint64_t *v, rt_error *err)
+{
+	if (!take_u64(ck->state, ck->state_size, &ck->pos, v))
+		return rt_fail(err, RT_ERR_INPUT, "%s: the state ends early", ck->path);
+	return RT_OK;
+}
+
+rt_status rt_ckpt_get_f64(rt_ckpt *ck, double *v, rt_error *err)
+{
+	uint64_t bits;
+	rt_status st = rt_ckpt_get_u64(ck, &bits, err);
+	if (st == RT_OK)
+		memcpy(v, &bits, sizeof *v);
+	return st;
+}
+
+rt_status rt_ckpt_get_bytes(rt_ckpt *ck, void *data, size_t n, rt_error *err)
+{
+	uint64_t len;
+	rt_status st = rt_ckpt_get_u64(ck, &len, err);
+	if (st == RT_OK && (len != n || n > ck->state_size - ck->pos))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a field of %llu bytes where %zu were expected",
+			       ck->path, (unsigned long long)len, n);
+	if (st == RT_OK) {
+		memcpy(data, ck->state + ck->pos, n);
+		ck->pos += n;
+	}
+	return st;
+}

@@ -1,0 +1,62 @@
+/* checkpoint.h: checkpoint files, the format every kind shares.
+ *
+ * A checkpoint is one file, DIR/checkpoint.bin, written atomically
+ * (rt_write_file_atomic: temporary file, fsync, rename, fsync of the
+ * folder):
+ *
+ *   "EVOFCKPT"  magic, 8 bytes
+ *   u32         format version (RT_CKPT_VERSION)
+ *   string      the kind ("gp")
+ *   string      the spec, canonical: every entry "section.key=value", sorted
+ *   string      the kind's state (its own layout, read back with rt_ckpt_get_*)
+ *   u32         CRC-32 (zlib) of everything before it
+ *
+ * (u32/u64 little-endian; a string is a u64 length and its bytes.) A file
+ * that is not one, is truncated, fails its checksum, has another version or
+ * kind, or was made from another spec is refused with a message saying
+ * which. The kind writes and reads its state through the put/get helpers. */
+#ifndef RT_CHECKPOINT_H
+#define RT_CHECKPOINT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "out.h"
+#include "spec.h"
+
+#define RT_CKPT_VERSION 1
+#define RT_CKPT_FILE "checkpoint.bin"
+
+/* The spec as the checkpoint keeps it (sorted "section.key=value" lines). */
+rt_status rt_ckpt_spec_text(const rt_spec *spec, rt_buf *out, rt_error *err);
+
+/* The kind's state being written: put values, then rt_ckpt_write. */
+void rt_ckpt_put_u64(rt_buf *b, uint64_t v);
+void rt_ckpt_put_f64(rt_buf *b, double v);
+void rt_ckpt_put_bytes(rt_buf *b, const void *data, size_t n);
+
+/* Writes dir/checkpoint.bin for kind with the state in state. */
+rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
+			rt_error *err);
+
+/* A checkpoint read back: its state, consumed with the getters. */
+typedef struct rt_ckpt {
+	char path[RT_PATH_MAX];
+	char *data;            /* the whole file */
+	size_t size;
+	const char *state;     /* the kind's state within data */
+	size_t state_size, pos;
+} rt_ckpt;
+
+/* Reads path (a checkpoint file, or a folder holding checkpoint.bin) and
+ * checks it against kind and spec. */
+rt_status rt_ckpt_read(const char *path, const char *kind, const rt_spec *spec, rt_ckpt *ck,
+		       rt_error *err);
+void rt_ckpt_free(rt_ckpt *ck);
+
+/* The next value of the state; past its end: RT_ERR_INPUT naming the file. */
+rt_status rt_ckpt_get_u64(rt_ckpt *ck, uint64_t *v, rt_error *err);
+rt_status rt_ckpt_get_f64(rt_ckpt *ck, double *v, rt_error *err);
+rt_status rt_ckpt_get_bytes(rt_ckpt *ck, void *data, size_t n, rt_error *err);
+
+#endif

@@ -1,0 +1,158 @@
+/* gp_ckpt.c: kind gp's checkpoint state, written and restored (gp_ckpt.h).
+ * Layout: generation, population size, each program's nodes, the fitness
+ * array, the history entries, the best program, its fitness and generation,
+ * solved, and the totals. Nodes and history entries are stored as this
+ * machine lays them out (a checkpoint moves between little-endian x86-64
+ * and ARM64 machines; the checksum catches anything else). */
+#include <string.h>
+
+#include "gp_ckpt.h"
+#include "log.h"
+#include "signals.h"
+
+static void put_tree(rt_buf *b, const gp_tree *t)
+{
+	rt_ckpt_put_u64(b, (uint64_t)t->n);
+	rt_ckpt_put_bytes(b, t->nodes, (size_t)t->n * sizeof *t->nodes);
+}
+
+static rt_status get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err)
+{
+	uint64_t n;
+	rt_status st = rt_ckpt_get_u64(ck, &n, err);
+	if (st == RT_OK && (n < 1 || n > ((uint64_t)1 << 24)))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a program of %llu nodes", ck->path,
+			       (unsigned long long)n);
+	if (st == RT_OK)
+		st = gp_tree_reserve(t, (int)n, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(ck, t->nodes, (size_t)n * sizeof *t->nodes, err);
+	if (st == RT_OK)
+		t->n = (int)n;
+	return st;
+}
+
+static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit, int n,
+		      const gp_result *res, rt_error *err)
+{
+	rt_buf b = {0};
+	rt_ckpt_put_u64(&b, (uint64_t)g);
+	rt_ckpt_put_u64(&b, (uint64_t)n);
+	for (int i = 0; i < n; i++)
+		put_tree(&b, &pop[i]);
+	rt_ckpt_put_bytes(&b, fit, (size_t)n * sizeof *fit);
+	rt_ckpt_put_u64(&b, (uint64_t)res->nhistory);
+	rt_ckpt_put_bytes(&b, res->history, (size_t)res->nhistory * sizeof *res->history);
+	put_tree(&b, &res->best);
+	rt_ckpt_put_f64(&b, res->best_fitness);
+	rt_ckpt_put_u64(&b, (uint64_t)(int64_t)res->best_generation);
+	rt_ckpt_put_u64(&b, (uint64_t)res->solved);
+	rt_ckpt_put_u64(&b, res->programs);
+	rt_ckpt_put_f64(&b, res->gpop);
+	rt_ckpt_put_f64(&b, res->eval_s);
+	rt_ckpt_put_f64(&b, res->breed_s);
+	rt_ckpt_put_f64(&b, res->run_s);
+	rt_status st = rt_ckpt_write(ck->dir, "gp", ck->spec, &b, err);
+	rt_buf_free(&b);
+	return st;
+}
+
+rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
+		       rt_error *err)
+{
+	rt_status st = RT_OK;
+	memset(ck, 0, sizeof *ck);
+	ck->spec = spec;
+	ck->dir = dir;
+	ck->every = opt->checkpoint_every;
+	ck->seconds = GP_CKPT_SECONDS;
+	ck->last = rt_now();
+	if (opt->resume)
+		st = rt_ckpt_read(opt->resume, "gp", spec, &ck->from, err);
+	if (st == RT_OK)
+		st = rt_mkdirs(dir, err);
+	return st;
+}
+
+void gp_ckpt_close(gp_ckpt *ck)
+{
+	rt_ckpt_free(&ck->from);
+}
+
+rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
+				   int n, const gp_result *res, rt_error *err)
+{
+	double now = rt_now();
+	int due = ck->every > 0 ? (g + 1) % ck->every == 0
+		  : ck->every == 0 && now - ck->last >= ck->seconds;
+	if (!due && !rt_stop_requested())
+		return RT_OK;
+	rt_status st = save(ck, g, pop, fit, n, res, err);
+	if (st == RT_OK) {
+		ck->last = rt_now();
+		rt_info("checkpoint: generation %d in %s/%s", g, ck->dir, RT_CKPT_FILE);
+	}
+	return st;
+}
+
+/* The totals and best that follow the history. */
+static rt_status restore_result(gp_ckpt *ck, gp_result *res, rt_error *err)
+{
+	uint64_t best_gen, solved;
+	rt_status st = get_tree(&ck->from, &res->best, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(&ck->from, &res->best_fitness, err);
+	if (st == RT_OK && (st = rt_ckpt_get_u64(&ck->from, &best_gen, err)) == RT_OK &&
+	    (st = rt_ckpt_get_u64(&ck->from, &solved, err)) == RT_OK) {
+		res->best_generation = (int)(int64_t)best_gen;
+		res->solved = (int)solved;
+	}
+	if (st == RT_OK)
+		st = rt_ckpt_get_u64(&ck->from, &res->programs, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(&ck->from, &res->gpop, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(&ck->from, &res->eval_s, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(&ck->from, &res->breed_s, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(&ck->from, &res->run_s, err);
+	if (st == RT_OK && ck->from.pos != ck->from.state_size)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", ck->from.path,
+			     ck->from.state_size - ck->from.pos);
+	return st;
+}
+
+rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_result *res,
+			  int max_history, int *next_generation, rt_error *err)
+{
+	uint64_t g, saved_n, nh;
+	rt_status st = rt_ckpt_get_u64(&ck->from, &g, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_u64(&ck->from, &saved_n, err);
+	if (st == RT_OK && saved_n != (uint64_t)n)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a population of %llu, the spec says %d",
+			       ck->from.path, (unsigned long long)saved_n, n);
+	for (int i = 0; i < n && st == RT_OK; i++)
+		st = get_tree(&ck->from, &pop[i], err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(&ck->from, fit, (size_t)n * sizeof *fit, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_u64(&ck->from, &nh, err);
+	if (st == RT_OK && (nh < 1 || nh > (uint64_t)max_history || g + 1 >= (uint64_t)max_history + 1))
+		return rt_fail(err, RT_ERR_INPUT, "%s: generation %llu with %llu in the history does not "
+			       "fit a run of %d generations", ck->from.path, (unsigned long long)g,
+			       (unsigned long long)nh, max_history - 1);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(&ck->from, res->history, (size_t)nh * sizeof *res->history, err);
+	if (st == RT_OK) {
+		res->nhistory = (int)nh;
+		st = restore_result(ck, res, err);
+	}
+	if (st == RT_OK) {
+		*next_generation = (int)g + 1;
+		rt_info("resuming from %s: generation %d done, best %.9g", ck->from.path, (int)g,
+			res->best_fitness);
+	}
+	return st;
+}

@@ -1,0 +1,39 @@
+/* gp_ckpt.h: kind gp's checkpoints and resume (the file format is the
+ * runtime's, checkpoint.h). The state is the last finished generation's
+ * population with its fitness and the result so far (history, best program,
+ * totals). Breeding generation g + 1 draws only from (seed, g, offspring
+ * index), so a run resumed from generation g's checkpoint goes on exactly
+ * as the uninterrupted run would have. */
+#ifndef GP_CKPT_H
+#define GP_CKPT_H
+#include "checkpoint.h"
+#include "gp.h"
+
+#define GP_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
+
+typedef struct gp_ckpt {
+	const rt_spec *spec;      /* the run's spec, as stored and compared */
+	const char *dir;          /* where checkpoint.bin goes */
+	long every;               /* every this many generations; 0: by time; < 0: never */
+	double seconds;           /* with every == 0: at most this often */
+	double last;              /* when the last one was written (rt_now) */
+	rt_ckpt from;             /* the checkpoint resumed from (from.data NULL: none) */
+} gp_ckpt;
+
+/* Sets ck up for a run of spec into dir as opt says (--checkpoint-every,
+ * --resume: the checkpoint read and checked against spec); makes dir. */
+rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
+		       rt_error *err);
+void gp_ckpt_close(gp_ckpt *ck);
+
+/* After generation g: writes a checkpoint when one is due (or a stop was
+ * requested by a signal). */
+rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
+				   int n, const gp_result *res, rt_error *err);
+
+/* From ck->from: pop[n] and fit[n] (pop's trees empty), res's history
+ * (room for the run's generations), best and totals; *next_generation. */
+rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_result *res,
+			  int max_history, int *next_generation, rt_error *err);
+
+#endif
