@@ -50,27 +50,37 @@ rt_status rt_ckpt_spec_text(const rt_spec *spec, rt_buf *out, rt_error *err)
 	return out->failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (the spec's text)") : RT_OK;
 }
 
+rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *state, rt_buf *file,
+			 rt_error *err)
+{
+	rt_buf text = {0};
+	rt_status st = rt_ckpt_spec_text(spec, &text, err);
+	if (st == RT_OK) {
+		rt_buf_append(file, magic, sizeof magic);
+		rt_ckpt_put_u64(file, RT_CKPT_VERSION);
+		rt_ckpt_put_bytes(file, kind, strlen(kind));
+		rt_ckpt_put_bytes(file, text.data ? text.data : "", text.len);
+		rt_ckpt_put_bytes(file, state->data ? state->data : "", state->len);
+		uLong crc = file->data ? crc32(0L, (const Bytef *)file->data, (uInt)file->len) : 0;
+		rt_ckpt_put_u64(file, (uint64_t)crc);
+		if (file->failed || state->failed)
+			st = rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)");
+	}
+	rt_buf_free(&text);
+	return st;
+}
+
 rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
 			rt_error *err)
 {
 	char path[RT_PATH_MAX];
-	rt_buf file = {0}, text = {0};
-	rt_status st = rt_ckpt_spec_text(spec, &text, err);
+	rt_buf file = {0};
+	rt_status st = rt_format(path, sizeof path, err, "%s/%s", dir, RT_CKPT_FILE);
 	if (st == RT_OK)
-		st = rt_format(path, sizeof path, err, "%s/%s", dir, RT_CKPT_FILE);
-	if (st == RT_OK) {
-		rt_buf_append(&file, magic, sizeof magic);
-		rt_ckpt_put_u64(&file, RT_CKPT_VERSION);
-		rt_ckpt_put_bytes(&file, kind, strlen(kind));
-		rt_ckpt_put_bytes(&file, text.data ? text.data : "", text.len);
-		rt_ckpt_put_bytes(&file, state->data ? state->data : "", state->len);
-		uLong crc = crc32(0L, (const Bytef *)file.data, (uInt)file.len);
-		rt_ckpt_put_u64(&file, (uint64_t)crc);
-		st = file.failed || state->failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
-						  : rt_write_file_atomic(path, file.data, file.len, err);
-	}
+		st = rt_ckpt_format(kind, spec, state, &file, err);
+	if (st == RT_OK)
+		st = rt_write_file_atomic(path, file.data, file.len, err);
 	rt_buf_free(&file);
-	rt_buf_free(&text);
 	return st;
 }
 

@@ -35,6 +35,10 @@ void rt_ckpt_put_u64(rt_buf *b, uint64_t v);
 void rt_ckpt_put_f64(rt_buf *b, double v);
 void rt_ckpt_put_bytes(rt_buf *b, const void *data, size_t n);
 
+/* The bytes of a checkpoint for kind, spec and state, appended to file. */
+rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *state, rt_buf *file,
+			 rt_error *err);
+
 /* Writes dir/checkpoint.bin for kind with the state in state. */
 rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
 			rt_error *err);

@@ -22,7 +22,7 @@
 #define CORPUS "tests/fuzz/corpus"
 
 /* The harnesses' entry points, renamed by tests/fuzz/corpus.ninja. */
-#define HARNESSES(X) X(spec) X(csv) X(libsvm) X(tsp) X(tour) X(svm_model) X(mbp_net) X(json) X(gp_prefix)
+#define HARNESSES(X) X(spec) X(csv) X(libsvm) X(tsp) X(tour) X(svm_model) X(mbp_net) X(json) X(gp_prefix) X(checkpoint)
 #define DECLARE(name) int fuzz_##name##_input(const uint8_t *data, size_t size);
 HARNESSES(DECLARE)
 
