@@ -210,6 +210,17 @@ void rt_buf_printf(rt_buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+rt_status rt_write_buf_atomic(const char *dir, const char *name, const rt_buf *b, rt_error *err)
+{
+	char path[RT_PATH_MAX];
+	rt_status st = rt_format(path, sizeof path, err, "%s/%s", dir, name);
+	if (st == RT_OK && b->failed)
+		st = rt_fail(err, RT_ERR_SYSTEM, "%s: out of memory formatting it", path);
+	if (st == RT_OK)
+		st = rt_write_file_atomic(path, b->data ? b->data : "", b->len, err);
+	return st;
+}
+
 void rt_buf_free(rt_buf *b)
 {
 	free(b->data);

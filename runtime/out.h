@@ -33,6 +33,9 @@ void rt_buf_vprintf(rt_buf *b, const char *fmt, va_list ap) __attribute__((forma
 void rt_buf_append(rt_buf *b, const char *s, size_t n);
 void rt_buf_puts(rt_buf *b, const char *s);
 void rt_buf_free(rt_buf *b);
+/* Writes the text in b to dir/name atomically; a buffer that ran out of
+ * memory while it was formatted is an error naming the file instead. */
+rt_status rt_write_buf_atomic(const char *dir, const char *name, const rt_buf *b, rt_error *err);
 
 /* JSON writer on top of rt_buf: objects and arrays nest; commas and
  * indentation are handled. Keys are NULL inside arrays. */

@@ -495,12 +495,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 			      h->gen_s, h->gpops_eval, h->gpops_gen, h->host_s, h->device_s,
 			      h->nonfinite);
 	}
-	if (csv.failed)
-		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting history.csv");
-	if (!st)
-		st = rt_format(path, sizeof path, err, "%s/history.csv", dir);
-	if (!st)
-		st = rt_write_file_atomic(path, csv.data, csv.len, err);
+	st = rt_write_buf_atomic(dir, "history.csv", &csv, err);
 	rt_buf_free(&csv);
 	return st;
 }

@@ -227,7 +227,6 @@ static void json_ovr(rt_json *j, const ovr_run *o)
 
 static rt_status write_history_csv(const char *dir, const ovr_run *o, rt_error *err)
 {
-	char path[RT_PATH_MAX];
 	rt_buf csv = {0};
 	rt_buf_puts(&csv, "class,generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,"
 		    "gpops_gen,host_s,device_s,nonfinite\n");
@@ -239,12 +238,7 @@ static rt_status write_history_csv(const char *dir, const ovr_run *o, rt_error *
 				      h->eval_s, h->gen_s, h->gpops_eval, h->gpops_gen, h->host_s,
 				      h->device_s, h->nonfinite);
 		}
-	rt_status st = csv.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting "
-					    "history.csv") : RT_OK;
-	if (!st)
-		st = rt_format(path, sizeof path, err, "%s/history.csv", dir);
-	if (!st)
-		st = rt_write_file_atomic(path, csv.data, csv.len, err);
+	rt_status st = rt_write_buf_atomic(dir, "history.csv", &csv, err);
 	rt_buf_free(&csv);
 	return st;
 }
