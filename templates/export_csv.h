@@ -1,5 +1,5 @@
-/* export_csv.h: what the evaluators `evoforge export` writes for kinds svm
- * and mbp (NAME-eval.c) share: dying with "NAME-eval: FILE:LINE: message",
+/* export_csv.h: what the evaluators `evoforge export` writes for kinds gp,
+ * svm and mbp (NAME-eval.c) share: dying with "NAME-eval: FILE:LINE: message",
  * reading a line of any length, and splitting a CSV line at commas. Plain
  * C99 and the C library only; EVO_PROGRAM (the model's name) must be
  * defined before this file. */

@@ -31,92 +31,7 @@ typedef float evo_t;               /* one row */
 #define EVO_UNITS(rows) (rows)
 #endif
 
-static const char *evo_file = "";
-
-static void evo_die(int code, long line, const char *fmt, const char *a, const char *b)
-{
-	if (line > 0)
-		fprintf(stderr, "%s-eval: %s:%ld: ", EVO_PROGRAM, evo_file, line);
-	else
-		fprintf(stderr, "%s-eval: %s: ", EVO_PROGRAM, evo_file);
-	fprintf(stderr, fmt, a, b);
-	fputc('\n', stderr);
-	exit(code);
-}
-
-/* The next line of f without its end of line, in *buf (grown); 0 at the end. */
-static int evo_read_line(FILE *f, char **buf, size_t *cap)
-{
-	size_t len = 0;
-	if (!*buf) {
-		*cap = 1024;
-		if (!(*buf = malloc(*cap)))
-			evo_die(1, 0, "out of memory%s%s", "", "");
-	}
-	for (;;) {
-		if (!fgets(*buf + len, (int)(*cap - len), f))
-			break;
-		len += strlen(*buf + len);
-		if (len > 0 && (*buf)[len - 1] == '\n')
-			break;
-		if (len + 1 == *cap) {
-			char *grown = realloc(*buf, *cap * 2);
-			if (!grown)
-				evo_die(1, 0, "out of memory%s%s", "", "");
-			*buf = grown;
-			*cap *= 2;
-		}
-	}
-	if (ferror(f))
-		evo_die(1, 0, "read error: %s%s", strerror(errno), "");
-	if (len == 0 && feof(f))
-		return 0;
-	while (len > 0 && ((*buf)[len - 1] == '\n' || (*buf)[len - 1] == '\r'))
-		(*buf)[--len] = 0;
-	return 1;
-}
-
-/* Splits line in place at commas into at most max fields (surrounding spaces
- * and double quotes removed); returns how many. field NULL: only counts
- * (line unchanged). */
-static int evo_split(char *line, char **field, int max)
-{
-	int n = 0;
-	char *p = line;
-	for (;;) {
-		char *start, *end;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '"') {
-			start = ++p;
-			while (*p && *p != '"')
-				p++;
-			end = p;
-			if (*p)
-				p++;
-			while (*p && *p != ',')
-				p++;
-		} else {
-			start = p;
-			while (*p && *p != ',')
-				p++;
-			end = p;
-			while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
-				end--;
-		}
-		if (n < max)
-			field[n] = start;
-		n++;
-		if (!*p) {
-			if (field)
-				*end = 0;
-			return n;
-		}
-		p++;
-		if (field)
-			*end = 0;
-	}
-}
+#include "export_csv.h"   /* evo_die, evo_read_line, evo_split, evo_open_out, evo_close */
 
 static void evo_write(FILE *out, const evo_t *y, long rows)
 {
@@ -194,7 +109,7 @@ int main(int argc, char **argv)
 	char *line = NULL, **field, why[512];
 	size_t cap = 0;
 	long lineno = 1, rows = 0;
-	FILE *in, *out = stdout;
+	FILE *in, *out;
 	const char *outpath = NULL, *inpath = NULL;
 	for (k = 1; k < argc; k++) {
 		if (!strcmp(argv[k], "-o") && k + 1 < argc)
@@ -237,8 +152,7 @@ int main(int argc, char **argv)
 			evo_die(2, 1, "expected a column named '%s' (an input of %s), found none",
 				EVO_INPUTS[k], EVO_PROGRAM);
 	}
-	if (outpath && !(out = fopen(outpath, "w")))
-		evo_die(1, 0, "cannot write the output: %s%s", strerror(errno), "");
+	out = evo_open_out(outpath);
 	fprintf(out, "%s\n", EVO_BOOL ? "output" : EVO_NCLASSES > 0 ? "class" : "prediction");
 	while (evo_read_line(in, &line, &cap)) {
 		lineno++;
@@ -258,12 +172,10 @@ int main(int argc, char **argv)
 	}
 	evo_batch(x, rows, y);
 	evo_write(out, y, rows);
-	fclose(in);
 	free(field);
 	free(line);
 	free(x);
 	free(y);
-	if (ferror(out) || (out != stdout && fclose(out) != 0) || (out == stdout && fflush(out) != 0))
-		evo_die(1, 0, "write error on the output%s%s", "", "");
+	evo_close(in, out);
 	return 0;
 }
