@@ -92,6 +92,18 @@ rt_status rt_export_sibling(const char *result_path, const char *name, char *out
 	return rt_format(out, size, err, "%.*s/%s", (int)(slash - result_path), result_path, name);
 }
 
+rt_status rt_export_makefile(const char *dir, const char *id, rt_error *err)
+{
+	rt_buf mk = { 0 };
+	rt_buf_printf(&mk, "# Makefile: builds %s-eval (written by evoforge export; no -ffast-math:\n"
+		      "# it would change the results).\nCC = cc\nCFLAGS = -std=c99 -O2 -Wall\n\n"
+		      "%s-eval: %s-eval.c %s.c %s.h\n\t$(CC) $(CFLAGS) -o $@ %s-eval.c %s.c -lm\n",
+		      id, id, id, id, id, id, id);
+	rt_status st = rt_write_buf_atomic(dir, "Makefile", &mk, err);
+	rt_buf_free(&mk);
+	return st;
+}
+
 rt_status rt_export_cc(const char *dir, const char *exe, const char *sources, int *built,
 		       rt_error *err)
 {

@@ -23,6 +23,9 @@ void rt_export_ident(const char *problem, char *out, size_t size);
 /* The file `name` beside result.json (same folder) into out. */
 rt_status rt_export_sibling(const char *result_path, const char *name, char *out, size_t size,
 			    rt_error *err);
+/* dir/Makefile building ID-eval from ID-eval.c, ID.c and ID.h with plain
+ * C99 and -lm (the svm and mbp exports). */
+rt_status rt_export_makefile(const char *dir, const char *id, rt_error *err);
 /* Compiles `sources` in dir into the program `exe` with the system's C
  * compiler (cc -std=c99 -O2 -Wall ... -lm) when there is one: *built says
  * whether it was. A failing compile is an RT_ERR_INTERNAL error (a bug in

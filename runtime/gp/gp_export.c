@@ -504,7 +504,7 @@ static rt_status write_kernels(const gp_run_best *b, const char *archs, const ch
 static rt_status write_eval(const gp_run_best *b, const char *dir, rt_error *err)
 {
 	gen_source s;
-	char name[160], what[400], mkpath[RT_PATH_MAX];
+	char name[160], what[400];
 	rt_buf mk = {0};
 	rt_status st;
 	const char *id = b->ident;
@@ -539,10 +539,7 @@ static rt_status write_eval(const gp_run_best *b, const char *dir, rt_error *err
 		      "\t$(CC) $(CFLAGS) -o $@ %s-eval.c %s.c %s-kernels.c $(LDLIBS)\n",
 		      id, id, id, id, id, id, id, id, id, id);
 	if (st == RT_OK)
-		st = rt_format(mkpath, sizeof mkpath, err, "%s/Makefile", dir);
-	if (st == RT_OK)
-		st = mk.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", mkpath)
-			       : rt_write_file_atomic(mkpath, mk.data, mk.len, err);
+		st = rt_write_buf_atomic(dir, "Makefile", &mk, err);
 	rt_buf_free(&mk);
 	return st;
 }

@@ -336,8 +336,7 @@ static rt_status write_c(const mbp_run_best *b, const char *result_path, const c
 static rt_status write_eval(const mbp_run_best *b, const char *dir, rt_error *err)
 {
 	gen_source s;
-	char file[160], what[512], mkpath[RT_PATH_MAX];
-	rt_buf mk = { 0 };
+	char file[160], what[512];
 	const char *id = b->ident;
 	rt_status st;
 	snprintf(file, sizeof file, "%s-eval.c", id);
@@ -352,17 +351,7 @@ static rt_status write_eval(const mbp_run_best *b, const char *dir, rt_error *er
 	if (st == RT_OK)
 		st = gen_write(&s, dir, err);
 	gen_free(&s);
-	rt_buf_printf(&mk, "# Makefile: builds %s-eval (written by evoforge export; no -ffast-math:\n"
-		      "# it would change the results).\nCC = cc\nCFLAGS = -std=c99 -O2 -Wall\n\n"
-		      "%s-eval: %s-eval.c %s.c %s.h\n\t$(CC) $(CFLAGS) -o $@ %s-eval.c %s.c -lm\n",
-		      id, id, id, id, id, id, id);
-	if (st == RT_OK)
-		st = rt_format(mkpath, sizeof mkpath, err, "%s/Makefile", dir);
-	if (st == RT_OK)
-		st = mk.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", mkpath)
-			       : rt_write_file_atomic(mkpath, mk.data, mk.len, err);
-	rt_buf_free(&mk);
-	return st;
+	return st == RT_OK ? rt_export_makefile(dir, id, err) : st;
 }
 
 rt_status mbp_export_result(const rt_jval *doc, const char *path, const rt_options *opt,

@@ -266,8 +266,7 @@ static rt_status write_c(const svm_model *m, const char *name, const char *id,
 static rt_status write_eval(const char *id, const char *dir, rt_error *err)
 {
 	gen_source s;
-	char file[160], what[512], mkpath[RT_PATH_MAX];
-	rt_buf mk = { 0 };
+	char file[160], what[512];
 	rt_status st;
 	snprintf(file, sizeof file, "%s-eval.c", id);
 	snprintf(what, sizeof what, "predicts the points of a LIBSVM or CSV file with %s (%s.c)", id, id);
@@ -280,17 +279,7 @@ static rt_status write_eval(const char *id, const char *dir, rt_error *err)
 	if (st == RT_OK)
 		st = gen_write(&s, dir, err);
 	gen_free(&s);
-	rt_buf_printf(&mk, "# Makefile: builds %s-eval (written by evoforge export; no -ffast-math:\n"
-		      "# it would change the results).\nCC = cc\nCFLAGS = -std=c99 -O2 -Wall\n\n"
-		      "%s-eval: %s-eval.c %s.c %s.h\n\t$(CC) $(CFLAGS) -o $@ %s-eval.c %s.c -lm\n",
-		      id, id, id, id, id, id, id);
-	if (st == RT_OK)
-		st = rt_format(mkpath, sizeof mkpath, err, "%s/Makefile", dir);
-	if (st == RT_OK)
-		st = mk.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", mkpath)
-			       : rt_write_file_atomic(mkpath, mk.data, mk.len, err);
-	rt_buf_free(&mk);
-	return st;
+	return st == RT_OK ? rt_export_makefile(dir, id, err) : st;
 }
 
 rt_status svm_export_result(const rt_jval *doc, const char *path, const rt_options *opt,
