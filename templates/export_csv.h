@@ -108,6 +108,33 @@ static inline int evo_is_number(const char *s)
 	return end != s && !*end;
 }
 
+/* Opens the CSV file path and reads its header: *field (allocated) holds
+ * its *ncols column names, col[k] the column of names[k] (k < n; each must
+ * be there). Returns the file, positioned at the first data line. */
+static inline FILE *evo_open_csv(const char *path, const char *const *names, int n, int *col,
+				 char **line, size_t *cap, char ***field, int *ncols)
+{
+	FILE *in = fopen(path, "r");
+	if (!in)
+		evo_die(2, 0, "cannot open: %s%s", strerror(errno), "");
+	if (!evo_read_line(in, line, cap))
+		evo_die(2, 1, "expected a header line naming the columns, got an empty file%s%s", "", "");
+	*ncols = evo_split(*line, NULL, 0);
+	if (!(*field = malloc((size_t)*ncols * sizeof **field)))
+		evo_die(1, 0, "out of memory%s%s", "", "");
+	evo_split(*line, *field, *ncols);
+	for (int k = 0; k < n; k++) {
+		col[k] = -1;
+		for (int c = 0; c < *ncols && col[k] < 0; c++)
+			if (!strcmp((*field)[c], names[k]))
+				col[k] = c;
+		if (col[k] < 0)
+			evo_die(2, 1, "expected a column named '%s' (an input of %s), found none",
+				names[k], EVO_PROGRAM);
+	}
+	return in;
+}
+
 /* Opens the output (NULL: standard output). */
 static FILE *evo_open_out(const char *path)
 {

@@ -135,23 +135,7 @@ int main(int argc, char **argv)
 	y = calloc((size_t)EVO_UNITS(EVO_ROWS), sizeof *y);
 	if (!x || !y)
 		evo_die(1, 0, "out of memory%s%s", "", "");
-	if (!(in = fopen(inpath, "r")))
-		evo_die(2, 0, "cannot open: %s%s", strerror(errno), "");
-	if (!evo_read_line(in, &line, &cap))
-		evo_die(2, 1, "expected a header line naming the columns, got an empty file%s%s", "", "");
-	ncols = evo_split(line, NULL, 0);
-	if (!(field = malloc((size_t)ncols * sizeof *field)))
-		evo_die(1, 0, "out of memory%s%s", "", "");
-	evo_split(line, field, ncols);
-	for (k = 0; k < EVO_NINPUTS; k++) {
-		col[k] = -1;
-		for (int c = 0; c < ncols && col[k] < 0; c++)
-			if (!strcmp(field[c], EVO_INPUTS[k]))
-				col[k] = c;
-		if (col[k] < 0)
-			evo_die(2, 1, "expected a column named '%s' (an input of %s), found none",
-				EVO_INPUTS[k], EVO_PROGRAM);
-	}
+	in = evo_open_csv(inpath, EVO_INPUTS, EVO_NINPUTS, col, &line, &cap, &field, &ncols);
 	out = evo_open_out(outpath);
 	fprintf(out, "%s\n", EVO_BOOL ? "output" : EVO_NCLASSES > 0 ? "class" : "prediction");
 	while (evo_read_line(in, &line, &cap)) {
