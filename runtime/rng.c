@@ -1,54 +1,25 @@
-/* rng.c: host-side Philox streams. */
+/* rng.c: host-side Philox streams (the templates' philox_stream, philox.h). */
 #include <math.h>
 
 #include "rng.h"
 
 void rt_rng_init(rt_rng *rng, uint64_t seed, uint64_t stream)
 {
-	rng->seed = seed;
-	rng->stream = stream;
-	rng->counter = 0;
-	rng->used = 4;
+	philox_stream_init(rng, seed, stream);
 }
 
-uint32_t rt_rng_u32(rt_rng *rng)
-{
-	if (rng->used == 4) {
-		philox4x32_ctr r = philox_block(rng->seed, rng->stream, rng->counter++);
-		for (int i = 0; i < 4; i++)
-			rng->buf[i] = r.v[i];
-		rng->used = 0;
-	}
-	return rng->buf[rng->used++];
-}
+uint32_t rt_rng_u32(rt_rng *rng) { return philox_stream_u32(rng); }
 
 float rt_rng_uniform(rt_rng *rng) { return philox_u01f(rt_rng_u32(rng)); }
 
-double rt_rng_uniform_double(rt_rng *rng)
-{
-	uint32_t a = rt_rng_u32(rng);
-	return philox_u01d(a, rt_rng_u32(rng));
-}
+double rt_rng_uniform_double(rt_rng *rng) { return philox_stream_u01d(rng); }
 
 double rt_rng_range(rt_rng *rng, double lo, double hi)
 {
-	return lo + (hi - lo) * rt_rng_uniform_double(rng);
+	return philox_stream_range(rng, lo, hi);
 }
 
-uint32_t rt_rng_below(rt_rng *rng, uint32_t n)
-{
-	/* Lemire's nearly-divisionless method with rejection. */
-	uint64_t m = (uint64_t)rt_rng_u32(rng) * n;
-	uint32_t low = (uint32_t)m;
-	if (low < n) {
-		uint32_t threshold = (uint32_t)(-n) % n;
-		while (low < threshold) {
-			m = (uint64_t)rt_rng_u32(rng) * n;
-			low = (uint32_t)m;
-		}
-	}
-	return (uint32_t)(m >> 32);
-}
+uint32_t rt_rng_below(rt_rng *rng, uint32_t n) { return philox_stream_below(rng, n); }
 
 double rt_rng_normal(rt_rng *rng)
 {

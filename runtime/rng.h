@@ -1,6 +1,8 @@
 /* rng.h: host-side streams of random numbers over Philox4x32-10
  * (templates/philox.h). A stream is (seed, stream id); draws come four at a
- * time from consecutive counters, so any draw can be recomputed on the GPU. */
+ * time from consecutive counters, so any draw can be recomputed on the GPU.
+ * rt_rng is the templates' philox_stream: device code that includes
+ * philox.h draws exactly what these functions draw. */
 #ifndef RT_RNG_H
 #define RT_RNG_H
 
@@ -8,12 +10,7 @@
 
 #include "philox.h"
 
-typedef struct rt_rng {
-	uint64_t seed, stream;
-	uint64_t counter;   /* next block of four to compute */
-	uint32_t buf[4];
-	int used;           /* how many of buf were handed out (4 = empty) */
-} rt_rng;
+typedef philox_stream rt_rng;
 
 /* Starts stream `stream` of `seed` at counter 0. */
 void rt_rng_init(rt_rng *rng, uint64_t seed, uint64_t stream);

@@ -90,4 +90,64 @@ RT_HD uint32_t philox_below(uint32_t x, uint32_t n)
 	return (uint32_t)(((uint64_t)x * (uint64_t)n) >> 32);
 }
 
+/* A stream of draws: (seed, stream) at block counter `counter`, handed out
+ * four at a time. The host's rt_rng (runtime/rng.h) is this type, so code
+ * compiled for both (GP breeding, templates/gp/gp_breed.h) draws the same
+ * numbers in the same order on the CPU and the GPU. Doubles from the
+ * stream are exact on both when the device code is compiled with
+ * --fmad=false (no contraction of philox_stream_range). */
+typedef struct philox_stream {
+	uint64_t seed, stream;
+	uint64_t counter;   /* next block of four to compute */
+	uint32_t buf[4];
+	int used;           /* how many of buf were handed out (4 = empty) */
+} philox_stream;
+
+RT_HD void philox_stream_init(philox_stream *s, uint64_t seed, uint64_t stream)
+{
+	s->seed = seed;
+	s->stream = stream;
+	s->counter = 0;
+	s->used = 4;
+}
+
+RT_HD uint32_t philox_stream_u32(philox_stream *s)
+{
+	if (s->used == 4) {
+		philox4x32_ctr r = philox_block(s->seed, s->stream, s->counter++);
+		for (int i = 0; i < 4; i++)
+			s->buf[i] = r.v[i];
+		s->used = 0;
+	}
+	return s->buf[s->used++];
+}
+
+RT_HD double philox_stream_u01d(philox_stream *s)
+{
+	uint32_t a = philox_stream_u32(s);
+	return philox_u01d(a, philox_stream_u32(s));
+}
+
+/* Uniform in [lo, hi). */
+RT_HD double philox_stream_range(philox_stream *s, double lo, double hi)
+{
+	return lo + (hi - lo) * philox_stream_u01d(s);
+}
+
+/* Uniform integer in [0, n), n > 0, without bias (Lemire's nearly
+ * divisionless method with rejection). */
+RT_HD uint32_t philox_stream_below(philox_stream *s, uint32_t n)
+{
+	uint64_t m = (uint64_t)philox_stream_u32(s) * n;
+	uint32_t low = (uint32_t)m;
+	if (low < n) {
+		uint32_t threshold = (uint32_t)(0u - n) % n;
+		while (low < threshold) {
+			m = (uint64_t)philox_stream_u32(s) * n;
+			low = (uint32_t)m;
+		}
+	}
+	return (uint32_t)(m >> 32);
+}
+
 #endif

@@ -30,6 +30,7 @@
 
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_gpu_breed.h"
 #include "gp_ovr.h"
 #include "gp_score.h"
 #include "gp_tune.h"
@@ -155,50 +156,132 @@ static rt_status progress_test_score(const gp_problem *p, const gp_tree *best, c
 	return RT_OK;
 }
 
-rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
-			 gp_result *res, rt_error *err)
+/* What a generation's report needs besides the fitness: when it started,
+ * its host and device time, its nodes, and the held-out note so far. */
+typedef struct gen_record {
+	double t0, t_start;
+	double host_s, device_s, nodes;
+	int nonfinite;        /* programs whose fitness was NaN or infinite */
+	char test_note[64];   /* the best program's test score, for the progress line */
+} gen_record;
+
+/* Non-finite fitness is the worst (+inf): made so in fit, and counted
+ * from the host's fitness array, so both backends count alike. */
+static int count_nonfinite(double *fit, int n)
 {
-	memset(res, 0, sizeof *res);
-	res->best_fitness = INFINITY;
-	res->best_generation = -1;
-	int n = p->population;
-	int ngen = p->generations + 1;
-	double ncases = (double)p->cases.ncases;
+	int nonfinite = 0;
+	for (int i = 0; i < n; i++) {
+		if (isnan(fit[i]))
+			fit[i] = INFINITY;
+		nonfinite += isinf(fit[i]) != 0;
+	}
+	return nonfinite;
+}
+
+/* Generation g is evaluated (fit[n], sizes[n]): non-finite fitness made the
+ * worst, the history line, the best so far (copied from cur, or from the
+ * device breeder bd when cur is NULL), the progress line. */
+static rt_status record_generation(const gp_problem *p, gp_result *res, int g, double *fit,
+				   const uint32_t *sizes, int n, const gp_tree *cur,
+				   gp_gpu_breeder *bd, gen_record *rec, rt_error *err)
+{
+	int nonfinite = rec->nonfinite, nfinite = 0;
+	double sum = 0;
+	for (int i = 0; i < n; i++) {
+		if (isfinite(fit[i])) {
+			sum += fit[i];
+			nfinite++;
+		}
+	}
+	double t2 = rt_now(), ncases = (double)p->cases.ncases, nodes = rec->nodes;
+	gp_gen_stats *h = &res->history[res->nhistory++];
+	int b = gp_best_index_sizes(fit, sizes, n, &p->breed);
+	h->generation = g;
+	h->nonfinite = nonfinite;
+	h->best = fit[b];
+	h->mean = nfinite ? sum / nfinite : INFINITY;
+	h->mean_size = nodes / n;
+	h->best_size = (int)sizes[b];
+	h->eval_s = rec->device_s;
+	h->gen_s = t2 - rec->t0;
+	h->host_s = rec->host_s;
+	h->device_s = rec->device_s;
+	h->gpops_eval = h->eval_s > 0 ? nodes * ncases / h->eval_s : 0;
+	h->gpops_gen = h->gen_s > 0 ? nodes * ncases / h->gen_s : 0;
+	res->programs += (uint64_t)n;
+	res->gpop += nodes * ncases;
+	res->eval_s += rec->device_s;
+	res->breed_s += rec->host_s;   /* packing counts with breeding (host work) */
+	res->run_s = t2 - rec->t_start;
+	rt_status st;
+	if (fit[b] < res->best_fitness || res->best_generation < 0) {
+		res->best_fitness = fit[b];
+		res->best_generation = g;
+		st = cur ? gp_tree_copy(&res->best, &cur[b], err) : gp_gpu_breeder_tree(bd, b, &res->best, err);
+		if (st)
+			return st;
+	}
+	res->solved = res->best_fitness <= p->success;
+	if (p->test.ncases > 0 && res->best_generation == g &&
+	    (st = progress_test_score(p, &res->best, rec->test_note, sizeof rec->test_note, err)))
+		return st;
+	char e1[32], e2[32], nf_note[32] = "";
+	if (nonfinite > 0)
+		snprintf(nf_note, sizeof nf_note, "  nonfinite %d", nonfinite);
+	rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
+		"  host %.3f ms  eval %.3f ms  gen %.3f ms%s%s",
+		g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
+		rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
+		h->gen_s * 1e3, nf_note, rec->test_note);
+	return RT_OK;
+}
+
+/* Is the run over after generation g? */
+static int run_over(const gp_problem *p, const gp_result *res, int g)
+{
+	return g == p->generations || (res->solved && p->stop_on_success) || rt_stop_requested();
+}
+
+/* The first generation: initialised, or the checkpoint's (*g_first then
+ * the one to breed next; past the end if the run had ended). */
+static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *cur, double *fit,
+				  gp_result *res, int *g_first, rt_error *err)
+{
+	int n = p->population, ngen = p->generations + 1;
+	rt_status st;
+	*g_first = 0;
+	if (p->ckpt && p->ckpt->from.data) {
+		/* resumed: generation g_first breeds from the checkpoint's population */
+		if ((st = gp_ckpt_restore(p->ckpt, cur, fit, n, res, ngen, g_first, err)))
+			return st;
+		if (res->solved && p->stop_on_success)
+			*g_first = ngen;
+		return RT_OK;
+	}
+	return gp_init_population(cur, n, &p->fset, &p->breed, seed, err);
+}
+
+/* The loop with breeding on the host: each generation bred in ranges,
+ * each range packed and handed to the evaluator while the next is bred. */
+static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
+			     gp_result *res, gp_tree *cur, gp_tree *next, double *fit,
+			     double *fit_next, uint32_t *sizes, rt_error *err)
+{
+	int n = p->population, ngen = p->generations + 1, g_first;
 	gen_pass gp = { ev, ev->start && ev->finish, 0, { 0, 0 }, 0, 0, 0, 0 };
 	int nb = gp.async ? (ev->batches > 0 ? ev->batches : GP_EVOLVE_BATCHES) : 1;
 	if (nb > n)
 		nb = n > 0 ? n : 1;
-	gp_tree *cur = rt_calloc((size_t)n, sizeof *cur, err);
-	gp_tree *next = cur ? rt_calloc((size_t)n, sizeof *next, err) : NULL;
-	double *fit = next ? rt_malloc((size_t)n * sizeof *fit, err) : NULL;
-	double *fit_next = fit ? rt_malloc((size_t)n * sizeof *fit, err) : NULL;
-	res->history = fit_next ? rt_calloc((size_t)ngen, sizeof *res->history, err) : NULL;
 	gp_packed packed;
 	gp_packed_init(&packed);
-	rt_status st = RT_OK;
-	char test_note[64] = "";   /* the best program's test score, for the progress line */
-	if (!res->history) {
-		st = err->status;
-		goto out;
-	}
+	gen_record rec = { .t_start = rt_now() };
+	rt_status st = first_generation(p, seed, cur, fit, res, &g_first, err);
+	rec.t_start -= res->run_s;
+	double init_s = rt_now() - rec.t_start - res->run_s;
 
-	double t_start = rt_now();
-	int g_first = 0;
-	if (p->ckpt && p->ckpt->from.data) {
-		/* resumed: generation g_first breeds from the checkpoint's population */
-		if ((st = gp_ckpt_restore(p->ckpt, cur, fit, n, res, ngen, &g_first, err)))
-			goto out;
-		t_start -= res->run_s;
-		if (res->solved && p->stop_on_success)
-			g_first = ngen;
-	} else if ((st = gp_init_population(cur, n, &p->fset, &p->breed, seed, err))) {
-		goto out;
-	}
-	double init_s = rt_now() - t_start;
-
-	for (int g = g_first; g < ngen; g++) {
+	for (int g = g_first; g < ngen && !st; g++) {
 		/* Generation g: cur (g == 0) or bred from cur / fit into next. */
-		double t0 = g == 0 ? t_start : rt_now();
+		rec.t0 = g == 0 ? rec.t_start : rt_now();
 		gp_tree *pop = g == 0 ? cur : next;
 		double *pfit = g == 0 ? fit : fit_next;
 		gp.host_s = g == 0 ? init_s : 0;
@@ -219,7 +302,7 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		if (!st)
 			st = sd;
 		if (st)
-			goto out;
+			break;
 		if (g > 0) {
 			gp_tree *tmp = cur;
 			cur = next;
@@ -228,88 +311,108 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 			fit = fit_next;
 			fit_next = ftmp;
 		}
-		/* Non-finite fitness is the worst (+inf); counted from the host's
-		 * fitness array, so both backends count alike at no device cost. */
-		int nonfinite = 0;
-		for (int i = 0; i < n; i++) {
-			if (isnan(fit[i]))
-				fit[i] = INFINITY;
-			nonfinite += isinf(fit[i]) != 0;
-		}
+		rec.nonfinite = count_nonfinite(fit, n);
 		/* [gp] optimise_constants: the best programs' constants, on the host. */
 		if (p->optimise_constants > 0) {
 			double tc = rt_now();
 			if ((st = gp_constopt_population(cur, fit, n, p->optimise_constants, &p->cases,
 							 p->optimise_steps, err)))
-				goto out;
+				break;
 			gp.host_s += rt_now() - tc;
 		}
-		double t2 = rt_now();
-
-		gp_gen_stats *h = &res->history[res->nhistory++];
-		double nodes = gp.nodes;
-		double sum = 0;
-		int nfinite = 0;
-		for (int i = 0; i < n; i++) {
-			if (isfinite(fit[i])) {
-				sum += fit[i];
-				nfinite++;
-			}
-		}
-		int b = gp_best_index_parsimony(fit, cur, n, &p->breed);
-		h->generation = g;
-		h->nonfinite = nonfinite;
-		h->best = fit[b];
-		h->mean = nfinite ? sum / nfinite : INFINITY;
-		h->mean_size = nodes / n;
-		h->best_size = cur[b].n;
-		h->eval_s = gp.device_s;
-		h->gen_s = t2 - t0;
-		h->host_s = gp.host_s;
-		h->device_s = gp.device_s;
-		h->gpops_eval = h->eval_s > 0 ? nodes * ncases / h->eval_s : 0;
-		h->gpops_gen = h->gen_s > 0 ? nodes * ncases / h->gen_s : 0;
-		res->programs += (uint64_t)n;
-		res->gpop += nodes * ncases;
-		res->eval_s += gp.device_s;
-		res->breed_s += gp.host_s;   /* packing counts with breeding (host work) */
-		if (fit[b] < res->best_fitness || res->best_generation < 0) {
-			res->best_fitness = fit[b];
-			res->best_generation = g;
-			if ((st = gp_tree_copy(&res->best, &cur[b], err)))
-				goto out;
-		}
-		res->solved = res->best_fitness <= p->success;
-		if (p->test.ncases > 0 && res->best_generation == g &&
-		    (st = progress_test_score(p, &res->best, test_note, sizeof test_note, err)))
-			goto out;
-		char e1[32], e2[32], nf_note[32] = "";
-		if (nonfinite > 0)
-			snprintf(nf_note, sizeof nf_note, "  nonfinite %d", nonfinite);
-		rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
-			"  host %.3f ms  eval %.3f ms  gen %.3f ms%s%s",
-			g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
-			rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
-			h->gen_s * 1e3, nf_note, test_note);
-		res->run_s = t2 - t_start;
+		for (int i = 0; i < n; i++)
+			sizes[i] = (uint32_t)cur[i].n;
+		rec.host_s = gp.host_s;
+		rec.device_s = gp.device_s;
+		rec.nodes = gp.nodes;
+		if ((st = record_generation(p, res, g, fit, sizes, n, cur, NULL, &rec, err)))
+			break;
 		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res, err)))
-			goto out;
-		if (g == ngen - 1 || (res->solved && p->stop_on_success) || rt_stop_requested())
+			break;
+		if (run_over(p, res, g))
 			break;
 	}
-out:
 	if (gp.async && gp.inflight > 0) {
 		rt_error e2;
-		pass_drain(&gp, fit_next ? fit_next : fit, &e2);
+		pass_drain(&gp, fit_next, &e2);
 	}
 	gp_packed_free(&packed);
-	free_pop(cur, n);
-	free_pop(next, n);
+	return st;
+}
+
+/* The loop with breeding on the device (ev->breeder): the host only reads
+ * back each generation's fitness and sizes, picks the elite, and fetches
+ * the best program when it improves and the population for a checkpoint. */
+static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
+			       gp_result *res, gp_tree *pop, double *fit, uint32_t *sizes,
+			       rt_error *err)
+{
+	int n = p->population, ngen = p->generations + 1, g_first;
+	gp_gpu_breeder *bd = ev->breeder;
+	gen_record rec = { .t_start = rt_now() };
+	rt_status st = first_generation(p, seed, pop, fit, res, &g_first, err);
+	rec.t_start -= res->run_s;
+	if (!st)
+		st = gp_gpu_breeder_load(bd, pop, g_first > 0 ? fit : NULL, err);
+	for (int i = 0; i < n; i++) {
+		sizes[i] = (uint32_t)pop[i].n;   /* a resumed run's elite is chosen by them */
+		gp_tree_free(&pop[i]);           /* the device holds the population from here on */
+	}
+	for (int g = g_first; g < ngen && !st; g++) {
+		rec.t0 = g == 0 ? rec.t_start : rt_now();
+		if (g > 0) {
+			/* elite: the best of the last generation, as record_generation found it */
+			int elite = p->breed.elitism ? gp_best_index_sizes(fit, sizes, n, &p->breed) : -1;
+			if ((st = gp_gpu_breeder_breed(bd, seed, g - 1, elite, err)))
+				break;
+		}
+		gp_gpu_stats gs;
+		if ((st = gp_gpu_breeder_eval(bd, fit, sizes, &rec.nodes, &gs, err)))
+			break;
+		rec.nonfinite = count_nonfinite(fit, n);
+		rec.device_s = gs.kernel_ms * 1e-3;
+		rec.host_s = (rt_now() - rec.t0) - rec.device_s;   /* breeding kernels, transfers */
+		if ((st = record_generation(p, res, g, fit, sizes, n, NULL, bd, &rec, err)))
+			break;
+		if (p->ckpt && gp_ckpt_due(p->ckpt, g)) {
+			if (!(st = gp_gpu_breeder_trees(bd, pop, err)))
+				st = gp_ckpt_after_generation(p->ckpt, g, pop, fit, n, res, err);
+			for (int i = 0; i < n; i++)
+				gp_tree_free(&pop[i]);
+		}
+		if (run_over(p, res, g))
+			break;
+	}
+	return st;
+}
+
+rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
+			 gp_result *res, rt_error *err)
+{
+	memset(res, 0, sizeof *res);
+	res->best_fitness = INFINITY;
+	res->best_generation = -1;
+	size_t n = (size_t)p->population;
+	gp_tree *cur = rt_calloc(n, sizeof *cur, err);
+	gp_tree *next = cur ? rt_calloc(n, sizeof *next, err) : NULL;
+	double *fit = next ? rt_malloc(n * sizeof *fit, err) : NULL;
+	double *fit_next = fit ? rt_malloc(n * sizeof *fit, err) : NULL;
+	uint32_t *sizes = fit_next ? rt_malloc(n * sizeof *sizes, err) : NULL;
+	res->history = sizes ? rt_calloc((size_t)p->generations + 1, sizeof *res->history, err) : NULL;
+	rt_status st;
+	if (!res->history)
+		st = err->status;
+	else if (ev->breeder)
+		st = evolve_device(p, seed, ev, res, cur, fit, sizes, err);
+	else
+		st = evolve_host(p, seed, ev, res, cur, next, fit, fit_next, sizes, err);
+	free_pop(cur, (int)n);
+	free_pop(next, (int)n);
 	free(fit);
 	free(fit_next);
-	if (st) {
+	free(sizes);
+	if (st)
 		gp_result_free(res);
-	}
 	return st;
 }
 
@@ -427,6 +530,8 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_string(&j, "spec", spec->path);
 	rt_json_int(&j, "seed", (long long)seed);
 	rt_json_string(&j, "backend", backend);
+	rt_json_string(&j, "breeding",
+		       strcmp(backend, "gpu") == 0 && gp_breeds_on_device(p) ? "device" : "host");
 	rt_json_string(&j, "device", device);
 	rt_json_int(&j, "threads", cpu_threads());
 	gp_json_params(&j, p);
@@ -579,6 +684,14 @@ static rt_status score_holdout(const gp_problem *p, const gp_result *r, gp_score
 	return RT_OK;
 }
 
+int gp_breeds_on_device(const gp_problem *p)
+{
+	gp_gpu_config cfg;
+	rt_error err;
+	return !p->breed_on_host && p->optimise_constants == 0 &&
+	       gp_gpu_variant_parse(p->gpu_variant, &cfg, &err) == RT_OK && cfg.form == GP_FORM_LGP;
+}
+
 rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, gp_gpu *gpu, gp_result *r,
 			rt_error *err)
 {
@@ -586,8 +699,14 @@ rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, gp_gpu *gpu, gp_resu
 		/* EVOFORGE_GP_BATCHES: offspring ranges per generation (1: no overlap). */
 		const char *nb = getenv("EVOFORGE_GP_BATCHES");
 		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu), start_on_gpu, finish_on_gpu,
-				   nb ? atoi(nb) : 0};
-		return gp_evolve_with(p, seed, &ev, r, err);
+				   nb ? atoi(nb) : 0, NULL};
+		rt_status st;
+		if (gp_breeds_on_device(p) && (st = gp_gpu_breeder_open(gpu, &p->cases, &p->fset, &p->breed, p->population,
+					      &ev.breeder, err)))
+			return st;
+		st = gp_evolve_with(p, seed, &ev, r, err);
+		gp_gpu_breeder_close(ev.breeder);
+		return st;
 	}
 	cpu_eval ce = {p->evaluator, {p->cpu_block, 0, 0}};
 	gp_evaluator ev = {.eval = eval_on_cpu, .ctx = &ce, .form = gp_eval_method_form(p->evaluator)};

@@ -71,6 +71,9 @@ typedef struct gp_evaluator {
 	rt_status (*start)(void *ctx, const gp_packed *pop, const gp_cases *cases, rt_error *err);
 	rt_status (*finish)(void *ctx, double *fitness, double *device_s, rt_error *err);
 	int batches;
+	/* Non-NULL: whole generations are bred and evaluated on the device
+	 * (gp_gpu_breed.h) and the calls above are not used. */
+	struct gp_gpu_breeder *breeder;
 } gp_evaluator;
 
 /* Default number of offspring ranges per generation for asynchronous
@@ -92,6 +95,10 @@ struct gp_score;
  * interpreter on p->cases into *gpu (NULL: the CPU); names the device. */
 rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, struct gp_gpu **gpu,
 			      char *device, int size, rt_error *err);
+/* Does a GPU run of p breed on the device (gp_gpu_breed.h)? Yes unless
+ * [gp] breeding = host, constants are optimised (on the host), or the
+ * interpreter reads RPN. */
+int gp_breeds_on_device(const gp_problem *p);
 /* gp_evolve_with on the GPU interpreter gpu (opened on p->cases) or, when
  * gpu is NULL, on the CPU with the problem's evaluator and block. */
 rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, struct gp_gpu *gpu, gp_result *r,

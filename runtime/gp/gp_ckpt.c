@@ -79,13 +79,17 @@ void gp_ckpt_close(gp_ckpt *ck)
 	rt_ckpt_free(&ck->from);
 }
 
+int gp_ckpt_due(const gp_ckpt *ck, int g)
+{
+	int due = ck->every > 0 ? (g + 1) % ck->every == 0
+		  : ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+	return due || rt_stop_requested();
+}
+
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 				   int n, const gp_result *res, rt_error *err)
 {
-	double now = rt_now();
-	int due = ck->every > 0 ? (g + 1) % ck->every == 0
-		  : ck->every == 0 && now - ck->last >= ck->seconds;
-	if (!due && !rt_stop_requested())
+	if (!gp_ckpt_due(ck, g))
 		return RT_OK;
 	rt_status st = save(ck, g, pop, fit, n, res, err);
 	if (st == RT_OK) {

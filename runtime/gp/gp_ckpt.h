@@ -26,6 +26,8 @@ rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, 
 		       rt_error *err);
 void gp_ckpt_close(gp_ckpt *ck);
 
+/* Is a checkpoint due after generation g (by count, by time, or a stop)? */
+int gp_ckpt_due(const gp_ckpt *ck, int g);
 /* After generation g: writes a checkpoint when one is due (or a stop was
  * requested by a signal). */
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,

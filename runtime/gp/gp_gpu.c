@@ -883,13 +883,78 @@ rt_status gp_gpu_encode(const gp_packed *pop, const gp_cases *cases, size_t dstr
 	return st;
 }
 
+/* Compiles for the stack depth need asks (when deeper than the module's),
+ * raises the shared memory limit to smem, and launches slot s's
+ * evaluation of the encoded population at progs/code/consts (np programs)
+ * and the download of its fitness; fitness lands in fit_dev (0: the
+ * slot's own buffer) and in the slot's pinned copy. */
+static rt_status launch_slot(gp_gpu *g, gpg_slot *s, gpu_ptr progs, gpu_ptr code, gpu_ptr consts,
+			     size_t np, uint32_t smem, int need, gpu_ptr fit_dev, rt_error *err)
+{
+	rt_status st;
+	/* Stack slots: LGP keeps the top in a register. */
+	int stack = need;
+	if (g->cfg.stack) {
+		if (stack > g->cfg.stack)
+			return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: the population needs %d stack "
+				       "slots, the variant was compiled for %d", stack, g->cfg.stack);
+	} else if (stack > g->stack) {
+		int d = 8;
+		while (d < stack)
+			d *= 2;
+		if (d > GP_GPU_MAX_STACK)
+			return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: a program needs a stack of %d "
+				       "(at most %d)", stack, GP_GPU_MAX_STACK);
+		if ((st = compile(g, d, err)) != RT_OK)
+			return st;
+	}
+	if (smem > (uint32_t)g->info.smem_per_block_optin)
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: a program needs %u bytes of shared "
+			       "memory, the device has %d per block", smem, g->info.smem_per_block_optin);
+	if ((int)smem > g->smem_set) {
+		if ((st = gpu_kernel_attrs(g->mod, "gpg_eval", (int)smem, -1, err)) != RT_OK)
+			return st;
+		g->smem_set = (int)smem;
+	}
+	if ((st = grow_dev(g, &s->partial, &s->pcap, np * g->nchunks * sizeof(double), err)) != RT_OK ||
+	    (st = grow_dev(g, &s->fit, &s->fcap, np * sizeof(double), err)) != RT_OK)
+		return st;
+	if (s->hcap < np * sizeof(double)) {
+		gpu_host_free(g->ctx, s->hfit);
+		s->hfit = NULL;
+		s->hcap = 0;
+		if ((st = gpu_host_alloc(g->ctx, s->fcap, (void **)&s->hfit, err)) != RT_OK)
+			return st;
+		s->hcap = s->fcap;
+	}
+	gpu_ptr partial = s->partial, fit = fit_dev ? fit_dev : s->fit;
+	uint32_t passes = g->passes, n = (uint32_t)g->units, last = g->cases.last_mask;
+	uint32_t nprogs = (uint32_t)np, nchunks = g->nchunks;
+	double ncases = (double)g->cases.ncases;
+	void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last };
+	void *a2[] = { &partial, &fit, &nprogs, &nchunks, &ncases };
+	gpu_launch_cfg l1 = { .grid = { nprogs, nchunks, 1 }, .block = { (unsigned)g->cfg.threads, 1, 1 },
+			      .smem_bytes = smem, .stream = g->stream };
+	gpu_launch_cfg l2 = { .grid = { (nprogs + 127) / 128, 1, 1 }, .block = { 128, 1, 1 },
+			      .smem_bytes = 0, .stream = g->stream };
+	if ((st = gpu_timer_start(s->timer, g->stream, err)) != RT_OK ||
+	    (st = gpu_launch(g->mod, "gpg_eval", &l1, a1, err)) != RT_OK ||
+	    (st = gpu_launch(g->mod, "gpg_finish", &l2, a2, err)) != RT_OK ||
+	    (st = gpu_timer_end(s->timer, g->stream, err)) != RT_OK ||
+	    (st = gpu_timer_start(s->done, g->stream, err)) != RT_OK ||
+	    (st = gpu_download_async(g->ctx, s->hfit, fit, np * sizeof(double), g->stream, err)) != RT_OK ||
+	    (st = gpu_timer_end(s->done, g->stream, err)) != RT_OK)
+		return st;
+	return RT_OK;
+}
+
 rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 {
 	gpg_slot *s;
 	enc_size es;
 	size_t np;
 	uint32_t smem = 0;
-	int need = 1, stack;
+	int need = 1;
 	rt_status st;
 	double t0 = rt_now();
 	if (!g || !pop)
@@ -933,69 +998,42 @@ rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err)
 			 err)) != RT_OK)
 		return st;
 	s->encode_ms = (rt_now() - t0) * 1e3;
-	/* Stack slots: LGP keeps the top in a register. */
-	stack = need;
-	if (g->cfg.stack) {
-		if (stack > g->cfg.stack)
-			return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: the population needs %d stack "
-				       "slots, the variant was compiled for %d", stack, g->cfg.stack);
-	} else if (stack > g->stack) {
-		int d = 8;
-		while (d < stack)
-			d *= 2;
-		if (d > GP_GPU_MAX_STACK)
-			return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: a program needs a stack of %d "
-				       "(at most %d)", stack, GP_GPU_MAX_STACK);
-		if ((st = compile(g, d, err)) != RT_OK)
-			return st;
-	}
-	if (smem > (uint32_t)g->info.smem_per_block_optin)
-		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: a program needs %u bytes of shared "
-			       "memory, the device has %d per block", smem, g->info.smem_per_block_optin);
-	if ((int)smem > g->smem_set) {
-		if ((st = gpu_kernel_attrs(g->mod, "gpg_eval", (int)smem, -1, err)) != RT_OK)
-			return st;
-		g->smem_set = (int)smem;
-	}
-	if ((st = grow_dev(g, &s->partial, &s->pcap, np * g->nchunks * sizeof(double), err)) != RT_OK ||
-	    (st = grow_dev(g, &s->fit, &s->fcap, np * sizeof(double), err)) != RT_OK)
+	if ((st = gpu_upload_async(g->ctx, s->dev, s->host, es.total, g->stream, err)) != RT_OK ||
+	    (st = launch_slot(g, s, s->dev, s->dev + es.code_b, s->dev + es.consts_b, np, smem, need, 0,
+			      err)) != RT_OK)
 		return st;
-	if (s->hcap < np * sizeof(double)) {
-		gpu_host_free(g->ctx, s->hfit);
-		s->hfit = NULL;
-		s->hcap = 0;
-		if ((st = gpu_host_alloc(g->ctx, s->fcap, (void **)&s->hfit, err)) != RT_OK)
-			return st;
-		s->hcap = s->fcap;
-	}
-	if ((st = gpu_upload_async(g->ctx, s->dev, s->host, es.total, g->stream, err)) != RT_OK)
-		return st;
-	{
-		gpu_ptr progs = s->dev, code = s->dev + es.code_b, consts = s->dev + es.consts_b;
-		gpu_ptr partial = s->partial, fit = s->fit;
-		uint32_t passes = g->passes, n = (uint32_t)g->units, last = g->cases.last_mask;
-		uint32_t nprogs = (uint32_t)np, nchunks = g->nchunks;
-		double ncases = (double)g->cases.ncases;
-		void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last };
-		void *a2[] = { &partial, &fit, &nprogs, &nchunks, &ncases };
-		gpu_launch_cfg l1 = { .grid = { nprogs, nchunks, 1 },
-				      .block = { (unsigned)g->cfg.threads, 1, 1 },
-				      .smem_bytes = smem, .stream = g->stream };
-		gpu_launch_cfg l2 = { .grid = { (nprogs + 127) / 128, 1, 1 }, .block = { 128, 1, 1 },
-				      .smem_bytes = 0, .stream = g->stream };
-		if ((st = gpu_timer_start(s->timer, g->stream, err)) != RT_OK ||
-		    (st = gpu_launch(g->mod, "gpg_eval", &l1, a1, err)) != RT_OK ||
-		    (st = gpu_launch(g->mod, "gpg_finish", &l2, a2, err)) != RT_OK ||
-		    (st = gpu_timer_end(s->timer, g->stream, err)) != RT_OK ||
-		    (st = gpu_timer_start(s->done, g->stream, err)) != RT_OK ||
-		    (st = gpu_download_async(g->ctx, s->hfit, fit, np * sizeof(double), g->stream,
-					     err)) != RT_OK ||
-		    (st = gpu_timer_end(s->done, g->stream, err)) != RT_OK)
-			return st;
-	}
 	g->inflight++;
 	return RT_OK;
 }
+
+rt_status gp_gpu_eval_encoded(gp_gpu *g, const gp_gpu_encoded *e, double *fitness,
+			      gp_gpu_stats *stats, rt_error *err)
+{
+	rt_status st;
+	if (!g || !e || e->nprogs < 0)
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: no encoded population");
+	if (g->inflight)
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: finish the evaluations in flight first");
+	if (g->cfg.form != GP_FORM_LGP)
+		return rt_fail(err, RT_ERR_INPUT, "GPU GP evaluator: populations bred on the GPU are "
+			       "encoded for LGP interpreters, not RPN ones");
+	gpg_slot *s = &g->slot[g->head];
+	s->nprogs = e->nprogs;
+	s->nodes = e->nodes;
+	s->bytes = 0;
+	s->t0 = rt_now();
+	s->encode_ms = 0.0;
+	if (e->nprogs > 0 && (st = launch_slot(g, s, e->progs, e->code, e->consts, (size_t)e->nprogs,
+					       e->smem, e->need, e->fitness, err)) != RT_OK)
+		return st;
+	g->inflight++;
+	return gp_gpu_eval_finish(g, fitness, stats, err);
+}
+
+gpu_context *gp_gpu_context(gp_gpu *g) { return g->ctx; }
+gpu_stream *gp_gpu_stream(gp_gpu *g) { return g->stream; }
+const char *gp_gpu_arch(const gp_gpu *g) { return g->arch; }
+size_t gp_gpu_dstride(const gp_gpu *g) { return g->dstride; }
 
 /* Fitness cases one program's evaluation covers (the GPop/s factor). */
 static double cases_per_eval(const gp_cases *c)

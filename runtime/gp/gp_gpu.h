@@ -31,6 +31,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "gpu.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
 #include "kinds.h"
@@ -106,6 +107,27 @@ rt_status gp_gpu_eval(gp_gpu *g, const gp_packed *pop, double *fitness, gp_gpu_s
  * (events recorded around them at start). */
 rt_status gp_gpu_eval_start(gp_gpu *g, const gp_packed *pop, rt_error *err);
 rt_status gp_gpu_eval_finish(gp_gpu *g, double *fitness, gp_gpu_stats *st, rt_error *err);
+
+/* A population already encoded on the device, in the layout
+ * gp_gpu_eval_start uploads (GPU breeding, gp_gpu_breed.h): LGP only. */
+typedef struct gp_gpu_encoded {
+	gpu_ptr progs, code, consts;
+	int nprogs;
+	uint64_t nodes;        /* tree nodes, for GPop/s */
+	uint32_t smem;         /* the most shared memory a program needs */
+	int need;              /* the deepest stack slot count */
+	gpu_ptr fitness;       /* where the fitness goes on the device (nprogs doubles) */
+} gp_gpu_encoded;
+/* Evaluates e (compiling for a deeper stack first when it needs one) into
+ * e->fitness on the device and fitness[nprogs] here; nothing in flight. */
+rt_status gp_gpu_eval_encoded(gp_gpu *g, const gp_gpu_encoded *e, double *fitness,
+			      gp_gpu_stats *st, rt_error *err);
+/* The evaluator's device context, stream, arch ("sm_90") and input column
+ * length (elements), for code that works beside it on the same data. */
+gpu_context *gp_gpu_context(gp_gpu *g);
+gpu_stream *gp_gpu_stream(gp_gpu *g);
+const char *gp_gpu_arch(const gp_gpu *g);
+size_t gp_gpu_dstride(const gp_gpu *g);
 
 /* The device encoding gp_gpu_eval_start uploads, on the host alone (for
  * tests; no GPU needed): its size in bytes (0: no population), and the

@@ -258,6 +258,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const ovr_r
 	rt_json_int(&j, "seed", (long long)seed);
 	rt_json_string(&j, "multiclass", "one-vs-rest");
 	rt_json_string(&j, "backend", o->on_gpu ? "gpu" : "cpu");
+	rt_json_string(&j, "breeding", o->on_gpu && gp_breeds_on_device(o->p) ? "device" : "host");
 	rt_json_string(&j, "device", o->device);
 	rt_json_int(&j, "threads", cpu_threads());
 	gp_json_params(&j, p);

@@ -342,6 +342,16 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	if (gp_gpu_variant_parse(variant, &cfg, err) ||
 	    rt_format(p->gpu_variant, sizeof p->gpu_variant, err, "%s", variant))
 		return key_error(spec, "gp", "gpu_variant", err);
+	/* Where GPU runs breed (gp_gpu_breed.h): on the device unless asked. */
+	const char *breeding;
+	if (rt_spec_string(spec, "gp", "breeding", "gpu", &breeding, err))
+		return err->status;
+	if (strcmp(breeding, "gpu") && strcmp(breeding, "host")) {
+		rt_fail(err, RT_ERR_INPUT, "expected gpu (breed on the device: the default) or host, "
+			"got '%s'", breeding);
+		return key_error(spec, "gp", "breeding", err);
+	}
+	p->breed_on_host = strcmp(breeding, "host") == 0;
 	return RT_OK;
 }
 

@@ -6,7 +6,7 @@
  *          mutation point_mutation crossover_internal elitism init_min_depth
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
- *          parsimony parsimony_coefficient optimise_constants optimise_steps
+ *          parsimony parsimony_coefficient optimise_constants optimise_steps breeding
  *          multiclass = round | one-vs-rest (classification only; gp_ovr.h)
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
@@ -43,6 +43,7 @@ typedef struct gp_problem {
 	int evaluator;          /* enum gp_eval_method (gp_eval.h): [gp] evaluator */
 	int cpu_block;          /* CPU evaluator block (cases, 0: default): [gp] cpu_block */
 	char gpu_variant[64];   /* GPU interpreter (gp_gpu.h): [gp] gpu_variant */
+	int breed_on_host;      /* [gp] breeding = host: GPU runs breed on the host (default gpu) */
 	double success;         /* a best fitness <= success is a perfect solution */
 	int multiclass;         /* enum gp_multiclass: [gp] multiclass (classification) */
 	int stop_on_success;

@@ -379,6 +379,17 @@ int gp_tournament_parsimony(const double *fitness, const gp_tree *pop, int n, co
 	return best;
 }
 
+int gp_best_index_sizes(const double *fitness, const uint32_t *sizes, int n, const gp_breed *br)
+{
+	int best = gp_best_index(fitness, n);
+	if (br->parsimony != GP_PARSIMONY_LEXICOGRAPHIC)
+		return best;
+	for (int i = 0; i < n; i++)
+		if (fitness[i] == fitness[best] && sizes[i] < sizes[best])
+			best = i;
+	return best;
+}
+
 int gp_best_index_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br)
 {
 	int best = gp_best_index(fitness, n);

@@ -152,6 +152,8 @@ int gp_tournament_parsimony(const double *fitness, const gp_tree *pop, int n, co
 /* Index of the best program for elitism and reporting: gp_best_index, with
  * equal best fitness going to the smaller tree under LEXICOGRAPHIC. */
 int gp_best_index_parsimony(const double *fitness, const gp_tree *pop, int n, const gp_breed *br);
+/* The same from the programs' sizes alone (sizes[i]: program i's nodes). */
+int gp_best_index_sizes(const double *fitness, const uint32_t *sizes, int n, const gp_breed *br);
 /* "none", "lexicographic", "penalty" (NULL-terminated, enum order). */
 extern const char *const gp_parsimony_names[];
 

@@ -730,7 +730,7 @@ static void test_batched_evolution(void **state)
 		assert_int_equal(gp_evolve_with(&p, 21, &sync, &ref, &err), RT_OK);
 		assert_int_equal(f.starts, 0);
 		for (int k = 0; k < 4; k++) {
-			gp_evaluator ev = { fake_eval, &f, GP_FORM_LGP, fake_start, fake_finish, batches[k] };
+			gp_evaluator ev = { fake_eval, &f, GP_FORM_LGP, fake_start, fake_finish, batches[k], NULL };
 			f.max_inflight = f.starts = 0;
 			assert_int_equal(gp_evolve_with(&p, 21, &ev, &r, &err), RT_OK);
 			assert_int_equal(f.inflight, 0);
