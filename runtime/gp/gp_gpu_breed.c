@@ -329,10 +329,13 @@ rt_status gp_gpu_breeder_eval(gp_gpu_breeder *b, double *fitness, uint32_t *size
 			      gp_gpu_stats *stats, rt_error *err)
 {
 	dev_pop *c = &b->pop[b->cur];
-	gp_gpu_encoded e = { b->progs, b->code, b->consts, b->n, c->total, 0, 1, b->fit };
-	rt_status st;
-	if ((st = encode(b, &e.smem, &e.need, err)) ||
-	    (st = gp_gpu_eval_encoded(b->g, &e, fitness, stats, err)))
+	uint32_t smem;
+	int need;
+	rt_status st = encode(b, &smem, &need, err);   /* grows code and consts first */
+	if (st)
+		return st;
+	gp_gpu_encoded e = { b->progs, b->code, b->consts, b->n, c->total, smem, need, b->fit };
+	if ((st = gp_gpu_eval_encoded(b->g, &e, fitness, stats, err)))
 		return st;
 	/* after the evaluation (same stream): the sizes, for selection's ties */
 	if ((st = gpu_download_async(b->ctx, sizes, c->size, (size_t)b->n * 4, b->stream, err)) ||
