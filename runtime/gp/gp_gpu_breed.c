@@ -329,8 +329,8 @@ rt_status gp_gpu_breeder_eval(gp_gpu_breeder *b, double *fitness, uint32_t *size
 			      gp_gpu_stats *stats, rt_error *err)
 {
 	dev_pop *c = &b->pop[b->cur];
-	uint32_t smem;
-	int need;
+	uint32_t smem = 0;
+	int need = 1;
 	rt_status st = encode(b, &smem, &need, err);   /* grows code and consts first */
 	if (st)
 		return st;
