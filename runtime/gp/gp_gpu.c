@@ -1034,6 +1034,7 @@ gpu_context *gp_gpu_context(gp_gpu *g) { return g->ctx; }
 gpu_stream *gp_gpu_stream(gp_gpu *g) { return g->stream; }
 const char *gp_gpu_arch(const gp_gpu *g) { return g->arch; }
 size_t gp_gpu_dstride(const gp_gpu *g) { return g->dstride; }
+int gp_gpu_stack(const gp_gpu *g) { return g->cfg.stack ? g->cfg.stack : g->stack; }
 
 /* Fitness cases one program's evaluation covers (the GPop/s factor). */
 static double cases_per_eval(const gp_cases *c)

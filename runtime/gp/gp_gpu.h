@@ -128,6 +128,8 @@ gpu_context *gp_gpu_context(gp_gpu *g);
 gpu_stream *gp_gpu_stream(gp_gpu *g);
 const char *gp_gpu_arch(const gp_gpu *g);
 size_t gp_gpu_dstride(const gp_gpu *g);
+/* The stack slots the loaded interpreter was compiled for. */
+int gp_gpu_stack(const gp_gpu *g);
 
 /* The device encoding gp_gpu_eval_start uploads, on the host alone (for
  * tests; no GPU needed): its size in bytes (0: no population), and the

@@ -37,10 +37,25 @@ struct gp_gpu_breeder {
 	gpu_ptr plans, sums, fit, insn_off, const_off, stats;
 	gpu_ptr progs, code, consts;
 	size_t code_cap, consts_cap;   /* instructions, constants allocated */
-	uint32_t *hbuf;       /* pinned: 8 words of scalars */
+	uint32_t *hbuf;       /* pinned: [0, 8) scalars read back, [8, 16) the stats' reset values */
+	/* Pipelined (small populations, whose worst case fits PIPELINE_NODES):
+	 * buffers for the largest generation the limits allow, so a generation
+	 * is bred, encoded and evaluated with one sync, the interpreter
+	 * launched with the shared memory and stack of the generations before
+	 * (a program needing more is encoded empty and the generation is
+	 * evaluated again). Otherwise the host reads the sizes it needs. */
+	int pipelined;
+	int exact_next;       /* the next evaluation reads its needs first */
+	uint32_t smem_launch, need_launch;
 };
 
+/* Nodes of one generation's worst case (population x max_size) up to which
+ * breeding is pipelined: 16M nodes, 128 MB a generation. */
+#define PIPELINE_NODES (16u << 20)
+
 static const char *const breed_options[] = { "--fmad=false" };
+
+static rt_status grow_room(gp_gpu_breeder *b, dev_pop *d, uint64_t nodes, rt_error *err);
 
 void gp_gpu_breed_params(const gp_fset *fs, const gp_breed *br, int n, gpb_params *pr)
 {
@@ -143,13 +158,20 @@ rt_status gp_gpu_breeder_open(gp_gpu *g, const gp_cases *cases, const gp_fset *f
 	    !(st = gpu_alloc(b->ctx, (size_t)n * 8, &b->fit, err)) &&
 	    !(st = gpu_alloc(b->ctx, ((size_t)n + 1) * 4, &b->insn_off, err)) &&
 	    !(st = gpu_alloc(b->ctx, ((size_t)n + 1) * 4, &b->const_off, err)) &&
-	    !(st = gpu_alloc(b->ctx, 16, &b->stats, err)) &&
+	    !(st = gpu_alloc(b->ctx, 32, &b->stats, err)) &&
 	    !(st = gpu_alloc(b->ctx, (size_t)n * 16, &b->progs, err)))
-		st = gpu_host_alloc(b->ctx, 8 * sizeof(uint32_t), (void **)&b->hbuf, err);
+		st = gpu_host_alloc(b->ctx, 16 * sizeof(uint32_t), (void **)&b->hbuf, err);
+	uint64_t worst = (uint64_t)n * (uint64_t)br->max_size;
+	b->pipelined = worst <= PIPELINE_NODES;
+	b->exact_next = 1;
+	if (!st && b->pipelined && !(st = grow_room(b, &b->pop[0], worst, err)))
+		st = grow_room(b, &b->pop[1], worst, err);
 	if (st) {
 		gp_gpu_breeder_close(b);
 		return st;
 	}
+	memset(b->hbuf, 0, 16 * sizeof(uint32_t));
+	b->hbuf[9] = 1;   /* the stack depth starts at 1 */
 	*out = b;
 	return RT_OK;
 }
@@ -187,6 +209,18 @@ static rt_status grow(gp_gpu_breeder *b, gpu_ptr *p, size_t *cap, uint64_t count
 	return RT_OK;
 }
 
+/* Room for a generation of `nodes` nodes in d (its nodes are dropped if
+ * it grows; d NULL: none) and in the encoding (instructions and constants
+ * are at most the nodes). */
+static rt_status grow_room(gp_gpu_breeder *b, dev_pop *d, uint64_t nodes, rt_error *err)
+{
+	if ((d && grow(b, &d->nodes, &d->ncap, nodes, sizeof(gp_node), err)) ||
+	    grow(b, &b->code, &b->code_cap, nodes, 16, err) ||
+	    grow(b, &b->consts, &b->consts_cap, nodes, 4, err))
+		return err->status;
+	return RT_OK;
+}
+
 static unsigned blocks_of(int n, int per) { return (unsigned)(((size_t)n + per - 1) / per); }
 
 /* Exclusive prefix sums of a (and b, if non-zero) into oa (ob), n + 1 entries each. */
@@ -196,8 +230,11 @@ static rt_status scan(gp_gpu_breeder *b, gpu_ptr a, gpu_ptr bb, gpu_ptr oa, gpu_
 	void *up[] = { &a, &bb, &n, &b->sums };
 	void *mid[] = { &b->sums, &nblocks, &oa, &ob, &n };
 	void *down[] = { &a, &bb, &n, &b->sums, &oa, &ob };
+	void *whole[] = { &a, &bb, &n, &oa, &ob };
 	gpu_launch_cfg lc = { .grid = { nblocks, 1, 1 }, .block = { 1024, 1, 1 }, .stream = b->stream };
 	gpu_launch_cfg one = { .grid = { 1, 1, 1 }, .block = { 1024, 1, 1 }, .stream = b->stream };
+	if (nblocks <= 16)   /* one launch: a block walks the chunks */
+		return gpu_launch(b->mod, "gpb_scan_one", &one, whole, err);
 	if (gpu_launch(b->mod, "gpb_scan_up", &lc, up, err) ||
 	    gpu_launch(b->mod, "gpb_scan_mid", &one, mid, err) ||
 	    gpu_launch(b->mod, "gpb_scan_down", &lc, down, err))
@@ -259,8 +296,12 @@ rt_status gp_gpu_breeder_load(gp_gpu_breeder *b, const gp_tree *pop, const doubl
 			      rt_error *err)
 {
 	rt_status st;
-	if ((st = gpu_stream_sync(b->stream, err)) || (st = upload_pop(b, &b->pop[b->cur], pop, err)))
+	dev_pop *c = &b->pop[b->cur];
+	if ((st = gpu_stream_sync(b->stream, err)) || (st = upload_pop(b, c, pop, err)) ||
+	    (st = grow_room(b, NULL, c->total, err)) ||
+	    (st = gpu_upload(b->ctx, b->stats, b->hbuf + 8, 32, err)))
 		return st;
+	b->exact_next = 1;
 	if (fit)
 		return gpu_upload(b->ctx, b->fit, fit, (size_t)b->n * sizeof *fit, err);
 	return RT_OK;
@@ -278,50 +319,60 @@ rt_status gp_gpu_breeder_breed(gp_gpu_breeder *b, uint64_t seed, int generation,
 			      .stream = b->stream };
 	void *plan[] = { &pr, &c->nodes, &c->off, &c->size, &c->nfn, &b->fit, &b->plans, &x->size };
 	rt_status st;
-	if ((st = gpu_launch(b->mod, "gpb_plan_k", &lc, plan, err)) ||
-	    (st = scan(b, x->size, 0, x->off, 0, err)) ||
-	    (st = read_words(b, x->off + (gpu_ptr)b->n * 4, 0, 1, err)))
+	if ((st = gpu_upload_async(b->ctx, b->stats, b->hbuf + 8, 32, b->stream, err)) ||
+	    (st = gpu_launch(b->mod, "gpb_plan_k", &lc, plan, err)) ||
+	    (st = scan(b, x->size, 0, x->off, 0, err)))
 		return st;
-	x->total = b->hbuf[0];
-	if ((st = grow(b, &x->nodes, &x->ncap, x->total, sizeof(gp_node), err)))
-		return st;
+	if (!b->pipelined) {
+		/* the generation's size, to make room for it */
+		if ((st = read_words(b, x->off + (gpu_ptr)b->n * 4, 0, 1, err)) ||
+		    (st = grow_room(b, x, b->hbuf[0], err)))
+			return st;
+		x->total = b->hbuf[0];
+	}
+	uint32_t cap = (uint32_t)(x->ncap < UINT32_MAX ? x->ncap : UINT32_MAX);
 	void *emit[] = { &pr, &c->nodes, &c->off, &c->size, &c->nfn, &b->plans, &x->off, &x->nodes,
-			 &x->nfn, &x->nconst };
+			 &x->nfn, &x->nconst, &cap, &b->stats };
 	if ((st = gpu_launch(b->mod, "gpb_emit_k", &lc, emit, err)))
 		return st;
 	b->cur = 1 - b->cur;
 	return RT_OK;
 }
 
-/* Encodes the current generation into progs/code/consts; *smem, *need. */
-static rt_status encode(gp_gpu_breeder *b, uint32_t *smem, int *need, rt_error *err)
+/* Encodes the current generation into progs/code/consts for an
+ * interpreter with stack_cap stack slots and smem_cap bytes of shared
+ * memory, and queues the read-back of the stats (hbuf[0..4]), the node
+ * total (hbuf[5]) and the sizes. */
+static rt_status encode(gp_gpu_breeder *b, uint32_t stack_cap, uint32_t smem_cap, uint32_t *sizes,
+			rt_error *err)
 {
 	dev_pop *c = &b->pop[b->cur];
 	uint32_t n = (uint32_t)b->n;
 	rt_status st;
-	/* instructions and constants are at most the nodes */
-	if ((st = grow(b, &b->code, &b->code_cap, c->total, 16, err)) ||
-	    (st = grow(b, &b->consts, &b->consts_cap, c->total, 4, err)) ||
-	    (st = scan(b, c->nfn, c->nconst, b->insn_off, b->const_off, err)))
-		return st;
-	b->hbuf[4] = 0;
-	b->hbuf[5] = 1;
-	b->hbuf[6] = 0;
-	b->hbuf[7] = 0;
-	if ((st = gpu_upload_async(b->ctx, b->stats, b->hbuf + 4, 16, b->stream, err)))
+	if ((st = scan(b, c->nfn, c->nconst, b->insn_off, b->const_off, err)) ||
+	    (st = gpu_upload_async(b->ctx, b->stats, b->hbuf + 8, 16, b->stream, err)))
 		return st;
 	gpu_launch_cfg lc = { .grid = { blocks_of(b->n, 256), 1, 1 }, .block = { 256, 1, 1 },
 			      .stream = b->stream };
 	void *args[] = { &n, &c->nodes, &c->off, &c->size, &b->insn_off, &b->const_off, &b->is_bool,
-			 &b->dstride, &b->progs, &b->code, &b->consts, &b->stats };
+			 &b->dstride, &b->progs, &b->code, &b->consts, &stack_cap, &smem_cap, &b->stats };
 	if ((st = gpu_launch(b->mod, "gpb_encode_k", &lc, args, err)) ||
-	    (st = read_words(b, b->stats, 0, 3, err)))
+	    (st = gpu_download_async(b->ctx, b->hbuf, b->stats, 20, b->stream, err)) ||
+	    (st = gpu_download_async(b->ctx, b->hbuf + 5, c->off + (gpu_ptr)n * 4, 4, b->stream, err)))
 		return st;
+	return gpu_download_async(b->ctx, sizes, c->size, (size_t)n * 4, b->stream, err);
+}
+
+/* The stats read back: a program the encoder could not take is an error;
+ * one generation not written, too. */
+static rt_status check_stats(gp_gpu_breeder *b, rt_error *err)
+{
 	if (b->hbuf[2])
 		return rt_fail(err, RT_ERR_INTERNAL, "GP breeding on the GPU: a program deeper than "
 			       "max_depth %d reached the encoder", b->pr.max_depth);
-	*smem = b->hbuf[0];
-	*need = (int)b->hbuf[1];
+	if (b->hbuf[4])
+		return rt_fail(err, RT_ERR_INTERNAL, "GP breeding on the GPU: a generation of %u nodes "
+			       "did not fit its buffer", b->hbuf[5]);
 	return RT_OK;
 }
 
@@ -329,20 +380,37 @@ rt_status gp_gpu_breeder_eval(gp_gpu_breeder *b, double *fitness, uint32_t *size
 			      gp_gpu_stats *stats, rt_error *err)
 {
 	dev_pop *c = &b->pop[b->cur];
-	uint32_t smem = 0;
-	int need = 1;
-	rt_status st = encode(b, &smem, &need, err);   /* grows code and consts first */
-	if (st)
-		return st;
-	gp_gpu_encoded e = { b->progs, b->code, b->consts, b->n, c->total, smem, need, b->fit };
-	if ((st = gp_gpu_eval_encoded(b->g, &e, fitness, stats, err)))
-		return st;
-	/* after the evaluation (same stream): the sizes, for selection's ties */
-	if ((st = gpu_download_async(b->ctx, sizes, c->size, (size_t)b->n * 4, b->stream, err)) ||
-	    (st = gpu_stream_sync(b->stream, err)))
-		return st;
-	*nodes = (double)c->total;
-	return RT_OK;
+	rt_status st;
+	for (int tries = 0; tries < 3; tries++) {
+		int exact = !b->pipelined || b->exact_next;
+		uint32_t stack_cap = (uint32_t)gp_gpu_stack(b->g);
+		if (b->need_launch > stack_cap)
+			stack_cap = b->need_launch;
+		if ((st = encode(b, exact ? UINT32_MAX : stack_cap, exact ? UINT32_MAX : b->smem_launch,
+				 sizes, err)))
+			return st;
+		if (exact) {
+			/* what the programs need, before the launch */
+			if ((st = gpu_stream_sync(b->stream, err)) || (st = check_stats(b, err)))
+				return st;
+			b->smem_launch = (b->hbuf[0] + b->hbuf[0] / 4 + 1023) / 1024 * 1024;
+			b->need_launch = b->hbuf[1];
+		}
+		gp_gpu_encoded e = { b->progs, b->code, b->consts, b->n, 0,
+				     exact ? b->hbuf[0] : b->smem_launch, (int)b->need_launch, b->fit };
+		if ((st = gp_gpu_eval_encoded(b->g, &e, fitness, stats, err)) || (st = check_stats(b, err)))
+			return st;
+		b->exact_next = 0;
+		if (!b->hbuf[3]) {
+			c->total = b->hbuf[5];
+			*nodes = (double)c->total;
+			return RT_OK;
+		}
+		/* a program needed more than the launch had: again, with room */
+		b->exact_next = 1;
+	}
+	return rt_fail(err, RT_ERR_INTERNAL, "GP breeding on the GPU: the interpreter's stack and "
+		       "shared memory did not settle");
 }
 
 rt_status gp_gpu_breeder_tree(gp_gpu_breeder *b, int i, gp_tree *t, rt_error *err)

@@ -27,13 +27,21 @@ gpb_plan_k(gpb_params pr, const gp_node *__restrict__ nodes, const uint32_t *__r
 	sizes[i] = pl.size;
 }
 
+/* stats: see gpb_encode_k. A generation of more than cap nodes is not
+ * written: stats[4] says so (the host grows the buffers and writes again). */
 extern "C" __global__ void __launch_bounds__(GPB_T)
 gpb_emit_k(gpb_params pr, const gp_node *__restrict__ nodes, const uint32_t *__restrict__ off,
 	   const uint32_t *__restrict__ size, const uint32_t *__restrict__ nfn,
 	   const gpb_plan *__restrict__ plans, const uint32_t *__restrict__ noff,
-	   gp_node *__restrict__ out, uint32_t *__restrict__ out_nfn, uint32_t *__restrict__ out_nconst)
+	   gp_node *__restrict__ out, uint32_t *__restrict__ out_nfn, uint32_t *__restrict__ out_nconst,
+	   uint32_t cap, uint32_t *__restrict__ stats)
 {
 	uint32_t i = blockIdx.x * GPB_T + threadIdx.x;
+	if (noff[pr.n] > cap) {
+		if (i == 0)
+			stats[4] = 1u;
+		return;
+	}
 	if (i >= (uint32_t)pr.n)
 		return;
 	gpb_pop pop = { nodes, off, size, nfn, 0 };
@@ -43,29 +51,45 @@ gpb_emit_k(gpb_params pr, const gp_node *__restrict__ nodes, const uint32_t *__r
 	out_nconst[i] = c;
 }
 
-/* stats[0]: most shared memory a program needs; stats[1]: deepest stack
- * slot count; stats[2]: 1 if a tree was deeper than GPB_DEPTH_CAP. */
+/* stats[0]: the most shared memory a program needs; stats[1]: the deepest
+ * stack slot count; stats[2]: 1 if a tree was deeper than GPB_DEPTH_CAP;
+ * stats[3]: 1 if a program needs more stack than stack_cap or more shared
+ * memory than smem_cap (the interpreter launched next has those): such a
+ * program is encoded empty, so the launch is safe, and the host evaluates
+ * the generation again with more; stats[4]: set by gpb_emit_k when the
+ * generation was not written (nothing is encoded then). */
 extern "C" __global__ void __launch_bounds__(GPB_T)
 gpb_encode_k(uint32_t n, const gp_node *__restrict__ nodes, const uint32_t *__restrict__ off,
 	     const uint32_t *__restrict__ size, const uint32_t *__restrict__ insn_off,
 	     const uint32_t *__restrict__ const_off, int is_bool, uint32_t dstride,
 	     uint32_t *__restrict__ progs, uint32_t *__restrict__ code, uint32_t *__restrict__ consts,
-	     uint32_t *__restrict__ stats)
+	     uint32_t stack_cap, uint32_t smem_cap, uint32_t *__restrict__ stats)
 {
 	uint32_t p = blockIdx.x * GPB_T + threadIdx.x;
-	uint32_t smem = 0, bad = 0;
+	uint32_t smem = 0, bad = 0, over = 0;
 	int deep = 1;
-	if (p < n)
+	if (stats[4])
+		return;
+	if (p < n) {
 		bad = (uint32_t)gpb_encode(nodes + off[p], size[p], is_bool, dstride, p, insn_off[p],
 					   const_off[p], progs, code, consts, &smem, &deep);
+		over = (uint32_t)deep > stack_cap || smem > smem_cap;
+		if (bad || over) {
+			progs[4 * p + 0] = progs[4 * p + 1] = 0;
+			progs[4 * p + 2] = progs[4 * p + 3] = 0;
+		}
+	}
 	smem = __reduce_max_sync(0xffffffffu, smem);
 	deep = (int)__reduce_max_sync(0xffffffffu, (uint32_t)deep);
 	bad = __reduce_or_sync(0xffffffffu, bad);
+	over = __reduce_or_sync(0xffffffffu, over);
 	if ((threadIdx.x & 31u) == 0) {
 		atomicMax(&stats[0], smem);
 		atomicMax(&stats[1], (uint32_t)deep);
 		if (bad)
 			atomicOr(&stats[2], 1u);
+		if (over)
+			atomicOr(&stats[3], 1u);
 	}
 }
 
@@ -109,6 +133,34 @@ static __device__ uint2 gpb_block_scan(uint2 v, uint2 *total)
 static __device__ uint2 gpb_load2(const uint32_t *a, const uint32_t *b, uint32_t n, uint32_t i)
 {
 	return i < n ? make_uint2(a[i], b ? b[i] : 0u) : make_uint2(0u, 0u);
+}
+
+/* The whole scan in one block (small populations: one launch, not three):
+ * chunks of GPB_SCAN_T in turn, each carrying the sums before it. */
+extern "C" __global__ void __launch_bounds__(GPB_SCAN_T)
+gpb_scan_one(const uint32_t *__restrict__ a, const uint32_t *__restrict__ b, uint32_t n,
+	     uint32_t *__restrict__ oa, uint32_t *__restrict__ ob)
+{
+	__shared__ uint2 total;
+	uint2 carry = make_uint2(0u, 0u);
+	for (uint32_t i0 = 0; i0 < n; i0 += GPB_SCAN_T) {
+		uint32_t i = i0 + threadIdx.x;
+		uint2 ex = gpb_block_scan(gpb_load2(a, b, n, i), &total);
+		__syncthreads();
+		if (i < n) {
+			oa[i] = carry.x + ex.x;
+			if (ob)
+				ob[i] = carry.y + ex.y;
+		}
+		carry.x += total.x;
+		carry.y += total.y;
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		oa[n] = carry.x;
+		if (ob)
+			ob[n] = carry.y;
+	}
 }
 
 extern "C" __global__ void __launch_bounds__(GPB_SCAN_T)
