@@ -52,6 +52,9 @@ struct gp_gpu_breeder {
 /* Nodes of one generation's worst case (population x max_size) up to which
  * breeding is pipelined: 16M nodes, 128 MB a generation. */
 #define PIPELINE_NODES (16u << 20)
+/* Evaluations longer than this read the programs' needs before launching
+ * (one more sync) rather than risk launching twice. */
+#define EXACT_ABOVE_MS 2.0
 
 static const char *const breed_options[] = { "--fmad=false" };
 
@@ -393,14 +396,19 @@ rt_status gp_gpu_breeder_eval(gp_gpu_breeder *b, double *fitness, uint32_t *size
 			/* what the programs need, before the launch */
 			if ((st = gpu_stream_sync(b->stream, err)) || (st = check_stats(b, err)))
 				return st;
-			b->smem_launch = (b->hbuf[0] + b->hbuf[0] / 4 + 1023) / 1024 * 1024;
+			b->smem_launch = (2 * b->hbuf[0] + 1023) / 1024 * 1024;
 			b->need_launch = b->hbuf[1];
 		}
 		gp_gpu_encoded e = { b->progs, b->code, b->consts, b->n, 0,
 				     exact ? b->hbuf[0] : b->smem_launch, (int)b->need_launch, b->fit };
-		if ((st = gp_gpu_eval_encoded(b->g, &e, fitness, stats, err)) || (st = check_stats(b, err)))
+		gp_gpu_stats gs;
+		if ((st = gp_gpu_eval_encoded(b->g, &e, fitness, &gs, err)) || (st = check_stats(b, err)))
 			return st;
-		b->exact_next = 0;
+		if (stats)
+			*stats = gs;
+		/* A sync costs tens of microseconds: worth it to never evaluate a
+		 * generation twice once an evaluation takes milliseconds. */
+		b->exact_next = gs.kernel_ms > EXACT_ABOVE_MS;
 		if (!b->hbuf[3]) {
 			c->total = b->hbuf[5];
 			*nodes = (double)c->total;
@@ -433,10 +441,13 @@ rt_status gp_gpu_breeder_trees(gp_gpu_breeder *b, gp_tree *pop, rt_error *err)
 	dev_pop *c = &b->pop[b->cur];
 	size_t n = (size_t)b->n;
 	uint32_t *off = rt_malloc((n + 1) * sizeof *off, err);
-	gp_node *nodes = off ? rt_malloc((size_t)(c->total ? c->total : 1) * sizeof *nodes, err) : NULL;
-	rt_status st = nodes ? gpu_stream_sync(b->stream, err) : err->status;
-	if (!st && !(st = gpu_download(b->ctx, off, c->off, (n + 1) * 4, err)))
-		st = gpu_download(b->ctx, nodes, c->nodes, (size_t)c->total * sizeof *nodes, err);
+	gp_node *nodes = NULL;
+	rt_status st = off ? gpu_stream_sync(b->stream, err) : err->status;
+	if (!st && !(st = gpu_download(b->ctx, off, c->off, (n + 1) * 4, err)) &&
+	    !(nodes = rt_malloc((size_t)(off[n] ? off[n] : 1) * sizeof *nodes, err)))
+		st = err->status;
+	if (!st)   /* off[n]: the total, also right after a pipelined breeding */
+		st = gpu_download(b->ctx, nodes, c->nodes, (size_t)off[n] * sizeof *nodes, err);
 	for (size_t i = 0; i < n && !st; i++)
 		st = gp_tree_set(&pop[i], nodes + off[i], (int)(off[i + 1] - off[i]), err);
 	free(nodes);
