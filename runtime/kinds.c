@@ -1,5 +1,6 @@
 /* kinds.c: the table of algorithm families and the job helpers every kind
  * shares (seed, results folder). */
+#include <stdio.h>
 #include <string.h>
 
 #include "aco/aco.h"
@@ -49,9 +50,15 @@ rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err)
 rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	rt_status st;
-	if (opt->resume && !kind->checkpoints)
+	if (opt->resume && !kind->checkpoints) {
+		char those[128] = "";   /* the kinds that do, from the table */
+		for (int i = 0; kind_table[i]; i++)
+			if (kind_table[i]->checkpoints)
+				snprintf(those + strlen(those), sizeof those - strlen(those), "%s%s",
+					 those[0] ? ", " : "", kind_table[i]->name);
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: kind '%s' writes no checkpoints yet "
-			       "(gp does)", kind->name);
+			       "(%s do)", kind->name, those);
+	}
 	rt_signals_install();
 	st = kind->run(spec, opt, err);
 	if (st == RT_OK && rt_stop_requested())

@@ -3,12 +3,14 @@
  * iterations, then result.json, history.csv and the best tour as a TSPLIB
  * .tour file, all written atomically) and `evoforge gen` (the generated
  * CUDA kernels). The loop is aco_loop.c, the backends aco_cpu.c and
- * aco_gpu.c, the job aco_job.c, the benchmark aco_bench.c. */
+ * aco_gpu.c, the job aco_job.c, the benchmark aco_bench.c, checkpoints and
+ * --resume aco_ckpt.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aco.h"
+#include "aco_ckpt.h"
 #include "aco_impl.h"
 #include "aco_tune.h"
 #include "backend.h"
@@ -155,14 +157,19 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	aco_job job;
 	aco_outcome out;
 	aco_backend *b = NULL;
+	aco_ckpt ck;
 	char dir[RT_PATH_MAX], r[32];
 	rt_status st;
 	memset(&out, 0, sizeof out);
+	memset(&ck, 0, sizeof ck);
+	/* the checkpoint (--resume) is read and checked before any work */
 	if ((st = aco_job_from_spec(spec, opt, &job, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = aco_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = aco_job_prepare(&job, err)) != RT_OK ||
 	    (st = aco_backend_open(&job, opt, &b, err)) != RT_OK)
 		goto done;
+	job.ckpt = &ck;
 	say_job(&job, b);
 	if ((st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err)) != RT_OK ||
 	    (st = write_results(&job, b, &out, dir, err)) != RT_OK)
@@ -180,6 +187,7 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 done:
 	if (b)
 		b->ops->destroy(b);
+	aco_ckpt_close(&ck);
 	aco_outcome_free(&out);
 	aco_job_free(&job);
 	return st;
@@ -213,5 +221,5 @@ const rt_kind aco_kind = {
 	aco_export_result, NULL,
 	aco_kernels,
 	"iterations",
-	0,
+	1,
 };

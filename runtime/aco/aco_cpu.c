@@ -113,9 +113,10 @@ typedef struct row_op {
 	int what;                      /* ROW_* */
 } row_op;
 
-enum { ROW_EVAPORATE, ROW_FINISH, ROW_RESET };
+enum { ROW_EVAPORATE, ROW_FINISH, ROW_RESET, ROW_CHOICE };
 
-/* Rows [begin, end): evaporate, or clamp and recompute choice, or set. */
+/* Rows [begin, end): evaporate, or clamp and recompute choice, or set, or
+ * only recompute choice. */
 static void rows_range(void *ctx, long begin, long end, int t)
 {
 	row_op *op = ctx;
@@ -129,7 +130,8 @@ static void rows_range(void *ctx, long begin, long end, int t)
 			c->tau[i] = aco_evaporate(tau, op->keep);
 			continue;
 		}
-		tau = op->what == ROW_RESET ? op->value : aco_clamp(tau, op->tau_min, op->tau_max);
+		if (op->what != ROW_CHOICE)
+			tau = op->what == ROW_RESET ? op->value : aco_clamp(tau, op->tau_min, op->tau_max);
 		c->tau[i] = tau;
 		c->choice[i] = aco_choice(tau, job->heur[i], job->alpha_int, (float)job->alpha);
 	}
@@ -204,6 +206,26 @@ static rt_status cpu_tours(aco_backend *b, int *tours, int64_t *lengths, rt_erro
 	return RT_OK;
 }
 
+static rt_status cpu_get_state(aco_backend *b, float *tau, int *slots, rt_error *err)
+{
+	cpu_backend *c = as_cpu(b);
+	size_t n = (size_t)c->n;
+	(void)err;
+	memcpy(tau, c->tau, n * n * sizeof *tau);
+	memcpy(slots, c->slots, 2 * n * sizeof *slots);
+	return RT_OK;
+}
+
+static rt_status cpu_set_state(aco_backend *b, const float *tau, const int *slots, rt_error *err)
+{
+	cpu_backend *c = as_cpu(b);
+	size_t n = (size_t)c->n;
+	row_op op = { c, 0.0f, 0.0f, 0.0f, 0.0f, ROW_CHOICE };
+	memcpy(c->tau, tau, n * n * sizeof *tau);
+	memcpy(c->slots, slots, 2 * n * sizeof *slots);
+	return cpu_parallel_for(c->n, 8, rows_range, &op, err);
+}
+
 static void cpu_destroy(aco_backend *b)
 {
 	cpu_backend *c = as_cpu(b);
@@ -222,7 +244,7 @@ static void cpu_destroy(aco_backend *b)
 
 static const aco_backend_ops cpu_ops = {
 	cpu_construct, cpu_iteration_best, cpu_save, cpu_update, cpu_reset, cpu_branching,
-	cpu_tours, cpu_destroy, "cpu"
+	cpu_tours, cpu_get_state, cpu_set_state, cpu_destroy, "cpu"
 };
 
 rt_status aco_cpu_create(const aco_job *job, float tau0, aco_backend **out, rt_error *err)

@@ -3,7 +3,8 @@
  * length on the device and implements the backend interface of aco_impl.h
  * with kernel launches. Per iteration only scalars cross the bus: the
  * 16-byte (length, ant) of the iteration best and the update's arguments;
- * a tour comes back only when the loop saves one it wants to report.
+ * a tour comes back only when the loop saves one it wants to report (and,
+ * at a checkpoint, the pheromone matrix and the two saved tours: aco_ckpt.h).
  *
  * Construction kernel (job->construct): the seed's ant per thread
  * (aco_construct_thread, block from job->block or 32 .. 256 threads chosen
@@ -310,6 +311,32 @@ static rt_status gpu_tours(aco_backend *b, int *tours, int64_t *lengths, rt_erro
 	return st;
 }
 
+/* Checkpoint: the pheromone matrix and the saved tours, copied back. */
+static rt_status gpu_get_state(aco_backend *b, float *tau, int *slots, rt_error *err)
+{
+	aco_gpu *g = as_gpu(b);
+	size_t n = (size_t)g->n;
+	rt_status st = gpu_download(g->ctx, tau, g->tau, n * n * sizeof *tau, err);
+	if (st == RT_OK)
+		st = gpu_download(g->ctx, slots, g->slots, 2 * n * sizeof *slots, err);
+	return st;
+}
+
+/* Resume: both uploaded, choice (and its compact copy) recomputed from tau. */
+static rt_status gpu_set_state(aco_backend *b, const float *tau, const int *slots, rt_error *err)
+{
+	aco_gpu *g = as_gpu(b);
+	size_t n = (size_t)g->n;
+	rt_status st = gpu_upload(g->ctx, g->tau, tau, n * n * sizeof *tau, err);
+	if (st == RT_OK)
+		st = gpu_upload(g->ctx, g->slots, slots, 2 * n * sizeof *slots, err);
+	if (st == RT_OK)
+		st = refresh_choice(g, -1.0f, err);
+	if (st == RT_OK)
+		st = gpu_sync(g->ctx, err);
+	return st;
+}
+
 static void gpu_destroy(aco_backend *b)
 {
 	aco_gpu *g = as_gpu(b);
@@ -334,7 +361,7 @@ static void gpu_destroy(aco_backend *b)
 
 static const aco_backend_ops gpu_ops = {
 	gpu_construct, gpu_iteration_best, gpu_save, gpu_update, gpu_reset, gpu_branching,
-	gpu_tours, gpu_destroy, "gpu"
+	gpu_tours, gpu_get_state, gpu_set_state, gpu_destroy, "gpu"
 };
 
 /* ---- creation ------------------------------------------------------------------ */

@@ -77,6 +77,7 @@ typedef struct aco_job {
 	int report_every;              /* iterations between progress lines */
 	int history_every;             /* iterations between history.csv rows (0: none) */
 	uint64_t seed;
+	struct aco_ckpt *ckpt;         /* `run`: checkpoints and resume (aco_ckpt.h); NULL: none */
 	/* generated random uniform instance (data_path ""): */
 	int random_n;
 	double random_side;
@@ -106,6 +107,12 @@ typedef struct aco_backend_ops {
 	rt_status (*branching)(aco_backend *b, float lambda, long *count, rt_error *err);
 	/* Copies every ant's tour (ants x n) and length out (tests, checks). */
 	rt_status (*tours)(aco_backend *b, int *tours, int64_t *lengths, rt_error *err);
+	/* Checkpoints (aco_ckpt.h): copies the pheromone matrix (n x n) and the
+	 * saved slots (2 x n) out; everything else the next iteration reads is
+	 * derived from them or rebuilt by it. */
+	rt_status (*get_state)(aco_backend *b, float *tau, int *slots, rt_error *err);
+	/* Resume: sets the pheromone matrix and the slots, recomputes choice. */
+	rt_status (*set_state)(aco_backend *b, const float *tau, const int *slots, rt_error *err);
 	void (*destroy)(aco_backend *b);
 	const char *name;              /* "cpu" or "gpu" */
 } aco_backend_ops;
@@ -175,6 +182,16 @@ typedef struct aco_outcome {
 	double *hist_ms;               /* ms per iteration over the row's span */
 	int hist_len, hist_cap;
 } aco_outcome;
+
+/* The MAX-MIN loop's own state between iterations (ACOTSP's globals). */
+typedef struct aco_mmas {
+	int64_t best, restart_best;     /* lengths (INT64_MAX: none yet) */
+	long found_best, restart_found_best, restart_iteration;
+	double tau_min, tau_max;
+	long u_gb;                      /* the best-so-far ant deposits every u_gb-th iteration */
+	int64_t iter_best;              /* this iteration's best length and ant */
+	int iter_ant;
+} aco_mmas;
 
 /* Progress callback: once per report_every iterations and at the end. */
 typedef void (*aco_progress_fn)(void *ctx, const aco_job *job, const aco_outcome *out,

@@ -16,24 +16,18 @@
  * branch_factor, with restart_gap iterations since the restart-best
  * improved, the pheromone is reset to tau_max. Differences from ACOTSP:
  * evaporation and clamping cover every edge also with local search (ACOTSP
- * then touches only candidate edges), and pheromone is single precision. */
+ * then touches only candidate edges), and pheromone is single precision.
+ * With job->ckpt the loop writes checkpoints between iterations and starts
+ * from one when resuming (aco_ckpt.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "aco_ckpt.h"
 #include "aco_impl.h"
 #include "log.h"
 #include "signals.h"
-
-typedef struct mmas_state {
-	int64_t best, restart_best;     /* lengths (INT64_MAX: none yet) */
-	long found_best, restart_found_best, restart_iteration;
-	double tau_min, tau_max;
-	long u_gb;
-	int64_t iter_best;              /* this iteration's best length and ant */
-	int iter_ant;
-} mmas_state;
 
 void aco_outcome_free(aco_outcome *out)
 {
@@ -45,7 +39,7 @@ void aco_outcome_free(aco_outcome *out)
 }
 
 /* tau_max and tau_min for a new best-so-far length. */
-static void set_limits(const aco_job *job, mmas_state *m)
+static void set_limits(const aco_job *job, aco_mmas *m)
 {
 	double p = exp(log(0.05) / job->n);
 	int avg = ((job->cand ? job->cand_len : job->n - 1) + 1) / 2;
@@ -57,7 +51,7 @@ static void set_limits(const aco_job *job, mmas_state *m)
 }
 
 /* u_gb after iteration i (ACOTSP's schedule). */
-static long next_u_gb(const aco_job *job, const mmas_state *m, long i)
+static long next_u_gb(const aco_job *job, const aco_mmas *m, long i)
 {
 	long since = i - m->restart_iteration;
 	if (job->local_search == ACO_LS_NONE)
@@ -66,7 +60,7 @@ static long next_u_gb(const aco_job *job, const mmas_state *m, long i)
 }
 
 /* Records the iteration's best; saves tours that improve. */
-static rt_status statistics(const aco_job *job, aco_backend *b, mmas_state *m, long i,
+static rt_status statistics(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
 			    aco_outcome *out, rt_error *err)
 {
 	int64_t len;
@@ -95,7 +89,7 @@ static rt_status statistics(const aco_job *job, aco_backend *b, mmas_state *m, l
 }
 
 /* mmas_update: who deposits, then the backend's evaporate-deposit-clamp. */
-static rt_status pheromone(const aco_job *job, aco_backend *b, mmas_state *m, long i,
+static rt_status pheromone(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
 			   rt_error *err)
 {
 	int slot = -1, ant = m->iter_ant;
@@ -111,7 +105,7 @@ static rt_status pheromone(const aco_job *job, aco_backend *b, mmas_state *m, lo
 }
 
 /* search_control_and_statistics: the stagnation restart. */
-static rt_status control(const aco_job *job, aco_backend *b, mmas_state *m, long i,
+static rt_status control(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
 			 aco_outcome *out, rt_error *err)
 {
 	long count;
@@ -155,34 +149,60 @@ static rt_status add_history(aco_outcome *out, long i, double ms, rt_error *err)
 	return RT_OK;
 }
 
-/* Should the run stop after iteration i? */
-static int finished(const aco_job *job, const aco_outcome *out, long i, double seconds)
+/* Should the run stop after iteration i (stop: a stop was requested)? The
+ * first iteration always runs, so that a run stopped at once still has a
+ * tour to report. */
+static int finished(const aco_job *job, const aco_outcome *out, long i, double seconds, int stop)
 {
+	if (i == 0)
+		return 0;
 	return i >= job->iterations || (job->time_limit > 0 && seconds >= job->time_limit) ||
-	       (job->target > 0 && out->best_length <= job->target) || rt_stop_requested();
+	       (job->target > 0 && out->best_length <= job->target) || stop;
+}
+
+/* One iteration: tours, statistics, pheromone update, restart control. */
+static rt_status iteration(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
+			   aco_outcome *out, rt_error *err)
+{
+	rt_status st;
+	if ((st = b->ops->construct(b, (uint32_t)i, err)) != RT_OK ||
+	    (st = statistics(job, b, m, i, out, err)) != RT_OK ||
+	    (st = pheromone(job, b, m, i, err)) != RT_OK ||
+	    (st = control(job, b, m, i, out, err)) != RT_OK)
+		return st;
+	out->iterations = i;
+	out->tours += job->ants;
+	return RT_OK;
 }
 
 rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progress, void *ctx,
 		       aco_outcome *out, rt_error *err)
 {
-	mmas_state m = { INT64_MAX, INT64_MAX, 0, 0, 0, 0, 0, 25, 0, 0 };
-	double t0 = rt_now(), t_report = t0, t_hist = t0;
-	long i = 0, i_report = 0, i_hist = 0;
+	aco_mmas m = { INT64_MAX, INT64_MAX, 0, 0, 0, 0, 0, 25, 0, 0 };
+	long i = 0;
 	rt_status st = RT_OK;
 	memset(out, 0, sizeof *out);
 	out->best_length = INT64_MAX;
 	if ((out->best_tour = rt_malloc((size_t)job->n * sizeof *out->best_tour, err)) == NULL)
 		return RT_ERR_SYSTEM;
 	m.u_gb = LONG_MAX;                  /* ACOTSP: the first deposit is the iteration-best's */
-	while (st == RT_OK && !finished(job, out, i, rt_now() - t0)) {
-		i++;
-		if ((st = b->ops->construct(b, (uint32_t)i, err)) != RT_OK ||
-		    (st = statistics(job, b, &m, i, out, err)) != RT_OK ||
-		    (st = pheromone(job, b, &m, i, err)) != RT_OK ||
-		    (st = control(job, b, &m, i, out, err)) != RT_OK)
+	if (aco_ckpt_resuming(job->ckpt) &&
+	    (st = aco_ckpt_restore(job->ckpt, job, b, &m, &i, out, err)) != RT_OK)
+		return st;
+	double t0 = rt_now() - out->seconds, t_report = rt_now(), t_hist = t_report;
+	long i_first = i, i_report = i, i_hist = i;
+	while (st == RT_OK) {
+		int stop = rt_stop_requested();
+		if (i > i_first && aco_ckpt_due(job->ckpt, i, stop)) {
+			out->seconds = rt_now() - t0;
+			if ((st = aco_ckpt_save(job->ckpt, job, b, &m, i, out, err)) != RT_OK)
+				break;
+		}
+		if (finished(job, out, i, rt_now() - t0, stop))
 			break;
-		out->iterations = i;
-		out->tours += job->ants;
+		i++;
+		if ((st = iteration(job, b, &m, i, out, err)) != RT_OK)
+			break;
 		if (job->history_every > 0 && (i % job->history_every == 0 || i == 1)) {
 			double now = rt_now();
 			st = add_history(out, i, 1e3 * (now - t_hist) / (double)(i - i_hist), err);

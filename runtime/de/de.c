@@ -1,8 +1,9 @@
 /* de.c: kind `de`, differential evolution: `evoforge run` (a spec on the CPU
  * or the GPU, progress lines, result.json and history.csv written
- * atomically) and `evoforge gen` (the generated CUDA and C sources). The
- * benchmark is in de_bench.c; the job, the backends and the user objective
- * in de_job.c, de_cpu.c, de_gpu.c and de_user.c. */
+ * atomically; checkpoints and --resume through de_ckpt.c) and `evoforge gen`
+ * (the generated CUDA and C sources). The benchmark is in de_bench.c; the
+ * job, the backends and the user objective in de_job.c, de_cpu.c, de_gpu.c
+ * and de_user.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "backend.h"
 #include "cpu.h"
 #include "de.h"
+#include "de_ckpt.h"
 #include "de_impl.h"
 #include "de_tune.h"
 #include "log.h"
@@ -239,18 +241,24 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	de_job job;
 	de_outcome out;
+	de_ckpt ck;
 	rt_backend chosen;
 	gpu_info info;
 	char dir[RT_PATH_MAX], e[32], r[32];
 	rt_status st;
 	memset(&out, 0, sizeof out);
+	memset(&ck, 0, sizeof ck);
 	if ((st = de_job_from_spec(&job, spec, opt, err)) != RT_OK) {
 		de_job_free(&job);
 		return st;
 	}
-	if ((st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
+	/* the checkpoint (--resume) is read and checked before any work */
+	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
+	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
 	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK)
 		goto done;
+	job.ckpt = &ck;
 	rt_info("de: %s: %s, dim %d, population %d, %ld problem(s), up to %ld generations, seed %llu, "
 		"%s", job.name, job.function == DE_FN_USER ? "user objective" :
 		de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
@@ -261,8 +269,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		st = de_cpu_run(&job, progress_line, NULL, &out, err);
 	if (st != RT_OK)
 		goto done;
-	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
-	    (st = write_results(&job, &out, dir, err)) != RT_OK)
+	if ((st = write_results(&job, &out, dir, err)) != RT_OK)
 		goto done;
 	long reached = 0;
 	float bmin = DE_INF;
@@ -277,6 +284,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		rt_si(out.seconds > 0 ? out.evals / out.seconds : 0, r, sizeof r), out.device, out.detail);
 	rt_info("de: wrote %s/result.json%s", dir, out.hist ? " and history.csv" : "");
 done:
+	de_ckpt_close(&ck);
 	de_outcome_free(&out);
 	de_job_free(&job);
 	return st;
@@ -333,5 +341,5 @@ const rt_kind de_kind = {
 	de_export_result, NULL,
 	de_kernels,
 	"generations",
-	0,
+	1,
 };

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "de_ckpt.h"
 #include "de_impl.h"
 #include "log.h"
 #include "signals.h"
@@ -220,6 +221,70 @@ rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 	}
 }
 
+/* The run's state at generation gen, as de_ckpt.h stores it. */
+static rt_status save_checkpoint(const de_cpu *c, long gen, double seconds, rt_error *err)
+{
+	de_snapshot s;
+	size_t row = (size_t)c->NP * c->D;
+	rt_status st = de_snapshot_alloc(&s, c->job, err);
+	if (st != RT_OK)
+		return st;
+	s.gen = gen;
+	s.seconds = seconds;
+	for (long p = 0; p < c->P; p++) {
+		s.st[p] = c->st[p];
+		memcpy(s.pop + (size_t)p * row, de_cpu_population(c, p), row * sizeof *s.pop);
+		memcpy(s.fit + (size_t)p * c->NP, de_cpu_fitness(c, p), (size_t)c->NP * sizeof *s.fit);
+	}
+	if (s.hist)
+		memcpy(s.hist, c->hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
+	st = de_ckpt_save(c->job->ckpt, c->job, &s, err);
+	de_snapshot_free(&s);
+	return st;
+}
+
+/* Every problem's state from the checkpoint resumed from; *gen and
+ * *seconds: where and how long the run had got. */
+static rt_status restore_checkpoint(de_cpu *c, long *gen, double *seconds, rt_error *err)
+{
+	de_snapshot s;
+	size_t row = (size_t)c->NP * c->D;
+	rt_status st = de_snapshot_alloc(&s, c->job, err);
+	if (st == RT_OK)
+		st = de_ckpt_restore(c->job->ckpt, c->job, &s, err);
+	if (st == RT_OK) {
+		for (long p = 0; p < c->P; p++) {
+			c->cur[p] = 0;
+			c->st[p] = s.st[p];
+			memcpy(pop_buf(c, p, 0), s.pop + (size_t)p * row, row * sizeof *s.pop);
+			memcpy(fit_buf(c, p, 0), s.fit + (size_t)p * c->NP, (size_t)c->NP * sizeof *s.fit);
+		}
+		if (s.hist)
+			memcpy(c->hist, s.hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
+		*gen = s.gen;
+		*seconds = s.seconds;
+	}
+	de_snapshot_free(&s);
+	return st;
+}
+
+/* Problem states, best vectors and history into out. */
+static void fill_outcome(const de_cpu *c, de_outcome *out)
+{
+	const de_job *job = c->job;
+	for (long p = 0; p < c->P; p++) {
+		out->best[p] = c->st[p].best;
+		out->gens[p] = c->st[p].gens;
+		out->reached[p] = c->st[p].done;
+		memcpy(out->bestx + (size_t)p * job->dim,
+		       de_cpu_population(c, p) + (size_t)c->st[p].best_index * job->dim,
+		       (size_t)job->dim * sizeof(float));
+	}
+	if (out->hist && c->hist)
+		memcpy(out->hist, c->hist, (size_t)c->P * c->hist_len * sizeof(float));
+	de_outcome_fill_history(out, job);
+}
+
 rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
 		     rt_error *err)
 {
@@ -233,38 +298,37 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 	snprintf(out->device, sizeof out->device, "CPU, %d threads", cpu_threads());
 	snprintf(out->detail, sizeof out->detail, "rows, %s", whole_problems(c) ?
 		 "problems in parallel" : "individuals in parallel");
-	double t0 = rt_now();
+	double t0 = rt_now(), before = 0;
 	long g = 0;
-	st = de_cpu_advance(c, 0, err);
+	int resumed = de_ckpt_resuming(job->ckpt);
+	if (resumed)
+		st = restore_checkpoint(c, &g, &before, err);
+	else
+		st = de_cpu_advance(c, 0, err);
+	t0 -= before;
+	long g_first = g;
 	while (st == RT_OK) {
 		long ndone, alive;
 		long long evals;
 		float bmin;
+		int stop = rt_stop_requested(), again = resumed && g == g_first;
 		de_state_summary(job, c->st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
 		if ((st = de_check_finite(job, c->st, err)) != RT_OK)
 			break;
-		if (progress && (g % job->report_every == 0 || g == job->gens || !alive))
+		if (progress && !again && (g % job->report_every == 0 || g == job->gens || !alive))
 			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);
-		if (g >= job->gens || !alive || rt_stop_requested())
+		if (!again && de_ckpt_due(job->ckpt, g, stop) &&
+		    (st = save_checkpoint(c, g, rt_now() - t0, err)) != RT_OK)
 			break;
-		g = g + job->report_every < job->gens ? g + job->report_every : job->gens;
+		if (g >= job->gens || !alive || stop)
+			break;
+		g = de_ckpt_stretch_end(job->ckpt, job, g);
 		st = de_cpu_advance(c, g, err);
 	}
 	out->seconds = rt_now() - t0;
-	if (st == RT_OK) {
-		for (long p = 0; p < c->P; p++) {
-			out->best[p] = c->st[p].best;
-			out->gens[p] = c->st[p].gens;
-			out->reached[p] = c->st[p].done;
-			memcpy(out->bestx + (size_t)p * job->dim,
-			       de_cpu_population(c, p) + (size_t)c->st[p].best_index * job->dim,
-			       (size_t)job->dim * sizeof(float));
-		}
-		if (out->hist && c->hist)
-			memcpy(out->hist, c->hist, (size_t)c->P * c->hist_len * sizeof(float));
-		de_outcome_fill_history(out, job);
-	}
+	if (st == RT_OK)
+		fill_outcome(c, out);
 	de_cpu_free(c);
 	return st;
 }

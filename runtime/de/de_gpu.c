@@ -2,7 +2,8 @@
  * compiles it with NVRTC, sizes block and grid from the device, and drives
  * either the fused kernel (a stretch of generations per launch) or the naive
  * multi-kernel baseline (five launches per generation). Only the per-problem
- * state, best vectors and history come back to the host.
+ * state, best vectors and history come back to the host; at a checkpoint
+ * the populations and fitness too, uploaded again on resume (de_ckpt.h).
  *
  * Block size: the population rounded up to a warp, at most 512 threads
  * (larger populations: several individuals per thread). Population memory:
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "de_ckpt.h"
 #include "de_impl.h"
 #include "log.h"
 #include "signals.h"
@@ -211,6 +213,117 @@ static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a
 	return gpu_launch(g->mod, "de_naive_best", &bcfg, ba, err);
 }
 
+/* ---- checkpoints (de_ckpt.h) --------------------------------------------------- */
+
+/* Where problem p's current population and fitness start in the device
+ * buffers, in floats. The fused kernel with the population in global
+ * memory (two) keeps two of each per problem, the current one chosen by the
+ * parity of the generations done (de.cu); the other layouts keep one. */
+static void current_at(const de_job *job, int two, long p, int gens, size_t *pop_at,
+		       size_t *fit_at)
+{
+	size_t k = (size_t)p * (two ? 2 : 1) + (two && gens > 0 ? (size_t)(gens & 1) : 0);
+	*pop_at = k * (size_t)job->np * job->dim;
+	*fit_at = k * (size_t)job->np;
+}
+
+/* Host copies of the device's population and fitness buffers (layout as on the device). */
+static rt_status host_buffers(const de_job *job, int two, float **pop, float **fit, rt_error *err)
+{
+	size_t nbuf = (size_t)job->problems * (two ? 2 : 1);
+	*pop = rt_calloc(nbuf * job->np * job->dim, sizeof **pop, err);
+	*fit = *pop ? rt_calloc(nbuf * job->np, sizeof **fit, err) : NULL;
+	return *fit ? RT_OK : RT_ERR_SYSTEM;
+}
+
+/* Copies the run's state back from the device (states in st, just
+ * downloaded) and writes it as a checkpoint at generation gen. */
+static rt_status save_checkpoint(de_gpu *g, const de_job *job, int two, const de_state *st,
+				 long gen, double seconds, double kernel_ms, rt_error *err)
+{
+	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
+	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
+	float *pop = NULL, *fit = NULL;
+	de_snapshot s;
+	rt_status r = de_snapshot_alloc(&s, job, err);
+	if (r == RT_OK)
+		r = host_buffers(job, two, &pop, &fit, err);
+	if (r == RT_OK)
+		r = gpu_download(g->ctx, pop, g->pop, nbuf * NP * D * sizeof *pop, err);
+	if (r == RT_OK)
+		r = gpu_download(g->ctx, fit, g->fit, nbuf * NP * sizeof *fit, err);
+	if (r == RT_OK && hl > 0)
+		r = gpu_download(g->ctx, s.hist, g->hist, P * hl * sizeof *s.hist, err);
+	for (size_t p = 0; p < P && r == RT_OK; p++) {
+		s.st[p] = st[p];
+		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
+		for (size_t i = 0; i < NP; i++) {   /* structure of arrays to rows */
+			for (size_t j = 0; j < D; j++)
+				s.pop[(p * NP + i) * D + j] = pop[pop_at + j * NP + i];
+			s.fit[p * NP + i] = fit[fit_at + i];
+		}
+	}
+	s.gen = gen;
+	s.seconds = seconds;
+	s.kernel_ms = kernel_ms;
+	if (r == RT_OK)
+		r = de_ckpt_save(job->ckpt, job, &s, err);
+	free(pop);
+	free(fit);
+	de_snapshot_free(&s);
+	return r;
+}
+
+/* Uploads the state of the checkpoint resumed from: populations,
+ * fitness, states (also into st), best vectors and history; *gen,
+ * *seconds and *kernel_ms: where the run had got, in how long. */
+static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_state *st, long *gen,
+				    double *seconds, double *kernel_ms, rt_error *err)
+{
+	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
+	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
+	float *pop = NULL, *fit = NULL, *bestx = NULL;
+	de_snapshot s;
+	rt_status r = de_snapshot_alloc(&s, job, err);
+	if (r == RT_OK)
+		r = de_ckpt_restore(job->ckpt, job, &s, err);
+	if (r == RT_OK)
+		r = host_buffers(job, two, &pop, &fit, err);
+	if (r == RT_OK && !(bestx = rt_malloc(P * D * sizeof *bestx, err)))
+		r = RT_ERR_SYSTEM;
+	for (size_t p = 0; p < P && r == RT_OK; p++) {
+		const float *rows = s.pop + p * NP * D;
+		st[p] = s.st[p];
+		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
+		for (size_t i = 0; i < NP; i++) {   /* rows to structure of arrays */
+			for (size_t j = 0; j < D; j++)
+				pop[pop_at + j * NP + i] = rows[i * D + j];
+			fit[fit_at + i] = s.fit[p * NP + i];
+		}
+		memcpy(bestx + p * D, rows + (size_t)st[p].best_index * D, D * sizeof *bestx);
+	}
+	if (r == RT_OK)
+		r = gpu_upload(g->ctx, g->pop, pop, nbuf * NP * D * sizeof *pop, err);
+	if (r == RT_OK)
+		r = gpu_upload(g->ctx, g->fit, fit, nbuf * NP * sizeof *fit, err);
+	if (r == RT_OK)
+		r = gpu_upload(g->ctx, g->state, st, P * sizeof *st, err);
+	if (r == RT_OK)
+		r = gpu_upload(g->ctx, g->bestx, bestx, P * D * sizeof *bestx, err);
+	if (r == RT_OK && hl > 0)
+		r = gpu_upload(g->ctx, g->hist, s.hist, P * hl * sizeof *s.hist, err);
+	if (r == RT_OK) {
+		*gen = s.gen;
+		*seconds = s.seconds;
+		*kernel_ms = s.kernel_ms;
+	}
+	free(pop);
+	free(fit);
+	free(bestx);
+	de_snapshot_free(&s);
+	return r;
+}
+
 rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_outcome *out,
 		     rt_error *err)
 {
@@ -327,12 +440,16 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 
 	de_args a = { job->seed, job->history_every, out->hist_len, (float)job->target,
 		      (float)job->optimum };
-	double kernel_ms = 0, ms;
+	double kernel_ms = 0, ms, before = 0;
 	long gen = -1;
-	t0 = rt_now();
+	int two = !naive && !shared;   /* two population buffers per problem (de.cu) */
+	if (de_ckpt_resuming(job->ckpt) &&
+	    (s = restore_checkpoint(&g, job, two, st, &gen, &before, &kernel_ms, err)))
+		goto done;
+	t0 = rt_now() - before;
 	for (;;) {
-		long gen_end = gen < 0 ? 0 : gen + job->report_every < job->gens ?
-			       gen + job->report_every : job->gens;
+		/* a stretch: to the next report line, checkpoint or the limit */
+		long gen_end = gen < 0 ? 0 : de_ckpt_stretch_end(job->ckpt, job, gen);
 		if ((s = gpu_timer_start(g.timer, NULL, err)))
 			goto done;
 		if (naive) {
@@ -355,9 +472,13 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		out->evals = evals;
 		if ((s = de_check_finite(job, st, err)) != RT_OK)
 			goto done;
-		if (progress)
+		int stop = rt_stop_requested();
+		if (progress && (gen % job->report_every == 0 || gen == job->gens || !alive))
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
-		if (gen >= job->gens || !alive || rt_stop_requested())
+		if (de_ckpt_due(job->ckpt, gen, stop) &&
+		    (s = save_checkpoint(&g, job, two, st, gen, rt_now() - t0, kernel_ms, err)))
+			goto done;
+		if (gen >= job->gens || !alive || stop)
 			break;
 	}
 	out->seconds = rt_now() - t0;

@@ -68,6 +68,7 @@ typedef struct de_job {
 	float *shift_vec;      /* [problems][dim] or NULL */
 	float *rot;            /* [dim][dim] or NULL */
 	de_user user;          /* function == DE_FN_USER */
+	struct de_ckpt *ckpt;  /* `run`: checkpoints and resume (de_ckpt.h); NULL: none */
 } de_job;
 
 /* The result of a run on either backend. */

@@ -1,0 +1,185 @@
+/* de_ckpt.c: kind de's checkpoint state, written and restored (de_ckpt.h).
+ * Layout: problems, population, dim and history length (checked against
+ * the job), the run's generation, the seconds and kernel milliseconds so
+ * far, then the de_state array, the populations (rows), the fitness and
+ * the history, each as this machine lays them out (little-endian floats and
+ * 16-byte de_state; the checksum catches anything else). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "de_ckpt.h"
+#include "log.h"
+#include "signals.h"
+
+rt_status de_snapshot_alloc(de_snapshot *s, const de_job *job, rt_error *err)
+{
+	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
+	memset(s, 0, sizeof *s);
+	s->st = rt_malloc(P * sizeof *s->st, err);
+	s->pop = s->st ? rt_malloc(P * job->np * job->dim * sizeof *s->pop, err) : NULL;
+	s->fit = s->pop ? rt_malloc(P * job->np * sizeof *s->fit, err) : NULL;
+	if (s->fit && hl > 0)
+		s->hist = rt_malloc(P * hl * sizeof *s->hist, err);
+	if (!s->fit || (hl > 0 && !s->hist)) {
+		de_snapshot_free(s);
+		return RT_ERR_SYSTEM;
+	}
+	return RT_OK;
+}
+
+void de_snapshot_free(de_snapshot *s)
+{
+	free(s->st);
+	free(s->pop);
+	free(s->fit);
+	free(s->hist);
+	memset(s, 0, sizeof *s);
+}
+
+rt_status de_ckpt_open(de_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
+		       rt_error *err)
+{
+	rt_status st = RT_OK;
+	memset(ck, 0, sizeof *ck);
+	ck->spec = spec;
+	ck->dir = dir;
+	ck->every = opt->checkpoint_every;
+	ck->seconds = DE_CKPT_SECONDS;
+	ck->last = rt_now();
+	if (opt->resume)
+		st = rt_ckpt_read(opt->resume, "de", spec, &ck->from, err);
+	if (st == RT_OK)
+		st = rt_mkdirs(dir, err);
+	return st;
+}
+
+void de_ckpt_close(de_ckpt *ck)
+{
+	rt_ckpt_free(&ck->from);
+}
+
+int de_ckpt_resuming(const de_ckpt *ck)
+{
+	return ck && ck->from.data;
+}
+
+long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen)
+{
+	long end = (gen / job->report_every + 1) * job->report_every;
+	if (ck && ck->every > 0 && (gen / ck->every + 1) * ck->every < end)
+		end = (gen / ck->every + 1) * ck->every;
+	return end < job->gens ? end : job->gens;
+}
+
+int de_ckpt_due(const de_ckpt *ck, long gen, int stop)
+{
+	if (!ck)
+		return 0;
+	if (stop)
+		return 1;   /* a stop writes one whatever --checkpoint-every says, as gp's does */
+	if (ck->every > 0)
+		return gen % ck->every == 0;
+	return ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+}
+
+/* The sizes the state was made for, compared on restore. */
+static void put_shape(rt_buf *b, const de_job *job)
+{
+	rt_ckpt_put_u64(b, (uint64_t)job->problems);
+	rt_ckpt_put_u64(b, (uint64_t)job->np);
+	rt_ckpt_put_u64(b, (uint64_t)job->dim);
+	rt_ckpt_put_u64(b, (uint64_t)de_job_hist_len(job));
+}
+
+rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err)
+{
+	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
+	float none = 0;   /* stands for a missing history (no null pointer to memcpy) */
+	rt_buf b = {0};
+	put_shape(&b, job);
+	rt_ckpt_put_u64(&b, (uint64_t)s->gen);
+	rt_ckpt_put_f64(&b, s->seconds);
+	rt_ckpt_put_f64(&b, s->kernel_ms);
+	rt_ckpt_put_bytes(&b, s->st, P * sizeof *s->st);
+	rt_ckpt_put_bytes(&b, s->pop, P * job->np * job->dim * sizeof *s->pop);
+	rt_ckpt_put_bytes(&b, s->fit, P * job->np * sizeof *s->fit);
+	rt_ckpt_put_bytes(&b, s->hist ? s->hist : &none, P * hl * sizeof *s->hist);
+	rt_status st = rt_ckpt_write(ck->dir, "de", ck->spec, &b, err);
+	rt_buf_free(&b);
+	if (st == RT_OK) {
+		ck->last = rt_now();
+		rt_info("de: checkpoint: generation %ld in %s/%s", s->gen, ck->dir, RT_CKPT_FILE);
+	}
+	return st;
+}
+
+/* The shape and generation of the state; RT_ERR_INPUT when they do not
+ * fit the job. */
+static rt_status restore_shape(rt_ckpt *from, const de_job *job, long *gen, rt_error *err)
+{
+	uint64_t v[5];
+	uint64_t want[4] = { (uint64_t)job->problems, (uint64_t)job->np, (uint64_t)job->dim,
+			     (uint64_t)de_job_hist_len(job) };
+	static const char *const what[4] = { "problems", "population", "dim", "history entries" };
+	for (int k = 0; k < 5; k++) {
+		rt_status st = rt_ckpt_get_u64(from, &v[k], err);
+		if (st != RT_OK)
+			return st;
+	}
+	for (int k = 0; k < 4; k++)
+		if (v[k] != want[k])
+			return rt_fail(err, RT_ERR_INPUT, "%s: %llu %s, the job has %llu", from->path,
+				       (unsigned long long)v[k], what[k], (unsigned long long)want[k]);
+	if (v[4] > (uint64_t)job->gens)
+		return rt_fail(err, RT_ERR_INPUT, "%s: generation %llu, past the run's limit of %ld",
+			       from->path, (unsigned long long)v[4], job->gens);
+	*gen = (long)v[4];
+	return RT_OK;
+}
+
+/* Every problem's state is one the run could have reached by gen. */
+static rt_status check_states(const rt_ckpt *from, const de_job *job, const de_snapshot *s,
+			      rt_error *err)
+{
+	for (long p = 0; p < job->problems; p++) {
+		const de_state *q = &s->st[p];
+		if (q->gens < 0 || q->gens > s->gen || (q->done != 0 && q->done != 1) ||
+		    q->best_index < 0 || q->best_index >= job->np ||
+		    (!q->done && q->gens != s->gen) ||
+		    memcmp(&q->best, &s->fit[(size_t)p * job->np + q->best_index], sizeof q->best))
+			return rt_fail(err, RT_ERR_INPUT, "%s: problem %ld: an impossible state at "
+				       "generation %ld (generations %d, best index %d, stopped %d)",
+				       from->path, p, s->gen, (int)q->gens, (int)q->best_index,
+				       (int)q->done);
+	}
+	return RT_OK;
+}
+
+rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
+{
+	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
+	float none;   /* stands for a missing history (no null pointer to memcpy) */
+	rt_ckpt *from = &ck->from;
+	rt_status st = restore_shape(from, job, &s->gen, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(from, &s->seconds, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_f64(from, &s->kernel_ms, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(from, s->st, P * sizeof *s->st, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(from, s->pop, P * job->np * job->dim * sizeof *s->pop, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(from, s->fit, P * job->np * sizeof *s->fit, err);
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(from, s->hist ? s->hist : &none, P * hl * sizeof *s->hist, err);
+	if (st == RT_OK && from->pos != from->state_size)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
+			     from->state_size - from->pos);
+	if (st == RT_OK)
+		st = check_states(from, job, s, err);
+	if (st == RT_OK)
+		rt_info("de: resuming from %s: generation %ld done", from->path, s->gen);
+	return st;
+}
