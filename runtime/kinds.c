@@ -51,7 +51,7 @@ rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt,
 	rt_status st;
 	if (opt->resume && !kind->checkpoints)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: kind '%s' writes no checkpoints yet "
-			       "(gp does)", kind->name);
+			       "(gp, mbp and svm do)", kind->name);
 	rt_signals_install();
 	st = kind->run(spec, opt, err);
 	if (st == RT_OK && rt_stop_requested())
