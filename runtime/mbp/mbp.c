@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "log.h"
 #include "mbp.h"
+#include "mbp_ckpt.h"
 #include "mbp_impl.h"
 #include "mbp_tune.h"
 #include "out.h"
@@ -292,15 +293,20 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	mbp_job job;
 	mbp_outcome out;
+	mbp_ckpt ck;
 	rt_backend chosen;
 	gpu_info info;
 	char dir[RT_PATH_MAX];
 	const mbp_shape *s = &job.shape;
 	rt_status st;
 	memset(&out, 0, sizeof out);
+	memset(&ck, 0, sizeof ck);
 	if ((st = mbp_job_from_spec(&job, spec, opt, err)) != RT_OK ||
-	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK)
+	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
+	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = mbp_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK)
 		goto done;
+	job.ckpt = &ck;
 	rt_info("mbp: %s: %d-%d%s%.0d-%d %s, %ld pattern(s), %s mode, %ld network(s), up to %ld "
 		"epochs, seed %llu, %s", job.name, s->ni, s->h1, s->h2 ? "-" : "", s->h2, s->no,
 		s->space ? "MBP (space network)" : "BP", job.data.n, mbp_mode_name(job.mode),
@@ -309,9 +315,10 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 				      : mbp_cpu_train(&job, progress_line, NULL, &out, err);
 	if (st == RT_OK)
 		st = check_weights(&job, &out, err);
-	if (st == RT_OK && (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) == RT_OK)
+	if (st == RT_OK)
 		st = report(&job, &out, dir, err);
 done:
+	mbp_ckpt_close(&ck);
 	mbp_outcome_free(&out);
 	mbp_job_free(&job);
 	return st;
@@ -341,5 +348,5 @@ const rt_kind mbp_kind = {
 	mbp_export_result, mbp_eval_result,
 	mbp_kernels,
 	"epochs",
-	0,
+	1,
 };

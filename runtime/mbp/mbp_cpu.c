@@ -10,6 +10,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "mbp_ckpt.h"
 #include "mbp_impl.h"
 #include "signals.h"
 
@@ -404,6 +405,57 @@ static void fill_outcome(const trainer *t, mbp_outcome *out, double seconds)
 	mbp_outcome_count(out, job);
 }
 
+/* Every network's state to or from a checkpoint's snapshot. */
+static void nets_snapshot(trainer *t, mbp_snapshot *s, int to_snapshot)
+{
+	size_t nw = (size_t)t->job->shape.nweights, bytes = nw * sizeof(float);
+	for (long k = 0; k < t->job->networks; k++) {
+		net_state *ns = &t->nets[k];
+		float *arrays[][2] = { { ns->w, s->w }, { ns->eta, s->eta }, { ns->v, s->v },
+				       { ns->gp, s->gp }, { ns->wb, s->wb } };
+		mbp_result *r = &s->res[k];
+		for (int a = 0; a < 5; a++)
+			memcpy(to_snapshot ? arrays[a][1] + k * nw : arrays[a][0],
+			       to_snapshot ? arrays[a][0] : arrays[a][1] + k * nw, bytes);
+		if (to_snapshot) {
+			*r = (mbp_result){ ns->epoch, ns->done, ns->last_rms, ns->best, ns->restores };
+		} else {
+			ns->epoch = r->epochs;
+			ns->done = r->reached;
+			ns->last_rms = r->train_rms;
+			ns->best = r->best_rms;
+			ns->restores = r->restores;
+		}
+	}
+}
+
+/* Writes the checkpoint of the networks at epoch. */
+static rt_status save_nets(trainer *t, long epoch, rt_error *err)
+{
+	mbp_snapshot s;
+	rt_status st = mbp_snapshot_alloc(&s, t->job, err);
+	if (st != RT_OK)
+		return st;
+	nets_snapshot(t, &s, 1);
+	s.epoch = epoch;
+	st = mbp_ckpt_save(t->job, &s, err);
+	mbp_snapshot_free(&s);
+	return st;
+}
+
+/* The networks from the checkpoint resumed from; *epoch its epoch. */
+static rt_status resume_nets(trainer *t, long *epoch, rt_error *err)
+{
+	mbp_snapshot s;
+	rt_status st = mbp_snapshot_alloc(&s, t->job, err);
+	if (st == RT_OK && (st = mbp_ckpt_restore(t->job, &s, err)) == RT_OK) {
+		nets_snapshot(t, &s, 0);
+		*epoch = s.epoch;
+	}
+	mbp_snapshot_free(&s);
+	return st;
+}
+
 rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			mbp_outcome *out, rt_error *err)
 {
@@ -416,7 +468,8 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 	t.job = job;
 	if ((st = mbp_outcome_alloc(out, job, err)) != RT_OK)
 		return st;
-	if ((st = trainer_init(&t, job, err)) != RT_OK)
+	if ((st = trainer_init(&t, job, err)) != RT_OK ||
+	    (mbp_ckpt_resuming(job) && (st = resume_nets(&t, &epoch, err)) != RT_OK))
 		goto done;
 	snprintf(out->backend, sizeof out->backend, "cpu");
 	cpu_model_name(out->device, sizeof out->device);
@@ -425,7 +478,7 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 	t0 = rt_now();
 	while (alive > 0 && epoch < job->epochs && !rt_stop_requested()) {
 		long from = epoch;
-		epoch = epoch + job->report_every < job->epochs ? epoch + job->report_every : job->epochs;
+		epoch = mbp_block_end(job, epoch, job->epochs);
 		t.epoch_end = epoch;
 		if (t.gparts) {
 			while (!t.nets[0].done && t.nets[0].epoch < epoch)
@@ -438,9 +491,13 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 		for (long k = 0; k < job->networks; k++)
 			if ((st = mbp_check_rms(job, k, t.nets[k].last_rms, from, t.nets[k].epoch, err)))
 				goto done;
-		if (progress)
+		if (progress && mbp_block_reports(job, epoch, job->epochs))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
+		if (mbp_ckpt_due(job, epoch) && (st = save_nets(&t, epoch, err)) != RT_OK)
+			goto done;
 	}
+	if (rt_stop_requested() && mbp_ckpt_due(job, epoch) && (st = save_nets(&t, epoch, err)) != RT_OK)
+		goto done;
 	fill_outcome(&t, out, rt_now() - t0);
 done:
 	trainer_free(&t);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mbp_ckpt.h"
 #include "mbp_impl.h"
 #include "nvrtc.h"
 #include "signals.h"
@@ -245,8 +246,10 @@ static rt_status upload_data(mbp_gpu *g, const mbp_job *job, rt_error *err)
 	return st;
 }
 
-/* Initial weights, step sizes and zeroed memories of every network. */
-static rt_status upload_networks(mbp_gpu *g, const mbp_job *job, rt_error *err)
+/* The networks' state on the device: the initial weights, step sizes and
+ * zeroed memories, or (from not NULL) a checkpoint's. */
+static rt_status upload_networks(mbp_gpu *g, const mbp_job *job, const mbp_snapshot *from,
+				 rt_error *err)
 {
 	size_t nw = (size_t)job->shape.nweights, all = nw * (size_t)job->networks;
 	float *w = rt_malloc(all * sizeof *w, err), *eta = rt_malloc(all * sizeof *eta, err);
@@ -256,16 +259,23 @@ static rt_status upload_networks(mbp_gpu *g, const mbp_job *job, rt_error *err)
 		for (long k = 0; k < job->networks; k++) {
 			mbp_job_initial_weights(job, k, w + (size_t)k * nw);
 			g->host_state[k].best = INFINITY;
+			if (from) {
+				const mbp_result *r = &from->res[k];
+				g->host_state[k] = (gpu_state){ r->best_rms, r->train_rms, (int)r->epochs,
+								r->reached, (int)r->restores, 0 };
+			}
 		}
 		for (size_t i = 0; i < all; i++)
 			eta[i] = job->step0;
-		if ((st = put(g, &g->w, w, all * 4, err)) == RT_OK &&
-		    (st = put(g, &g->wb, w, all * 4, err)) == RT_OK &&
-		    (st = put(g, &g->eta, eta, all * 4, err)) == RT_OK &&
+		if ((st = put(g, &g->w, from ? from->w : w, all * 4, err)) == RT_OK &&
+		    (st = put(g, &g->wb, from ? from->wb : w, all * 4, err)) == RT_OK &&
+		    (st = put(g, &g->eta, from ? from->eta : eta, all * 4, err)) == RT_OK &&
 		    (st = gpu_alloc(g->ctx, all * 4, &g->v, err)) == RT_OK &&
-		    (st = gpu_memset32(g->ctx, g->v, 0, all, err)) == RT_OK &&
+		    (st = from ? gpu_upload(g->ctx, g->v, from->v, all * 4, err)
+			       : gpu_memset32(g->ctx, g->v, 0, all, err)) == RT_OK &&
 		    (st = gpu_alloc(g->ctx, all * 4, &g->gp, err)) == RT_OK &&
-		    (st = gpu_memset32(g->ctx, g->gp, 0, all, err)) == RT_OK)
+		    (st = from ? gpu_upload(g->ctx, g->gp, from->gp, all * 4, err)
+			       : gpu_memset32(g->ctx, g->gp, 0, all, err)) == RT_OK)
 			st = put(g, &g->state, g->host_state, (size_t)job->networks * sizeof(gpu_state), err);
 		if (st == RT_OK && g->split &&
 		    (st = gpu_alloc(g->ctx, all * 4 * (size_t)g->nchunks, &g->part, err)) == RT_OK)
@@ -273,6 +283,30 @@ static rt_status upload_networks(mbp_gpu *g, const mbp_job *job, rt_error *err)
 	}
 	free(w);
 	free(eta);
+	return st;
+}
+
+/* The checkpoint at epoch: the device's weights and rule state copied back
+ * (the scalars are host_state, just polled). */
+static rt_status save_networks(mbp_gpu *g, const mbp_job *job, long epoch, rt_error *err)
+{
+	mbp_snapshot s;
+	size_t bytes = (size_t)job->networks * job->shape.nweights * sizeof(float);
+	rt_status st = mbp_snapshot_alloc(&s, job, err);
+	if (st != RT_OK)
+		return st;
+	s.epoch = epoch;
+	for (long k = 0; k < job->networks; k++) {
+		const gpu_state *h = &g->host_state[k];
+		s.res[k] = (mbp_result){ h->epoch, h->done, h->last_rms, h->best, h->restores };
+	}
+	if ((st = gpu_download(g->ctx, s.w, g->w, bytes, err)) == RT_OK &&
+	    (st = gpu_download(g->ctx, s.eta, g->eta, bytes, err)) == RT_OK &&
+	    (st = gpu_download(g->ctx, s.v, g->v, bytes, err)) == RT_OK &&
+	    (st = gpu_download(g->ctx, s.gp, g->gp, bytes, err)) == RT_OK &&
+	    (st = gpu_download(g->ctx, s.wb, g->wb, bytes, err)) == RT_OK)
+		st = mbp_ckpt_save(job, &s, err);
+	mbp_snapshot_free(&s);
 	return st;
 }
 
@@ -340,10 +374,10 @@ static void fill_results(const mbp_gpu *g, const mbp_job *job, mbp_outcome *out)
 	mbp_outcome_count(out, job);
 }
 
-static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn progress, void *ctx,
-			    mbp_outcome *out, rt_error *err)
+static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_progress_fn progress,
+			    void *ctx, mbp_outcome *out, rt_error *err)
 {
-	long alive = 1, epoch = 0, limit = job->epochs < 0x7fffffffL ? job->epochs : 0x7fffffffL;
+	long alive = 1, limit = job->epochs < 0x7fffffffL ? job->epochs : 0x7fffffffL;
 	float best;
 	double t0 = rt_now(), ms = 0;
 	rt_status st;
@@ -352,7 +386,7 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn prog
 		return st;
 	while (alive > 0 && epoch < limit && !rt_stop_requested()) {
 		long from = epoch;
-		epoch = epoch + job->report_every < limit ? epoch + job->report_every : limit;
+		epoch = mbp_block_end(job, epoch, limit);
 		st = g->split ? launch_split(g, job, (int)from, (int)epoch, err)
 			      : launch(g, job, (int)epoch, err);
 		if (st != RT_OK ||
@@ -362,9 +396,14 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, mbp_progress_fn prog
 			if ((st = mbp_check_rms(job, k, g->host_state[k].last_rms, from,
 						g->host_state[k].epoch, err)) != RT_OK)
 				return st;
-		if (progress)
+		if (progress && mbp_block_reports(job, epoch, limit))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
+		if (mbp_ckpt_due(job, epoch) && (st = save_networks(g, job, epoch, err)) != RT_OK)
+			return st;
 	}
+	if (rt_stop_requested() && mbp_ckpt_due(job, epoch) &&
+	    (st = save_networks(g, job, epoch, err)) != RT_OK)
+		return st;
 	if ((st = gpu_timer_stop(g->timer, NULL, &ms, err)) != RT_OK)
 		return st;
 	out->seconds = rt_now() - t0;
@@ -378,13 +417,22 @@ rt_status mbp_gpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			mbp_outcome *out, rt_error *err)
 {
 	mbp_gpu g;
+	mbp_snapshot from;
 	rt_status st;
 	memset(&g, 0, sizeof g);
+	memset(&from, 0, sizeof from);
 	if ((st = mbp_outcome_alloc(out, job, err)) != RT_OK)
 		return st;
+	if (mbp_ckpt_resuming(job) && ((st = mbp_snapshot_alloc(&from, job, err)) != RT_OK ||
+				       (st = mbp_ckpt_restore(job, &from, err)) != RT_OK)) {
+		mbp_snapshot_free(&from);
+		return st;
+	}
 	if ((st = open_module(&g, job, out, err)) == RT_OK &&
-	    (st = upload_data(&g, job, err)) == RT_OK && (st = upload_networks(&g, job, err)) == RT_OK)
-		st = train_loop(&g, job, progress, ctx, out, err);
+	    (st = upload_data(&g, job, err)) == RT_OK &&
+	    (st = upload_networks(&g, job, from.w ? &from : NULL, err)) == RT_OK)
+		st = train_loop(&g, job, from.w ? from.epoch : 0, progress, ctx, out, err);
+	mbp_snapshot_free(&from);
 	if (g.split)
 		snprintf(out->detail, sizeof out->detail, "split kernels, %d x %ld block(s) of %d "
 			 "threads, %u B shared, chunk %d", g.nchunks, job->networks, g.threads, g.smem,

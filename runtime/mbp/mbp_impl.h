@@ -141,6 +141,7 @@ typedef struct mbp_job {
 	int variant;            /* GPU: enum mbp_variant */
 	int stage_inputs;       /* GPU: enum mbp_stage */
 	mbp_dataset data;
+	struct mbp_ckpt *ckpt;  /* `run`: checkpoints and resume (mbp_ckpt.h); NULL: none */
 } mbp_job;
 
 /* Reads [problem], [mbp] and [data]; reports unused keys. */

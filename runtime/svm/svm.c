@@ -54,6 +54,7 @@
 #include "log.h"
 #include "out.h"
 #include "svm.h"
+#include "svm_ckpt.h"
 #include "svm_impl.h"
 #include "svm_tune.h"
 #include "signals.h"
@@ -333,10 +334,12 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	svm_job job;
 	svm_model m;
+	svm_ckpt ck;
 	char dir[RT_PATH_MAX];
 	double *pred = NULL, train_acc, test_acc = NAN, t0;
 	rt_status st;
 	memset(&m, 0, sizeof m);
+	memset(&ck, 0, sizeof ck);
 	if ((st = svm_job_from_spec(spec, opt, &job, err)) != RT_OK)
 		goto done;
 	{
@@ -345,6 +348,12 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
+	/* checkpoints: every binary problem's solver state, in the results folder */
+	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	    (st = svm_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK)
+		goto done;
+	job.params.ckpt = &ck;
+	job.params.ckpt_model = 0;
 	if (job.grid || job.folds) {
 		st = run_search(&job, opt, err);
 		goto done;
@@ -379,6 +388,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 done:
 	free(pred);
 	svm_model_free(&m);
+	svm_ckpt_close(&ck);
 	svm_job_free(&job);
 	return st;
 }
@@ -391,5 +401,5 @@ const rt_kind svm_kind = {
 	svm_export_result, svm_eval_result,
 	svm_kernels,
 	NULL,
-	0,
+	1,
 };

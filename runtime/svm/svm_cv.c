@@ -193,8 +193,10 @@ static void run_job(cv_run *r, cv_job *job)
 	memset(&m, 0, sizeof m);
 	job->st = fold_train_set(pl, job->fold, &t, NULL, &job->err);
 	single = job->st == RT_OK ? only_label(&t) : NAN;
+	svm_params p = r->p[job->cell];
+	p.ckpt_model += job->fold;   /* the (cell, fold) model's name in checkpoints */
 	if (job->st == RT_OK && isnan(single) && t.n > 0)
-		job->st = svm_train(&t, &r->p[job->cell], &m, &job->err);
+		job->st = svm_train(&t, &p, &m, &job->err);
 	if (job->st == RT_OK)
 		predict_fold(r, job, isnan(single) && t.n > 0 ? &m : NULL, single);
 	svm_model_free(&m);
@@ -278,7 +280,8 @@ static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 		if (isnan(single[j]) && fd->n > 0) {
 			from[ntrain] = fold_from[r->jobs[j].fold];
 			td[ntrain] = fd;
-			tp[ntrain++] = r->p[r->jobs[j].cell];
+			tp[ntrain] = r->p[r->jobs[j].cell];
+			tp[ntrain++].ckpt_model += r->jobs[j].fold;
 		}
 	}
 	double t0 = rt_now(), t1 = t0;

@@ -31,6 +31,7 @@
 #include "gpu.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "svm_ckpt.h"
 #include "svm_impl.h"
 #include "signals.h"
 
@@ -220,25 +221,43 @@ static rt_status put_rows(svm_gpu *g, gpu_problem *q, const host_problem *h, rt_
 
 /* A problem's points, norms, labels, diagonal, alpha = 0, G = -1, state,
  * the blocks' parts and the roles kernels' rows. */
-static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_data *d, const long *idx,
-			const signed char *y, const svm_kernel_params *kp, rt_error *err)
+static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr, svm_ckpt *ck,
+			rt_error *err)
 {
+	const svm_data *d = pr->d;
+	const long *idx = pr->idx;
+	const signed char *y = pr->y;
+	const svm_kernel_params *kp = &q->t.kp;
 	size_t n = (size_t)q->t.n, np = (size_t)q->t.npad, nf = (size_t)d->nfeat;
 	host_problem h;
 	gpu_state st0;
+	double *alpha = NULL;
 	rt_status st;
 	memset(&h, 0, sizeof h);
 	memset(&st0, 0, sizeof st0);
 	size_t xt_bytes = d->sparse ? 0 : np * nf * sizeof *h.xt;   /* sparse: 8 unused bytes */
 	if ((st = host_problem_make(d, idx, (long)n, (long)np, kp, &h, err)) == RT_OK && d->sparse)
 		st = put_rows(g, q, &h, err);
+	if (st == RT_OK && ck) {   /* resumed: alpha, G and the count as recorded */
+		long it = 0;
+		int done = 0;
+		if (!(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
+			st = RT_ERR_SYSTEM;
+		else if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done))
+			st0 = (gpu_state){ .done = done, .iterations = it };
+		else {
+			free(alpha);
+			alpha = NULL;
+		}
+		q->state = st0;
+	}
 	if (st == RT_OK &&
 	    (st = put(g, &q->t.xt, h.xt, xt_bytes, err)) == RT_OK &&
 	    (st = put(g, &q->t.sq, h.sq, n * 8, err)) == RT_OK &&
 	    (st = put(g, &q->t.y, y, n, err)) == RT_OK && (st = put(g, &q->t.QD, h.qd, n * 8, err)) == RT_OK &&
 	    (st = put(g, &q->t.G, h.G, n * 8, err)) == RT_OK &&
-	    (st = put(g, &q->t.alpha, NULL, n * 8, err)) == RT_OK &&
-	    (st = gpu_memset32(g->ctx, q->t.alpha, 0, n * 2, err)) == RT_OK &&
+	    (st = put(g, &q->t.alpha, alpha, n * 8, err)) == RT_OK &&
+	    (alpha || (st = gpu_memset32(g->ctx, q->t.alpha, 0, n * 2, err)) == RT_OK) &&
 	    (st = put(g, &q->row_i, NULL, n * 4, err)) == RT_OK &&
 	    (st = put(g, &q->row_j, NULL, n * 4, err)) == RT_OK &&
 	    (st = put(g, &q->t.st, &st0, sizeof st0, err)) == RT_OK &&
@@ -246,6 +265,7 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_data *d, const lon
 	    (st = put(g, &q->t.pi, NULL, (size_t)g->parts * 4, err)) == RT_OK)
 		st = put(g, &q->t.pg, NULL, (size_t)g->parts * 8, err);
 	host_problem_free(&h);
+	free(alpha);
 	return st;
 }
 
@@ -466,8 +486,59 @@ static rt_status launch_planned(svm_gpu *g, int launched, const int *block_task,
 	return st;
 }
 
+/* Every problem's alpha, G and state into the run's checkpoint table, then
+ * the file written. */
+static rt_status record_all(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
+			    rt_error *err)
+{
+	long n_max = 1;
+	for (int k = 0; k < g->count; k++)
+		n_max = g->pr[k].t.n > n_max ? g->pr[k].t.n : n_max;
+	double *alpha = rt_malloc((size_t)n_max * sizeof *alpha, err), *G;
+	G = alpha ? rt_malloc((size_t)n_max * sizeof *G, err) : NULL;
+	rt_status st = alpha && G ? RT_OK : RT_ERR_SYSTEM;
+	for (int k = 0; k < g->count && st == RT_OK; k++) {
+		gpu_problem *q = &g->pr[k];
+		size_t bytes = (size_t)q->t.n * sizeof *alpha;
+		if ((st = gpu_download(g->ctx, alpha, q->t.alpha, bytes, err)) == RT_OK &&
+		    (st = gpu_download(g->ctx, G, q->t.G, bytes, err)) == RT_OK)
+			st = svm_ckpt_record(p->ckpt, pr[k].model, pr[k].pair, q->t.n, alpha, G,
+					     (long)q->state.iterations, q->state.done,
+					     k == g->count - 1, err);
+	}
+	free(alpha);
+	free(G);
+	return st;
+}
+
+/* After a launch (before: the states before it): the checkpoint when one
+ * is due: a stop, the time, or with every N a problem that passed a
+ * multiple of N iterations or finished (so on the GPU a checkpoint comes at
+ * the end of the launch, of at most SVM_GPU_LAUNCH iterations, in which
+ * the count passed the multiple). */
+static rt_status checkpoint_due(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
+				const gpu_state *before, rt_error *err)
+{
+	svm_ckpt *ck = p->ckpt;
+	int due = rt_stop_requested() || (ck->every == 0 && rt_now() - ck->last >= ck->seconds);
+	for (int k = 0; !due && ck->every > 0 && k < g->count; k++) {
+		const gpu_state *now = &g->pr[k].state;
+		due = before[k].iterations / ck->every != now->iterations / ck->every ||
+		      (now->done && !before[k].done);
+	}
+	return due ? record_all(g, p, pr, err) : RT_OK;
+}
+
+/* The states of every problem now (for checkpoint_due after a launch). */
+static void states_before(const svm_gpu *g, gpu_state *before)
+{
+	for (int k = 0; before && k < g->count; k++)
+		before[k] = g->pr[k].state;
+}
+
 /* Persistent launches until every problem is done or at max_iter. */
-static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, rt_error *err)
+static rt_status run_persistent(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
+				long max_iter, gpu_state *before, rt_error *err)
 {
 	int capacity = 0, launched, nblocks, iters, *block_task = NULL;
 	gpu_ptr d_tasks = 0, d_map = 0;
@@ -483,8 +554,11 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, 
 		st = put(g, &d_map, NULL, (size_t)capacity * sizeof(int), err);
 	while (st == RT_OK && !rt_stop_requested() &&
 	       (launched = plan_launch(g, capacity, max_iter, block_task, &nblocks, &iters)) > 0) {
+		states_before(g, before);
 		st = launch_planned(g, launched, block_task, nblocks, iters, d_tasks, d_map, max_iter,
 				    err);
+		if (st == RT_OK && before)
+			st = checkpoint_due(g, p, pr, before, err);
 		if (st == RT_OK && g->count == 1 && rt_now() - last_report > 5) {
 			last_report = rt_now();
 			rt_info("svm (GPU): %lld iterations, violation %.6g", g->pr[0].state.iterations,
@@ -500,7 +574,8 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, long max_iter, 
 }
 
 /* Batches of queued per-role iterations, one problem after another. */
-static rt_status run_roles(svm_gpu *g, long max_iter, rt_error *err)
+static rt_status run_roles(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
+			  long max_iter, gpu_state *before, rt_error *err)
 {
 	rt_status st = RT_OK;
 	for (int k = 0; k < g->count; k++) {
@@ -509,10 +584,13 @@ static rt_status run_roles(svm_gpu *g, long max_iter, rt_error *err)
 		       !rt_stop_requested()) {
 			long batch = max_iter - q->state.iterations < SVM_GPU_BATCH ?
 				     max_iter - (long)q->state.iterations : SVM_GPU_BATCH;
+			states_before(g, before);
 			for (long i = 0; st == RT_OK && i < batch; i++)
 				st = queue_iteration(g, q, err);
 			if (st == RT_OK)
 				st = gpu_download(g->ctx, &q->state, q->t.st, sizeof q->state, err);
+			if (st == RT_OK && before)
+				st = checkpoint_due(g, p, pr, before, err);
 		}
 	}
 	return st;
@@ -654,7 +732,7 @@ static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr
 		    pr[k].d->sparse != pr[0].d->sparse)
 			return rt_fail(err, RT_ERR_INTERNAL, "svm: problems solved together need one "
 				       "feature count, storage and kernel type");
-		st = upload(g, q, pr[k].d, pr[k].idx, pr[k].y, &q->t.kp, err);
+		st = upload(g, q, &pr[k], p->ckpt, err);
 	}
 	return st;
 }
@@ -679,9 +757,18 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 	/* the module for sparse rows is asked for with a negative feature count */
 	svm_data view = *pr[0].d;
 	view.nfeat = view.sparse ? -view.nfeat : view.nfeat;
+	gpu_state *before = p->ckpt ? rt_calloc((size_t)count, sizeof *before, err) : NULL;
+	if (p->ckpt && !before) {
+		free(g.pr);
+		return RT_ERR_SYSTEM;
+	}
 	if ((st = open_module(&g, &view, p, err)) == RT_OK && (st = upload_all(&g, p, pr, err)) == RT_OK &&
 	    (p->gpu_roles || view.sparse || (st = setup_grams(&g, p, pr, err)) == RT_OK))
-		st = p->gpu_roles ? run_roles(&g, max_iter, err) : run_persistent(&g, p, max_iter, err);
+		st = p->gpu_roles ? run_roles(&g, p, pr, max_iter, before, err)
+				  : run_persistent(&g, p, pr, max_iter, before, err);
+	if (st == RT_OK && p->ckpt && rt_stop_requested())   /* a stop between two launches */
+		st = record_all(&g, p, pr, err);
+	free(before);
 	for (int k = 0; k < count && st == RT_OK; k++)
 		st = finish(&g, k, &pr[k], p, max_iter, err);
 	release(&g);
@@ -691,10 +778,11 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 }
 
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
-			       const svm_params *p, double Cp, double Cn, svm_binary *out,
+			       const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			       rt_error *err)
 {
-	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL } };
+	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL }, p->ckpt_model,
+				pair };
 	return svm_gpu_solve_many(p, &one, 1, err);
 }
 
@@ -778,7 +866,7 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 	gpu_ptr none = 0;
 	void *phase_a[] = { &task, &none, &none }, *phase_ag[] = { &task, &q.row_i, &q.row_j };
 	if (st == RT_OK && (st = open_module(&g, d, p, err)) == RT_OK &&
-	    (st = upload(&g, &q, d, idx, y, &p->kernel, err)) == RT_OK &&
+	    (st = upload(&g, &q, &(svm_gpu_problem){ .d = d, .idx = idx, .y = y }, NULL, err)) == RT_OK &&
 	    (st = gpu_upload(g.ctx, t->st, &s0, sizeof s0, err)) == RT_OK) {
 		unsigned b = (unsigned)g.parts;
 		task = *t;

@@ -124,6 +124,7 @@ static rt_status grid_batch(const svm_data *d, const svm_params *p, svm_grid *g,
 		cells[i] = *p;
 		cells[i].C = pow(2, g->log2c[first + i]);
 		cells[i].kernel.gamma = pow(2, g->log2g[first + i]);
+		cells[i].ckpt_model = (long)(first + i) * g->folds;   /* + fold: checkpoints' model */
 	}
 	if ((st = svm_cv_many(d, cells, n, g->folds, seed, g->acc + first, err)) != RT_OK)
 		return st;

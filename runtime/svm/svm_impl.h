@@ -169,6 +169,9 @@ typedef struct svm_params {
 	int gpu_blocks_per_sm;     /* GPU persistent kernel: blocks per SM, 1 .. 4 (0: what fits,
 	                              at most 4, or EVOFORGE_SVM_BLOCKS_PER_SM) */
 	int limit_expected;        /* 1: reaching max_iter is expected (tuning): no warning */
+	struct svm_ckpt *ckpt;     /* `run`: checkpoints and resume (svm_ckpt.h); NULL: none */
+	long ckpt_model;           /* the model's number in the run's checkpoints (a
+	                              cross-validation adds the fold) */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -180,14 +183,15 @@ typedef struct svm_binary {
 
 /* Solves min 1/2 a'Qa - e'a, 0 <= a_i <= C_i, y'a = 0 for the n points
  * x[idx[0..n)] with labels y[i] = +1/-1 and bounds Cp (y = +1), Cn (y = -1),
- * on the CPU, as LIBSVM's Solver does without shrinking. */
+ * on the CPU, as LIBSVM's Solver does without shrinking. pair: the
+ * problem's number within its model (p->ckpt_model), for checkpoints. */
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err);
 void svm_binary_free(svm_binary *b);
 /* The same problem on device 0 (templates/svm/svm.cu). */
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
-			       const svm_params *p, double Cp, double Cn, svm_binary *out,
+			       const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			       rt_error *err);
 /* Where a data set's points come from: its point k is point rows[k] of
  * root (a cross-validation fold's training part), so that the GPU solver
@@ -210,6 +214,7 @@ typedef struct svm_gpu_problem {
 	double Cp, Cn;
 	svm_binary *out;
 	svm_subset from;           /* root NULL: d is its own root */
+	long model, pair;          /* its name in checkpoints (p->ckpt of svm_gpu_solve_many) */
 } svm_gpu_problem;
 /* Solves count problems (of one feature count) at once on device 0 (the
  * persistent kernel runs them side by side, each on its own blocks); p

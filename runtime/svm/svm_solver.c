@@ -22,6 +22,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "svm_ckpt.h"
 #include "svm_impl.h"
 #include "signals.h"
 
@@ -41,6 +42,9 @@ typedef struct solver {
 	long n;
 	const svm_params *p;
 	double Cp, Cn;
+	long pair;                 /* the problem's name in checkpoints: (p->ckpt_model, pair) */
+	long it0;                  /* iterations done before (resumed), else 0 */
+	int done0;                 /* resumed finished */
 	double *alpha, *G, *QD, *sq;
 	row_cache cache;
 	long fill_row;             /* the row being computed (parallel body) */
@@ -237,24 +241,39 @@ void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const si
 	out->alpha = alpha;
 }
 
-/* SMO iterations until the violation is below eps (or max_iter). */
+/* Records the solver's state in the run's checkpoint table (written as
+ * write says). */
+static rt_status record(solver *s, long it, int done, int write, rt_error *err)
+{
+	return svm_ckpt_record(s->p->ckpt, s->p->ckpt_model, s->pair, s->n, s->alpha, s->G, it, done,
+			       write, err);
+}
+
+/* SMO iterations until the violation is below eps (or max_iter), from
+ * iteration s->it0 on; a stop requested ends them between two. */
 static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 {
 	long max_iter = s->p->max_iter > 0 ? s->p->max_iter
 			: (s->n > LONG_MAX / 100 ? LONG_MAX : (100 * s->n > 10000000 ? 100 * s->n : 10000000));
-	long it = 0;
+	long it = s->it0;
+	int done = s->done0;
+	svm_ckpt *ck = s->p->ckpt;
 	rt_status st;
-	for (; it < max_iter; it++) {
+	for (; !done && it < max_iter && !rt_stop_requested(); it++) {
 		const float *qi, *qj;
 		double gmax, gmax2;
 		long i = select_i(s, &gmax), j;
-		if (i < 0 || ((it & 1023) == 1023 && rt_stop_requested()))
+		if (i < 0) {
+			done = 1;
 			break;
+		}
 		if ((st = q_row(s, i, &qi, err)) != RT_OK)
 			return st;
 		j = select_j(s, i, qi, gmax, &gmax2);
-		if (gmax + gmax2 < s->p->eps || j < 0)
+		if (gmax + gmax2 < s->p->eps || j < 0) {
+			done = 1;
 			break;
+		}
 		double old_i = s->alpha[i], old_j = s->alpha[j];
 		update_pair(s, i, j, qi);
 		if ((st = q_row(s, j, &qj, err)) != RT_OK)
@@ -264,9 +283,14 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 		double dai = s->alpha[i] - old_i, daj = s->alpha[j] - old_j;
 		for (long k = 0; k < s->n; k++)
 			s->G[k] += qi[k] * dai + qj[k] * daj;
+		if (ck && svm_ckpt_due(ck, it + 1) && (st = record(s, it + 1, 0, 1, err)) != RT_OK)
+			return st;
 	}
-	if (it == max_iter && s->p->limit_expected != 1 && !rt_stop_requested())
+	if (!done && it == max_iter && s->p->limit_expected != 1 && !rt_stop_requested())
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
+	if (ck && !s->done0 && (done || it == max_iter || rt_stop_requested()) &&
+	    (st = record(s, it, done, svm_ckpt_write_finished(ck), err)) != RT_OK)
+		return st;
 	*iterations = it;
 	return RT_OK;
 }
@@ -290,27 +314,27 @@ static rt_status check_finite(svm_binary *out, long n, rt_error *err)
 }
 
 static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err);
 
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err)
 {
-	rt_status st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, out, err)
-			      : solve_cpu(d, idx, y, n, p, Cp, Cn, out, err);
+	rt_status st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, pair, out, err)
+			      : solve_cpu(d, idx, y, n, p, Cp, Cn, pair, out, err);
 	return st == RT_OK ? check_finite(out, n, err) : st;
 }
 
 static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, svm_binary *out,
+			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err)
 {
 	solver s;
 	rt_status st;
 	memset(&s, 0, sizeof s);
 	memset(out, 0, sizeof *out);
-	s.d = d; s.idx = idx; s.y = y; s.n = n; s.p = p; s.Cp = Cp; s.Cn = Cn;
+	s.d = d; s.idx = idx; s.y = y; s.n = n; s.p = p; s.Cp = Cp; s.Cn = Cn; s.pair = pair;
 	s.alpha = rt_calloc((size_t)n, sizeof(double), err);
 	s.G = rt_malloc((size_t)n * sizeof(double), err);
 	s.QD = rt_malloc((size_t)n * sizeof(double), err);
@@ -332,6 +356,8 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 				break;
 			}
 		}
+		if (st == RT_OK && p->ckpt)   /* resumed: alpha, G and the count as recorded */
+			svm_ckpt_find(p->ckpt, p->ckpt_model, pair, n, s.alpha, s.G, &s.it0, &s.done0);
 		if (st == RT_OK)
 			st = smo_loop(&s, &out->iterations, err);
 	}

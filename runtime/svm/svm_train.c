@@ -161,14 +161,14 @@ static void pair_done(svm_binary *bin, const signed char *y, long n, double Cp, 
 				   Cp == Cn ? sum / (Cp * n) : NAN };
 }
 
-/* Solves pair p = (a, b) into bin. */
+/* Solves pair q = (a, b) into bin. */
 static rt_status solve_pair(const svm_data *d, const int *cls, const svm_params *p, svm_model *m,
-			    int a, int b, long *idx, signed char *y, svm_binary *bin,
+			    int q, int a, int b, long *idx, signed char *y, svm_binary *bin,
 			    svm_pair_stats *stats, rt_error *err)
 {
 	long n = pair_points(d, cls, a, b, idx, y);
 	double Cp = p->C * class_weight(p, m->label[a]), Cn = p->C * class_weight(p, m->label[b]);
-	rt_status st = svm_solve_binary(d, idx, y, n, p, Cp, Cn, bin, err);
+	rt_status st = svm_solve_binary(d, idx, y, n, p, Cp, Cn, q, bin, err);
 	if (st == RT_OK)
 		pair_done(bin, y, n, Cp, Cn, stats);
 	return st;
@@ -231,7 +231,7 @@ static rt_status solve_job_cpu(train_job *j, rt_error *err)
 	rt_status st = idx && y ? RT_OK : RT_ERR_SYSTEM;
 	for (int a = 0, q = 0; st == RT_OK && a < j->m->nr_class; a++)
 		for (int b = a + 1; st == RT_OK && b < j->m->nr_class; b++, q++)
-			st = solve_pair(j->d, j->cls, j->p, j->m, a, b, idx, y, &j->bin[q],
+			st = solve_pair(j->d, j->cls, j->p, j->m, q, a, b, idx, y, &j->bin[q],
 					&j->m->pairs[q], err);
 	free(idx);
 	free(y);
@@ -256,7 +256,7 @@ static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
 				pr[q] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
 							   j->p->C * class_weight(j->p, j->m->label[a]),
 							   j->p->C * class_weight(j->p, j->m->label[b]),
-							   &j->bin[r], j->from };
+							   &j->bin[r], j->from, j->p->ckpt_model, r };
 				if (!idx || !y)
 					st = RT_ERR_SYSTEM;
 				else

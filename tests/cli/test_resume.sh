@@ -70,8 +70,8 @@ expect_exit 2 "another spec" "$evo" run "${args[@]}" --set gp.tournament=5 --res
 expect_output "another spec: says so" "made from another spec"
 expect_exit 2 "a missing checkpoint" "$evo" run "${args[@]}" --resume "$cli_tmp/none" -q -o "$cli_tmp/x"
 expect_output "missing: names it" "$cli_tmp/none"
-expect_exit 1 "svm cannot resume" "$evo" run problems/svm-sonar.ini --backend cpu --resume "$ck" -q -o "$cli_tmp/x"
-expect_output "svm: says which kinds can" "kind 'svm' writes no checkpoints yet"
+expect_exit 2 "a gp checkpoint given to an svm run is refused" "$evo" run problems/svm-sonar.ini --backend cpu --resume "$ck" -q -o "$cli_tmp/x"
+expect_output "svm: says whose checkpoint it is" "gp"
 expect_exit 2 "bad --checkpoint-every" "$evo" run "${args[@]}" --checkpoint-every -3 -q -o "$cli_tmp/x"
 expect_exit 0 "--checkpoint-every 0: none written" "$evo" run problems/sextic.ini --backend cpu \
 	--generations 3 --checkpoint-every 0 -q -o "$cli_tmp/none0"

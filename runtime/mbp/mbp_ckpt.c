@@ -1,0 +1,175 @@
+/* mbp_ckpt.c: kind mbp's checkpoint state, written and restored
+ * (mbp_ckpt.h). Layout: the run's epoch, networks, weights per network,
+ * then the five weight arrays (w, eta, v, gp, wb; floats as this machine
+ * lays them out), then per network its epochs, reached, last RMS, best RMS
+ * (as doubles: exact for floats, infinity included) and restores. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mbp_ckpt.h"
+#include "signals.h"
+
+rt_status mbp_ckpt_open(mbp_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
+			rt_error *err)
+{
+	memset(ck, 0, sizeof *ck);
+	ck->spec = spec;
+	ck->dir = dir;
+	ck->every = opt->checkpoint_every;
+	ck->seconds = MBP_CKPT_SECONDS;
+	ck->last = rt_now();
+	ck->saved_epoch = -1;
+	if (opt->resume)
+		return rt_ckpt_read(opt->resume, "mbp", spec, &ck->from, err);
+	return RT_OK;
+}
+
+void mbp_ckpt_close(mbp_ckpt *ck)
+{
+	rt_ckpt_free(&ck->from);
+}
+
+rt_status mbp_snapshot_alloc(mbp_snapshot *s, const mbp_job *job, rt_error *err)
+{
+	size_t all = (size_t)job->networks * (size_t)job->shape.nweights;
+	memset(s, 0, sizeof *s);
+	s->networks = job->networks;
+	s->nweights = job->shape.nweights;
+	s->w = rt_malloc(all * sizeof(float) + 1, err);
+	s->eta = rt_malloc(all * sizeof(float) + 1, err);
+	s->v = rt_malloc(all * sizeof(float) + 1, err);
+	s->gp = rt_malloc(all * sizeof(float) + 1, err);
+	s->wb = rt_malloc(all * sizeof(float) + 1, err);
+	s->res = rt_calloc((size_t)job->networks, sizeof *s->res, err);
+	if (!s->w || !s->eta || !s->v || !s->gp || !s->wb || !s->res) {
+		mbp_snapshot_free(s);
+		return RT_ERR_SYSTEM;
+	}
+	return RT_OK;
+}
+
+void mbp_snapshot_free(mbp_snapshot *s)
+{
+	free(s->w);
+	free(s->eta);
+	free(s->v);
+	free(s->gp);
+	free(s->wb);
+	free(s->res);
+	memset(s, 0, sizeof *s);
+}
+
+long mbp_block_end(const mbp_job *job, long epoch, long limit)
+{
+	long end = (epoch / job->report_every + 1) * job->report_every;
+	const mbp_ckpt *ck = job->ckpt;
+	if (ck && ck->every > 0) {
+		long at = (epoch / ck->every + 1) * ck->every;
+		end = at < end ? at : end;
+	}
+	return end < limit ? end : limit;
+}
+
+int mbp_block_reports(const mbp_job *job, long epoch, long limit)
+{
+	return epoch % job->report_every == 0 || epoch == limit;
+}
+
+int mbp_ckpt_due(const mbp_job *job, long epoch)
+{
+	const mbp_ckpt *ck = job->ckpt;
+	if (!ck || ck->saved_epoch == epoch)
+		return 0;
+	if (rt_stop_requested())
+		return 1;
+	return ck->every > 0 ? epoch % ck->every == 0 : ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+}
+
+int mbp_ckpt_resuming(const mbp_job *job)
+{
+	return job->ckpt && job->ckpt->from.data;
+}
+
+rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err)
+{
+	mbp_ckpt *ck = job->ckpt;
+	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
+	rt_buf b = {0};
+	rt_ckpt_put_u64(&b, (uint64_t)s->epoch);
+	rt_ckpt_put_u64(&b, (uint64_t)s->networks);
+	rt_ckpt_put_u64(&b, (uint64_t)s->nweights);
+	rt_ckpt_put_bytes(&b, s->w, bytes);
+	rt_ckpt_put_bytes(&b, s->eta, bytes);
+	rt_ckpt_put_bytes(&b, s->v, bytes);
+	rt_ckpt_put_bytes(&b, s->gp, bytes);
+	rt_ckpt_put_bytes(&b, s->wb, bytes);
+	for (long k = 0; k < s->networks; k++) {
+		const mbp_result *r = &s->res[k];
+		rt_ckpt_put_u64(&b, (uint64_t)r->epochs);
+		rt_ckpt_put_u64(&b, (uint64_t)r->reached);
+		rt_ckpt_put_f64(&b, r->train_rms);
+		rt_ckpt_put_f64(&b, r->best_rms);
+		rt_ckpt_put_u64(&b, (uint64_t)r->restores);
+	}
+	rt_status st = rt_ckpt_write(ck->dir, "mbp", ck->spec, &b, err);
+	rt_buf_free(&b);
+	if (st == RT_OK) {
+		ck->last = rt_now();
+		ck->saved_epoch = s->epoch;
+		rt_info("checkpoint: epoch %ld in %s/%s", s->epoch, ck->dir, RT_CKPT_FILE);
+	}
+	return st;
+}
+
+/* Network k's scalars; an epoch count past the run's is refused. */
+static rt_status restore_result(rt_ckpt *f, const mbp_job *job, long epoch, mbp_result *r,
+				rt_error *err)
+{
+	uint64_t epochs, reached, restores;
+	double last, best;
+	rt_status st;
+	if ((st = rt_ckpt_get_u64(f, &epochs, err)) || (st = rt_ckpt_get_u64(f, &reached, err)) ||
+	    (st = rt_ckpt_get_f64(f, &last, err)) || (st = rt_ckpt_get_f64(f, &best, err)) ||
+	    (st = rt_ckpt_get_u64(f, &restores, err)))
+		return st;
+	if (epochs > (uint64_t)epoch || reached > 1)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a network at epoch %llu in a checkpoint of "
+			       "epoch %ld of %ld", f->path, (unsigned long long)epochs, epoch, job->epochs);
+	r->epochs = (long)epochs;
+	r->reached = (int)reached;
+	r->train_rms = (float)last;
+	r->best_rms = (float)best;
+	r->restores = (long)restores;
+	return RT_OK;
+}
+
+rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err)
+{
+	rt_ckpt *f = &job->ckpt->from;
+	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
+	uint64_t epoch, networks, nweights;
+	rt_status st;
+	if ((st = rt_ckpt_get_u64(f, &epoch, err)) || (st = rt_ckpt_get_u64(f, &networks, err)) ||
+	    (st = rt_ckpt_get_u64(f, &nweights, err)))
+		return st;
+	if (networks != (uint64_t)s->networks || nweights != (uint64_t)s->nweights ||
+	    epoch > (uint64_t)job->epochs)
+		return rt_fail(err, RT_ERR_INPUT, "%s: %llu network(s) of %llu weights at epoch %llu; "
+			       "the spec says %ld of %d, up to epoch %ld", f->path,
+			       (unsigned long long)networks, (unsigned long long)nweights,
+			       (unsigned long long)epoch, s->networks, s->nweights, job->epochs);
+	s->epoch = (long)epoch;
+	if ((st = rt_ckpt_get_bytes(f, s->w, bytes, err)) || (st = rt_ckpt_get_bytes(f, s->eta, bytes, err)) ||
+	    (st = rt_ckpt_get_bytes(f, s->v, bytes, err)) || (st = rt_ckpt_get_bytes(f, s->gp, bytes, err)) ||
+	    (st = rt_ckpt_get_bytes(f, s->wb, bytes, err)))
+		return st;
+	for (long k = 0; k < s->networks; k++)
+		if ((st = restore_result(f, job, s->epoch, &s->res[k], err)))
+			return st;
+	if (f->pos != f->state_size)
+		return rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", f->path,
+			       f->state_size - f->pos);
+	rt_info("resuming from %s: epoch %ld done", f->path, s->epoch);
+	return RT_OK;
+}

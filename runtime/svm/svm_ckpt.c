@@ -1,0 +1,199 @@
+/* svm_ckpt.c: kind svm's checkpoint table, written and read back
+ * (svm_ckpt.h). Layout of the state: the number of problems, then per
+ * problem its model, pair, points, iterations and finished flag, alpha[n]
+ * and G[n] (doubles as this machine lays them out). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "signals.h"
+#include "svm_ckpt.h"
+
+/* The entry of (model, pair), or NULL. */
+static svm_ckpt_entry *lookup(svm_ckpt *ck, long model, long pair)
+{
+	for (long k = 0; k < ck->count; k++)
+		if (ck->e[k].model == model && ck->e[k].pair == pair)
+			return &ck->e[k];
+	return NULL;
+}
+
+/* A new entry of n points (alpha and G allocated), or NULL out of memory. */
+static svm_ckpt_entry *add(svm_ckpt *ck, long model, long pair, long n, rt_error *err)
+{
+	if (ck->count == ck->cap) {
+		long cap = ck->cap ? 2 * ck->cap : 16;
+		svm_ckpt_entry *grown = realloc(ck->e, (size_t)cap * sizeof *grown);
+		if (!grown) {
+			rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint table)");
+			return NULL;
+		}
+		ck->e = grown;
+		ck->cap = cap;
+	}
+	svm_ckpt_entry *e = &ck->e[ck->count];
+	memset(e, 0, sizeof *e);
+	e->alpha = rt_malloc((size_t)n * sizeof *e->alpha + 1, err);
+	e->G = rt_malloc((size_t)n * sizeof *e->G + 1, err);
+	if (!e->alpha || !e->G) {
+		free(e->alpha);
+		free(e->G);
+		return NULL;
+	}
+	e->model = model;
+	e->pair = pair;
+	e->n = n;
+	ck->count++;
+	return e;
+}
+
+/* One problem of the file into the table. */
+static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
+{
+	uint64_t v[5];
+	rt_status st = RT_OK;
+	for (int i = 0; i < 5 && st == RT_OK; i++)
+		st = rt_ckpt_get_u64(f, &v[i], err);
+	if (st != RT_OK)
+		return st;
+	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 1 || v[3] > ((uint64_t)1 << 62) ||
+	    lookup(ck, (long)v[0], (long)v[1]))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a malformed problem (model %llu, pair %llu, %llu "
+			       "points)", f->path, (unsigned long long)v[0], (unsigned long long)v[1],
+			       (unsigned long long)v[2]);
+	svm_ckpt_entry *e = add(ck, (long)v[0], (long)v[1], (long)v[2], err);
+	if (!e)
+		return RT_ERR_SYSTEM;
+	e->iterations = (long)v[3];
+	e->done = (int)v[4];
+	if ((st = rt_ckpt_get_bytes(f, e->alpha, (size_t)e->n * sizeof *e->alpha, err)) == RT_OK)
+		st = rt_ckpt_get_bytes(f, e->G, (size_t)e->n * sizeof *e->G, err);
+	return st;
+}
+
+static rt_status load(svm_ckpt *ck, const char *path, rt_error *err)
+{
+	rt_ckpt f;
+	uint64_t count;
+	rt_status st = rt_ckpt_read(path, "svm", ck->spec, &f, err);
+	if (st != RT_OK)
+		return st;
+	if ((st = rt_ckpt_get_u64(&f, &count, err)) == RT_OK && count > f.state_size / 56)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %llu problems in a state of %zu bytes", f.path,
+			     (unsigned long long)count, f.state_size);
+	for (uint64_t k = 0; st == RT_OK && k < count; k++)
+		st = read_entry(ck, &f, err);
+	if (st == RT_OK && f.pos != f.state_size)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", f.path,
+			     f.state_size - f.pos);
+	if (st == RT_OK)
+		rt_info("resuming from %s: %ld binary problem(s) recorded", f.path, ck->count);
+	rt_ckpt_free(&f);
+	return st;
+}
+
+rt_status svm_ckpt_open(svm_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
+			rt_error *err)
+{
+	memset(ck, 0, sizeof *ck);
+	ck->spec = spec;
+	ck->dir = dir;
+	ck->every = opt->checkpoint_every;
+	ck->seconds = SVM_CKPT_SECONDS;
+	ck->last = rt_now();
+	if (pthread_mutex_init(&ck->lock, NULL))
+		return rt_fail(err, RT_ERR_SYSTEM, "cannot make the checkpoint table's lock");
+	ck->resumed = opt->resume != NULL;
+	return opt->resume ? load(ck, opt->resume, err) : RT_OK;
+}
+
+void svm_ckpt_close(svm_ckpt *ck)
+{
+	if (!ck->spec)
+		return;
+	for (long k = 0; k < ck->count; k++) {
+		free(ck->e[k].alpha);
+		free(ck->e[k].G);
+	}
+	free(ck->e);
+	pthread_mutex_destroy(&ck->lock);
+	memset(ck, 0, sizeof *ck);
+}
+
+int svm_ckpt_find(svm_ckpt *ck, long model, long pair, long n, double *alpha, double *G,
+		  long *iterations, int *done)
+{
+	int found = 0;
+	pthread_mutex_lock(&ck->lock);
+	svm_ckpt_entry *e = lookup(ck, model, pair);
+	if (e && e->n == n) {
+		memcpy(alpha, e->alpha, (size_t)n * sizeof *alpha);
+		memcpy(G, e->G, (size_t)n * sizeof *G);
+		*iterations = e->iterations;
+		*done = e->done;
+		found = 1;
+	}
+	pthread_mutex_unlock(&ck->lock);
+	return found;
+}
+
+int svm_ckpt_due(svm_ckpt *ck, long iteration)
+{
+	if (rt_stop_requested())
+		return 1;
+	if (ck->every > 0)
+		return iteration % ck->every == 0;
+	return ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+}
+
+int svm_ckpt_write_finished(const svm_ckpt *ck)
+{
+	return ck->every > 0 || rt_stop_requested();
+}
+
+/* The file from the whole table (the lock held). */
+static rt_status write_table(svm_ckpt *ck, rt_error *err)
+{
+	rt_buf b = {0};
+	rt_ckpt_put_u64(&b, (uint64_t)ck->count);
+	for (long k = 0; k < ck->count; k++) {
+		const svm_ckpt_entry *e = &ck->e[k];
+		rt_ckpt_put_u64(&b, (uint64_t)e->model);
+		rt_ckpt_put_u64(&b, (uint64_t)e->pair);
+		rt_ckpt_put_u64(&b, (uint64_t)e->n);
+		rt_ckpt_put_u64(&b, (uint64_t)e->iterations);
+		rt_ckpt_put_u64(&b, (uint64_t)e->done);
+		rt_ckpt_put_bytes(&b, e->alpha, (size_t)e->n * sizeof *e->alpha);
+		rt_ckpt_put_bytes(&b, e->G, (size_t)e->n * sizeof *e->G);
+	}
+	rt_status st = rt_ckpt_write(ck->dir, "svm", ck->spec, &b, err);
+	rt_buf_free(&b);
+	if (st == RT_OK) {
+		ck->last = rt_now();
+		rt_info("checkpoint: %ld binary problem(s) in %s/%s", ck->count, ck->dir, RT_CKPT_FILE);
+	}
+	return st;
+}
+
+rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
+			  const double *G, long iterations, int done, int write, rt_error *err)
+{
+	rt_status st = RT_OK;
+	pthread_mutex_lock(&ck->lock);
+	svm_ckpt_entry *e = lookup(ck, model, pair);
+	if (e && e->n != n)
+		st = rt_fail(err, RT_ERR_INTERNAL, "svm checkpoint: problem (%ld, %ld) of %ld points, "
+			     "recorded with %ld", model, pair, n, e->n);
+	else if (!e && !(e = add(ck, model, pair, n, err)))
+		st = RT_ERR_SYSTEM;
+	if (st == RT_OK) {
+		memcpy(e->alpha, alpha, (size_t)n * sizeof *alpha);
+		memcpy(e->G, G, (size_t)n * sizeof *G);
+		e->iterations = iterations;
+		e->done = done;
+		if (write)
+			st = write_table(ck, err);
+	}
+	pthread_mutex_unlock(&ck->lock);
+	return st;
+}
