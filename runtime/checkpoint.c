@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "checkpoint.h"
+#include "log.h"
 
 static const char magic[8] = {'E', 'V', 'O', 'F', 'C', 'K', 'P', 'T'};
 
@@ -195,4 +196,28 @@ rt_status rt_ckpt_get_bytes(rt_ckpt *ck, void *data, size_t n, rt_error *err)
 		ck->pos += n;
 	}
 	return st;
+}
+
+rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *spec, long every,
+			    const char *resume, const char *dir, rt_error *err)
+{
+	memset(p, 0, sizeof *p);
+	p->spec = spec;
+	p->dir = dir;
+	p->every = every;
+	p->seconds = RT_CKPT_SECONDS;
+	p->last = rt_now();
+	return resume ? rt_ckpt_read(resume, kind, spec, &p->from, err) : RT_OK;
+}
+
+void rt_ckpt_plan_close(rt_ckpt_plan *p)
+{
+	rt_ckpt_free(&p->from);
+}
+
+int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps)
+{
+	if (p->every > 0)
+		return steps % p->every == 0;
+	return p->every == 0 && rt_now() - p->last >= p->seconds;
 }

@@ -63,4 +63,28 @@ rt_status rt_ckpt_get_u64(rt_ckpt *ck, uint64_t *v, rt_error *err);
 rt_status rt_ckpt_get_f64(rt_ckpt *ck, double *v, rt_error *err);
 rt_status rt_ckpt_get_bytes(rt_ckpt *ck, void *data, size_t n, rt_error *err);
 
+/* ---- when a run writes them: what every kind's checkpointing shares ---- */
+
+#define RT_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
+
+typedef struct rt_ckpt_plan {
+	const rt_spec *spec;      /* the run's spec, as stored and compared */
+	const char *dir;          /* where checkpoint.bin goes */
+	long every;               /* every this many steps; 0: by time; < 0: never (a stop still writes) */
+	double seconds;           /* with every == 0: at most this often */
+	double last;              /* when the last one was written (rt_now) */
+	rt_ckpt from;             /* the checkpoint resumed from (from.data NULL: none) */
+} rt_ckpt_plan;
+
+/* A plan for a run of kind's spec into dir: a checkpoint every `every`
+ * steps (--checkpoint-every; 0: by time, every RT_CKPT_SECONDS), resuming
+ * from `resume` (--resume: read into p->from and checked against kind and
+ * spec; NULL: none). Makes no folder. */
+rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *spec, long every,
+			    const char *resume, const char *dir, rt_error *err);
+void rt_ckpt_plan_close(rt_ckpt_plan *p);
+/* Is one due after `steps` steps, by count (every > 0: steps a multiple of
+ * every) or by time (every == 0)? Stops are for the kind to add. */
+int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps);
+
 #endif

@@ -16,28 +16,19 @@
 rt_status aco_ckpt_open(aco_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
 			rt_error *err)
 {
-	rt_status st = RT_OK;
-	memset(ck, 0, sizeof *ck);
-	ck->spec = spec;
-	ck->dir = dir;
-	ck->every = opt->checkpoint_every;
-	ck->seconds = ACO_CKPT_SECONDS;
-	ck->last = rt_now();
-	if (opt->resume)
-		st = rt_ckpt_read(opt->resume, "aco", spec, &ck->from, err);
-	if (st == RT_OK)
-		st = rt_mkdirs(dir, err);
-	return st;
+	rt_status st = rt_ckpt_plan_open(&ck->plan, "aco", spec, opt->checkpoint_every, opt->resume,
+					 dir, err);
+	return st == RT_OK ? rt_mkdirs(dir, err) : st;
 }
 
 void aco_ckpt_close(aco_ckpt *ck)
 {
-	rt_ckpt_free(&ck->from);
+	rt_ckpt_plan_close(&ck->plan);
 }
 
 int aco_ckpt_resuming(const aco_ckpt *ck)
 {
-	return ck && ck->from.data;
+	return ck && ck->plan.from.data;
 }
 
 int aco_ckpt_due(const aco_ckpt *ck, long i, int stop)
@@ -46,9 +37,7 @@ int aco_ckpt_due(const aco_ckpt *ck, long i, int stop)
 		return 0;
 	if (stop)
 		return 1;
-	if (ck->every > 0)
-		return i % ck->every == 0;
-	return ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+	return rt_ckpt_plan_due(&ck->plan, i);
 }
 
 /* ---- writing ------------------------------------------------------------------- */
@@ -99,11 +88,11 @@ rt_status aco_ckpt_save(aco_ckpt *ck, const aco_job *job, aco_backend *b, const 
 		put_outcome(&buf, job, out);
 		rt_ckpt_put_bytes(&buf, tau, n * n * sizeof *tau);
 		rt_ckpt_put_bytes(&buf, slots, 2 * n * sizeof *slots);
-		st = rt_ckpt_write(ck->dir, "aco", ck->spec, &buf, err);
+		st = rt_ckpt_write(ck->plan.dir, "aco", ck->plan.spec, &buf, err);
 	}
 	if (st == RT_OK) {
-		ck->last = rt_now();
-		rt_info("aco: checkpoint: iteration %ld in %s/%s", i, ck->dir, RT_CKPT_FILE);
+		ck->plan.last = rt_now();
+		rt_info("aco: checkpoint: iteration %ld in %s/%s", i, ck->plan.dir, RT_CKPT_FILE);
 	}
 	rt_buf_free(&buf);
 	free(tau);
@@ -235,7 +224,7 @@ static rt_status get_backend(rt_ckpt *from, const aco_job *job, aco_backend *b,
 rt_status aco_ckpt_restore(aco_ckpt *ck, const aco_job *job, aco_backend *b, aco_mmas *m, long *i,
 			   aco_outcome *out, rt_error *err)
 {
-	rt_ckpt *from = &ck->from;
+	rt_ckpt *from = &ck->plan.from;
 	uint64_t v[3];
 	double busy;
 	unsigned char *seen = rt_malloc((size_t)job->n, err);

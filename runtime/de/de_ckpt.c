@@ -40,35 +40,26 @@ void de_snapshot_free(de_snapshot *s)
 rt_status de_ckpt_open(de_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
 		       rt_error *err)
 {
-	rt_status st = RT_OK;
-	memset(ck, 0, sizeof *ck);
-	ck->spec = spec;
-	ck->dir = dir;
-	ck->every = opt->checkpoint_every;
-	ck->seconds = DE_CKPT_SECONDS;
-	ck->last = rt_now();
-	if (opt->resume)
-		st = rt_ckpt_read(opt->resume, "de", spec, &ck->from, err);
-	if (st == RT_OK)
-		st = rt_mkdirs(dir, err);
-	return st;
+	rt_status st = rt_ckpt_plan_open(&ck->plan, "de", spec, opt->checkpoint_every, opt->resume,
+					 dir, err);
+	return st == RT_OK ? rt_mkdirs(dir, err) : st;
 }
 
 void de_ckpt_close(de_ckpt *ck)
 {
-	rt_ckpt_free(&ck->from);
+	rt_ckpt_plan_close(&ck->plan);
 }
 
 int de_ckpt_resuming(const de_ckpt *ck)
 {
-	return ck && ck->from.data;
+	return ck && ck->plan.from.data;
 }
 
 long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen)
 {
 	long end = (gen / job->report_every + 1) * job->report_every;
-	if (ck && ck->every > 0 && (gen / ck->every + 1) * ck->every < end)
-		end = (gen / ck->every + 1) * ck->every;
+	if (ck && ck->plan.every > 0 && (gen / ck->plan.every + 1) * ck->plan.every < end)
+		end = (gen / ck->plan.every + 1) * ck->plan.every;
 	return end < job->gens ? end : job->gens;
 }
 
@@ -78,9 +69,7 @@ int de_ckpt_due(const de_ckpt *ck, long gen, int stop)
 		return 0;
 	if (stop)
 		return 1;   /* a stop writes one whatever --checkpoint-every says, as gp's does */
-	if (ck->every > 0)
-		return gen % ck->every == 0;
-	return ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+	return rt_ckpt_plan_due(&ck->plan, gen);
 }
 
 /* The sizes the state was made for, compared on restore. */
@@ -105,11 +94,11 @@ rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_
 	rt_ckpt_put_bytes(&b, s->pop, P * job->np * job->dim * sizeof *s->pop);
 	rt_ckpt_put_bytes(&b, s->fit, P * job->np * sizeof *s->fit);
 	rt_ckpt_put_bytes(&b, s->hist ? s->hist : &none, P * hl * sizeof *s->hist);
-	rt_status st = rt_ckpt_write(ck->dir, "de", ck->spec, &b, err);
+	rt_status st = rt_ckpt_write(ck->plan.dir, "de", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	if (st == RT_OK) {
-		ck->last = rt_now();
-		rt_info("de: checkpoint: generation %ld in %s/%s", s->gen, ck->dir, RT_CKPT_FILE);
+		ck->plan.last = rt_now();
+		rt_info("de: checkpoint: generation %ld in %s/%s", s->gen, ck->plan.dir, RT_CKPT_FILE);
 	}
 	return st;
 }
@@ -160,7 +149,7 @@ rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_err
 {
 	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
 	float none;   /* stands for a missing history (no null pointer to memcpy) */
-	rt_ckpt *from = &ck->from;
+	rt_ckpt *from = &ck->plan.from;
 	rt_status st = restore_shape(from, job, &s->gen, err);
 	if (st == RT_OK)
 		st = rt_ckpt_get_f64(from, &s->seconds, err);

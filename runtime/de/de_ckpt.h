@@ -20,15 +20,8 @@
 #include "checkpoint.h"
 #include "de_impl.h"
 
-#define DE_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
-
 typedef struct de_ckpt {
-	const rt_spec *spec;      /* the run's spec, as stored and compared */
-	const char *dir;          /* where checkpoint.bin goes */
-	long every;               /* every this many generations; 0: by time; < 0: never */
-	double seconds;           /* with every == 0: at most this often */
-	double last;              /* when the last one was written (rt_now) */
-	rt_ckpt from;             /* the checkpoint resumed from (from.data NULL: none) */
+	rt_ckpt_plan plan;        /* when checkpoints are written; the one resumed from */
 } de_ckpt;
 
 /* The run's state at a generation boundary, as a backend hands it over. */

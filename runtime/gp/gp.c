@@ -250,7 +250,7 @@ static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *c
 	int n = p->population, ngen = p->generations + 1;
 	rt_status st;
 	*g_first = 0;
-	if (p->ckpt && p->ckpt->from.data) {
+	if (p->ckpt && p->ckpt->plan.from.data) {
 		/* resumed: generation g_first breeds from the checkpoint's population */
 		if ((st = gp_ckpt_restore(p->ckpt, cur, fit, n, res, ngen, g_first, err)))
 			return st;

@@ -52,7 +52,7 @@ static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 	rt_ckpt_put_f64(&b, res->eval_s);
 	rt_ckpt_put_f64(&b, res->breed_s);
 	rt_ckpt_put_f64(&b, res->run_s);
-	rt_status st = rt_ckpt_write(ck->dir, "gp", ck->spec, &b, err);
+	rt_status st = rt_ckpt_write(ck->plan.dir, "gp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	return st;
 }
@@ -60,30 +60,19 @@ static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
 		       rt_error *err)
 {
-	rt_status st = RT_OK;
-	memset(ck, 0, sizeof *ck);
-	ck->spec = spec;
-	ck->dir = dir;
-	ck->every = opt->checkpoint_every;
-	ck->seconds = GP_CKPT_SECONDS;
-	ck->last = rt_now();
-	if (opt->resume)
-		st = rt_ckpt_read(opt->resume, "gp", spec, &ck->from, err);
-	if (st == RT_OK)
-		st = rt_mkdirs(dir, err);
-	return st;
+	rt_status st = rt_ckpt_plan_open(&ck->plan, "gp", spec, opt->checkpoint_every, opt->resume,
+					 dir, err);
+	return st == RT_OK ? rt_mkdirs(dir, err) : st;
 }
 
 void gp_ckpt_close(gp_ckpt *ck)
 {
-	rt_ckpt_free(&ck->from);
+	rt_ckpt_plan_close(&ck->plan);
 }
 
 int gp_ckpt_due(const gp_ckpt *ck, int g)
 {
-	int due = ck->every > 0 ? (g + 1) % ck->every == 0
-		  : ck->every == 0 && rt_now() - ck->last >= ck->seconds;
-	return due || rt_stop_requested();
+	return rt_ckpt_plan_due(&ck->plan, g + 1) || rt_stop_requested();
 }
 
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
@@ -93,8 +82,8 @@ rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const
 		return RT_OK;
 	rt_status st = save(ck, g, pop, fit, n, res, err);
 	if (st == RT_OK) {
-		ck->last = rt_now();
-		rt_info("checkpoint: generation %d in %s/%s", g, ck->dir, RT_CKPT_FILE);
+		ck->plan.last = rt_now();
+		rt_info("checkpoint: generation %d in %s/%s", g, ck->plan.dir, RT_CKPT_FILE);
 	}
 	return st;
 }
@@ -103,27 +92,27 @@ rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const
 static rt_status restore_result(gp_ckpt *ck, gp_result *res, rt_error *err)
 {
 	uint64_t best_gen, solved;
-	rt_status st = get_tree(&ck->from, &res->best, err);
+	rt_status st = get_tree(&ck->plan.from, &res->best, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->from, &res->best_fitness, err);
-	if (st == RT_OK && (st = rt_ckpt_get_u64(&ck->from, &best_gen, err)) == RT_OK &&
-	    (st = rt_ckpt_get_u64(&ck->from, &solved, err)) == RT_OK) {
+		st = rt_ckpt_get_f64(&ck->plan.from, &res->best_fitness, err);
+	if (st == RT_OK && (st = rt_ckpt_get_u64(&ck->plan.from, &best_gen, err)) == RT_OK &&
+	    (st = rt_ckpt_get_u64(&ck->plan.from, &solved, err)) == RT_OK) {
 		res->best_generation = (int)(int64_t)best_gen;
 		res->solved = (int)solved;
 	}
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->from, &res->programs, err);
+		st = rt_ckpt_get_u64(&ck->plan.from, &res->programs, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->from, &res->gpop, err);
+		st = rt_ckpt_get_f64(&ck->plan.from, &res->gpop, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->from, &res->eval_s, err);
+		st = rt_ckpt_get_f64(&ck->plan.from, &res->eval_s, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->from, &res->breed_s, err);
+		st = rt_ckpt_get_f64(&ck->plan.from, &res->breed_s, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->from, &res->run_s, err);
-	if (st == RT_OK && ck->from.pos != ck->from.state_size)
-		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", ck->from.path,
-			     ck->from.state_size - ck->from.pos);
+		st = rt_ckpt_get_f64(&ck->plan.from, &res->run_s, err);
+	if (st == RT_OK && ck->plan.from.pos != ck->plan.from.state_size)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", ck->plan.from.path,
+			     ck->plan.from.state_size - ck->plan.from.pos);
 	return st;
 }
 
@@ -131,31 +120,31 @@ rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_resu
 			  int max_history, int *next_generation, rt_error *err)
 {
 	uint64_t g, saved_n, nh;
-	rt_status st = rt_ckpt_get_u64(&ck->from, &g, err);
+	rt_status st = rt_ckpt_get_u64(&ck->plan.from, &g, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->from, &saved_n, err);
+		st = rt_ckpt_get_u64(&ck->plan.from, &saved_n, err);
 	if (st == RT_OK && saved_n != (uint64_t)n)
 		return rt_fail(err, RT_ERR_INPUT, "%s: a population of %llu, the spec says %d",
-			       ck->from.path, (unsigned long long)saved_n, n);
+			       ck->plan.from.path, (unsigned long long)saved_n, n);
 	for (int i = 0; i < n && st == RT_OK; i++)
-		st = get_tree(&ck->from, &pop[i], err);
+		st = get_tree(&ck->plan.from, &pop[i], err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_bytes(&ck->from, fit, (size_t)n * sizeof *fit, err);
+		st = rt_ckpt_get_bytes(&ck->plan.from, fit, (size_t)n * sizeof *fit, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->from, &nh, err);
+		st = rt_ckpt_get_u64(&ck->plan.from, &nh, err);
 	if (st == RT_OK && (nh < 1 || nh > (uint64_t)max_history || g + 1 >= (uint64_t)max_history + 1))
 		return rt_fail(err, RT_ERR_INPUT, "%s: generation %llu with %llu in the history does not "
-			       "fit a run of %d generations", ck->from.path, (unsigned long long)g,
+			       "fit a run of %d generations", ck->plan.from.path, (unsigned long long)g,
 			       (unsigned long long)nh, max_history - 1);
 	if (st == RT_OK)
-		st = rt_ckpt_get_bytes(&ck->from, res->history, (size_t)nh * sizeof *res->history, err);
+		st = rt_ckpt_get_bytes(&ck->plan.from, res->history, (size_t)nh * sizeof *res->history, err);
 	if (st == RT_OK) {
 		res->nhistory = (int)nh;
 		st = restore_result(ck, res, err);
 	}
 	if (st == RT_OK) {
 		*next_generation = (int)g + 1;
-		rt_info("resuming from %s: generation %d done, best %.9g", ck->from.path, (int)g,
+		rt_info("resuming from %s: generation %d done, best %.9g", ck->plan.from.path, (int)g,
 			res->best_fitness);
 	}
 	return st;

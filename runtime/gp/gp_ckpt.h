@@ -9,15 +9,8 @@
 #include "checkpoint.h"
 #include "gp.h"
 
-#define GP_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
-
 typedef struct gp_ckpt {
-	const rt_spec *spec;      /* the run's spec, as stored and compared */
-	const char *dir;          /* where checkpoint.bin goes */
-	long every;               /* every this many generations; 0: by time; < 0: never */
-	double seconds;           /* with every == 0: at most this often */
-	double last;              /* when the last one was written (rt_now) */
-	rt_ckpt from;             /* the checkpoint resumed from (from.data NULL: none) */
+	rt_ckpt_plan plan;        /* when checkpoints are written; the one resumed from */
 } gp_ckpt;
 
 /* Sets ck up for a run of spec into dir as opt says (--checkpoint-every,

@@ -13,21 +13,13 @@
 rt_status mbp_ckpt_open(mbp_ckpt *ck, const rt_spec *spec, const rt_options *opt, const char *dir,
 			rt_error *err)
 {
-	memset(ck, 0, sizeof *ck);
-	ck->spec = spec;
-	ck->dir = dir;
-	ck->every = opt->checkpoint_every;
-	ck->seconds = MBP_CKPT_SECONDS;
-	ck->last = rt_now();
 	ck->saved_epoch = -1;
-	if (opt->resume)
-		return rt_ckpt_read(opt->resume, "mbp", spec, &ck->from, err);
-	return RT_OK;
+	return rt_ckpt_plan_open(&ck->plan, "mbp", spec, opt->checkpoint_every, opt->resume, dir, err);
 }
 
 void mbp_ckpt_close(mbp_ckpt *ck)
 {
-	rt_ckpt_free(&ck->from);
+	rt_ckpt_plan_close(&ck->plan);
 }
 
 rt_status mbp_snapshot_alloc(mbp_snapshot *s, const mbp_job *job, rt_error *err)
@@ -64,8 +56,8 @@ long mbp_block_end(const mbp_job *job, long epoch, long limit)
 {
 	long end = (epoch / job->report_every + 1) * job->report_every;
 	const mbp_ckpt *ck = job->ckpt;
-	if (ck && ck->every > 0) {
-		long at = (epoch / ck->every + 1) * ck->every;
+	if (ck && ck->plan.every > 0) {
+		long at = (epoch / ck->plan.every + 1) * ck->plan.every;
 		end = at < end ? at : end;
 	}
 	return end < limit ? end : limit;
@@ -83,12 +75,12 @@ int mbp_ckpt_due(const mbp_job *job, long epoch)
 		return 0;
 	if (rt_stop_requested())
 		return 1;
-	return ck->every > 0 ? epoch % ck->every == 0 : ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+	return rt_ckpt_plan_due(&ck->plan, epoch);
 }
 
 int mbp_ckpt_resuming(const mbp_job *job)
 {
-	return job->ckpt && job->ckpt->from.data;
+	return job->ckpt && job->ckpt->plan.from.data;
 }
 
 rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err)
@@ -112,12 +104,12 @@ rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err
 		rt_ckpt_put_f64(&b, r->best_rms);
 		rt_ckpt_put_u64(&b, (uint64_t)r->restores);
 	}
-	rt_status st = rt_ckpt_write(ck->dir, "mbp", ck->spec, &b, err);
+	rt_status st = rt_ckpt_write(ck->plan.dir, "mbp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	if (st == RT_OK) {
-		ck->last = rt_now();
+		ck->plan.last = rt_now();
 		ck->saved_epoch = s->epoch;
-		rt_info("checkpoint: epoch %ld in %s/%s", s->epoch, ck->dir, RT_CKPT_FILE);
+		rt_info("checkpoint: epoch %ld in %s/%s", s->epoch, ck->plan.dir, RT_CKPT_FILE);
 	}
 	return st;
 }
@@ -146,7 +138,7 @@ static rt_status restore_result(rt_ckpt *f, const mbp_job *job, long epoch, mbp_
 
 rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err)
 {
-	rt_ckpt *f = &job->ckpt->from;
+	rt_ckpt *f = &job->ckpt->plan.from;
 	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
 	uint64_t epoch, networks, nweights;
 	rt_status st;

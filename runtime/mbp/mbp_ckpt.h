@@ -12,16 +12,9 @@
 #include "checkpoint.h"
 #include "mbp_impl.h"
 
-#define MBP_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
-
 typedef struct mbp_ckpt {
-	const rt_spec *spec;      /* the run's spec, as stored and compared */
-	const char *dir;          /* where checkpoint.bin goes */
-	long every;               /* every this many epochs; 0: by time; < 0: never (a stop still writes) */
-	double seconds;           /* with every == 0: at most this often */
-	double last;              /* when the last one was written (rt_now) */
+	rt_ckpt_plan plan;        /* when checkpoints are written; the one resumed from */
 	long saved_epoch;         /* the epoch of the last one written (-1: none) */
-	rt_ckpt from;             /* the checkpoint resumed from (from.data NULL: none) */
 } mbp_ckpt;
 
 /* Every network's state between two epochs (both backends' layout:

@@ -75,7 +75,7 @@ static rt_status load(svm_ckpt *ck, const char *path, rt_error *err)
 {
 	rt_ckpt f;
 	uint64_t count;
-	rt_status st = rt_ckpt_read(path, "svm", ck->spec, &f, err);
+	rt_status st = rt_ckpt_read(path, "svm", ck->plan.spec, &f, err);
 	if (st != RT_OK)
 		return st;
 	if ((st = rt_ckpt_get_u64(&f, &count, err)) == RT_OK && count > f.state_size / 56)
@@ -96,11 +96,10 @@ rt_status svm_ckpt_open(svm_ckpt *ck, const rt_spec *spec, const rt_options *opt
 			rt_error *err)
 {
 	memset(ck, 0, sizeof *ck);
-	ck->spec = spec;
-	ck->dir = dir;
-	ck->every = opt->checkpoint_every;
-	ck->seconds = SVM_CKPT_SECONDS;
-	ck->last = rt_now();
+	/* the table is read by load(), not into plan.from */
+	rt_status st = rt_ckpt_plan_open(&ck->plan, "svm", spec, opt->checkpoint_every, NULL, dir, err);
+	if (st)
+		return st;
 	if (pthread_mutex_init(&ck->lock, NULL))
 		return rt_fail(err, RT_ERR_SYSTEM, "cannot make the checkpoint table's lock");
 	ck->resumed = opt->resume != NULL;
@@ -109,7 +108,7 @@ rt_status svm_ckpt_open(svm_ckpt *ck, const rt_spec *spec, const rt_options *opt
 
 void svm_ckpt_close(svm_ckpt *ck)
 {
-	if (!ck->spec)
+	if (!ck->plan.spec)
 		return;
 	for (long k = 0; k < ck->count; k++) {
 		free(ck->e[k].alpha);
@@ -141,14 +140,12 @@ int svm_ckpt_due(svm_ckpt *ck, long iteration)
 {
 	if (rt_stop_requested())
 		return 1;
-	if (ck->every > 0)
-		return iteration % ck->every == 0;
-	return ck->every == 0 && rt_now() - ck->last >= ck->seconds;
+	return rt_ckpt_plan_due(&ck->plan, iteration);
 }
 
 int svm_ckpt_write_finished(const svm_ckpt *ck)
 {
-	return ck->every > 0 || rt_stop_requested();
+	return ck->plan.every > 0 || rt_stop_requested();
 }
 
 /* The file from the whole table (the lock held). */
@@ -166,11 +163,11 @@ static rt_status write_table(svm_ckpt *ck, rt_error *err)
 		rt_ckpt_put_bytes(&b, e->alpha, (size_t)e->n * sizeof *e->alpha);
 		rt_ckpt_put_bytes(&b, e->G, (size_t)e->n * sizeof *e->G);
 	}
-	rt_status st = rt_ckpt_write(ck->dir, "svm", ck->spec, &b, err);
+	rt_status st = rt_ckpt_write(ck->plan.dir, "svm", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	if (st == RT_OK) {
-		ck->last = rt_now();
-		rt_info("checkpoint: %ld binary problem(s) in %s/%s", ck->count, ck->dir, RT_CKPT_FILE);
+		ck->plan.last = rt_now();
+		rt_info("checkpoint: %ld binary problem(s) in %s/%s", ck->count, ck->plan.dir, RT_CKPT_FILE);
 	}
 	return st;
 }

@@ -22,8 +22,6 @@
 #include "checkpoint.h"
 #include "svm_impl.h"
 
-#define SVM_CKPT_SECONDS 60.0   /* without --checkpoint-every: at most this often */
-
 /* One binary problem's state. */
 typedef struct svm_ckpt_entry {
 	long model, pair, n, iterations;
@@ -32,10 +30,7 @@ typedef struct svm_ckpt_entry {
 } svm_ckpt_entry;
 
 typedef struct svm_ckpt {
-	const rt_spec *spec;      /* the run's spec, as stored and compared */
-	const char *dir;          /* where checkpoint.bin goes */
-	long every;               /* every this many iterations; 0: by time; < 0: never (a stop still writes) */
-	double seconds, last;     /* with every == 0: at most this often; the last write (rt_now) */
+	rt_ckpt_plan plan;        /* when checkpoints are written (resumes: the table below) */
 	pthread_mutex_t lock;     /* over the table and the file */
 	svm_ckpt_entry *e;
 	long count, cap;

@@ -520,10 +520,10 @@ static rt_status checkpoint_due(svm_gpu *g, const svm_params *p, const svm_gpu_p
 				const gpu_state *before, rt_error *err)
 {
 	svm_ckpt *ck = p->ckpt;
-	int due = rt_stop_requested() || (ck->every == 0 && rt_now() - ck->last >= ck->seconds);
-	for (int k = 0; !due && ck->every > 0 && k < g->count; k++) {
+	int due = rt_stop_requested() || (ck->plan.every == 0 && rt_now() - ck->plan.last >= ck->plan.seconds);
+	for (int k = 0; !due && ck->plan.every > 0 && k < g->count; k++) {
 		const gpu_state *now = &g->pr[k].state;
-		due = before[k].iterations / ck->every != now->iterations / ck->every ||
+		due = before[k].iterations / ck->plan.every != now->iterations / ck->plan.every ||
 		      (now->done && !before[k].done);
 	}
 	return due ? record_all(g, p, pr, err) : RT_OK;

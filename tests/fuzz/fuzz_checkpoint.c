@@ -26,7 +26,7 @@ static void restore(rt_ckpt *ck)
 	memset(&g, 0, sizeof g);
 	memset(pop, 0, sizeof pop);
 	memset(&res, 0, sizeof res);
-	g.from = *ck;
+	g.plan.from = *ck;
 	res.history = hist;
 	if (gp_ckpt_restore(&g, pop, fit, FUZZ_POP, &res, FUZZ_GENS + 1, &next, &err) == RT_OK)
 		FUZZ_CHECK(next >= 1 && next <= FUZZ_GENS + 1 && res.nhistory >= 1 && res.best.n >= 1);
