@@ -21,6 +21,7 @@
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp/gp_breed.h"
 #include "gp/gp_ops.h"
 #include "gpu.h"
 #include "log.h"
@@ -670,37 +671,8 @@ static void encode_one(const gp_packed *pop, int p, int is_bool, uint32_t dstrid
 		}
 		for (uint32_t i = b; i < e; i++) {
 			gp_insn in = pop->lgp[i];
-			int ar = op_rows[in.op].arity, ns = 0, seen = 0;
-			uint32_t w = in.op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
-			for (int j = 0; j < ar; j++)
-				ns += GP_INSN_KIND(in, j) == GP_SRC_S;
-			for (int j = 0; j < ar; j++) {
-				unsigned kind = GP_INSN_KIND(in, j), dk;
-				if (kind == GP_SRC_S) {
-					int pos = sp - ns + seen++;
-					dk = pos == sp - 1 ? 3u : 0u;
-					args[j] = (uint32_t)pos;
-					if (pos > *deep - 1 && dk == 0)
-						*deep = pos + 1;
-				} else if (kind == GP_SRC_X) {
-					dk = 1u;
-					args[j] = (uint32_t)in.arg[j] * dstride;
-				} else {
-					dk = 2u;
-					args[j] = in.arg[j];
-				}
-				w |= dk << (8 + 2 * j);
-			}
-			if (ns == 0 && sp >= 1) {
-				w |= 0x10000u | ((uint32_t)(sp - 1) << 20);
-				if (sp > *deep)
-					*deep = sp;
-			}
-			sp += 1 - ns;
-			code[4 * ci + 0] = w;
-			code[4 * ci + 1] = args[0];
-			code[4 * ci + 2] = args[1];
-			code[4 * ci + 3] = args[2];
+			uint32_t arg[3] = { in.arg[0], in.arg[1], in.arg[2] };
+			gpb_encode_insn(in.op, in.kinds, arg, dstride, &sp, deep, code + 4 * (size_t)ci);
 			ci++;
 		}
 		bytes = n * 16;

@@ -14,7 +14,7 @@
  *               plans' sizes) and counts its functions and constants.
  * gpb_encode then turns a prefix tree into the interpreter's LGP encoding
  * (postfix order through Chitty's symbolic stack, S operands resolved into
- * register or stack slot, as gp_gpu.c's encode_one does).
+ * register or stack slot by gpb_encode_insn, which gp_gpu.c encodes with too).
  *
  * Bounds are compile-time: GPB_DEPTH_CAP (> the spec's max_depth + 1) and
  * GPB_GROW_CAP (> its mutation_depth + 1) size the per-thread stacks. */
@@ -462,6 +462,48 @@ RT_HD void gpb_emit(const gpb_pop *pop, const gpb_params *pr, const gpb_plan *pl
 
 /* ---- encoding for the interpreter ------------------------------------------------------ */
 
+/* One LGP instruction encoded for the interpreter into code[0..4): op, its
+ * operands' kinds (2 bits each, as gp_insn.kinds) and arguments (input
+ * index, constant index; unused for S). The real stack's depth *sp before
+ * it (updated) resolves each S operand into the top (a register) or a stack
+ * slot, and an instruction without S operands pushes the old top into slot
+ * *sp - 1; *deep is raised to the slots used. */
+RT_HD void gpb_encode_insn(unsigned op, unsigned kinds, const uint32_t arg[3], uint32_t dstride,
+			   int *sp, int *deep, uint32_t *code)
+{
+	int ar = gpb_arity(op), ns = 0, seen = 0;
+	uint32_t w = op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
+	for (int j = 0; j < ar; j++)
+		ns += ((kinds >> (2 * j)) & 3u) == GP_SRC_S;
+	for (int j = 0; j < ar; j++) {
+		uint32_t kind = (kinds >> (2 * j)) & 3u, dk;
+		if (kind == GP_SRC_S) {
+			int pos = *sp - ns + seen++;
+			dk = pos == *sp - 1 ? 3u : 0u;
+			args[j] = (uint32_t)pos;
+			if (pos > *deep - 1 && dk == 0)
+				*deep = pos + 1;
+		} else if (kind == GP_SRC_X) {
+			dk = 1u;
+			args[j] = arg[j] * dstride;
+		} else {
+			dk = 2u;
+			args[j] = arg[j];
+		}
+		w |= dk << (8 + 2 * j);
+	}
+	if (ns == 0 && *sp >= 1) {
+		w |= 0x10000u | ((uint32_t)(*sp - 1) << 20);
+		if (*sp > *deep)
+			*deep = *sp;
+	}
+	*sp += 1 - ns;
+	code[0] = w;
+	code[1] = args[0];
+	code[2] = args[1];
+	code[3] = args[2];
+}
+
 /* Program nodes[0..n) (prefix) encoded as gp_gpu.c's encode_one encodes
  * its LGP form: code[4 * ci ..] (16 bytes an instruction), consts[ki ..],
  * progs[4 * p ..] = {ci, instructions, ki, constants}. *smem: the shared
@@ -503,39 +545,15 @@ RT_HD int gpb_encode(const gp_node *nodes, uint32_t n, int is_bool, uint32_t dst
 		}
 		/* each completed subtree may complete its parent: emit it */
 		while (fsp > 0 && --fleft[fsp - 1] == 0) {
-			unsigned op = fop[--fsp];
-			int ar = gpb_arity(op), ns = 0, seen = 0;
-			uint32_t w = op | ((uint32_t)ar << 14), args[3] = { 0, 0, 0 };
+			unsigned op = fop[--fsp], kinds = 0;
+			int ar = gpb_arity(op);
+			uint32_t arg[3] = { 0, 0, 0 };
 			ssp -= ar;
-			for (int j = 0; j < ar; j++)
-				ns += (sym[ssp + j] >> 16) == GP_SRC_S;
 			for (int j = 0; j < ar; j++) {
-				uint32_t s = sym[ssp + j], kind = s >> 16, dk;
-				if (kind == GP_SRC_S) {
-					int pos = sp - ns + seen++;
-					dk = pos == sp - 1 ? 3u : 0u;
-					args[j] = (uint32_t)pos;
-					if (pos > *deep - 1 && dk == 0)
-						*deep = pos + 1;
-				} else if (kind == GP_SRC_X) {
-					dk = 1u;
-					args[j] = (s & 0xffffu) * dstride;
-				} else {
-					dk = 2u;
-					args[j] = s & 0xffffu;
-				}
-				w |= dk << (8 + 2 * j);
+				kinds |= (sym[ssp + j] >> 16) << (2 * j);
+				arg[j] = sym[ssp + j] & 0xffffu;
 			}
-			if (ns == 0 && sp >= 1) {
-				w |= 0x10000u | ((uint32_t)(sp - 1) << 20);
-				if (sp > *deep)
-					*deep = sp;
-			}
-			sp += 1 - ns;
-			code[4 * ci + 0] = w;
-			code[4 * ci + 1] = args[0];
-			code[4 * ci + 2] = args[1];
-			code[4 * ci + 3] = args[2];
+			gpb_encode_insn(op, kinds, arg, dstride, &sp, deep, code + 4 * (size_t)ci);
 			ci++;
 			sym[ssp++] = (uint32_t)GP_SRC_S << 16;
 		}
