@@ -413,6 +413,58 @@ char *rt_data_default_name(const char *prefix, long k, rt_error *err)
 
 /* ---- tables --------------------------------------------------------------- */
 
+/* Index of input column name in t, or -1. */
+static int table_column(const rt_table *t, const char *name, size_t len)
+{
+	for (int c = 0; c < t->ncols && t->colnames; c++)
+		if (t->colnames[c] && strlen(t->colnames[c]) == len && !strncmp(t->colnames[c], name, len))
+			return c;
+	return -1;
+}
+
+rt_status rt_table_drop_columns(rt_table *t, const char *names, rt_error *err)
+{
+	int *drop = calloc((size_t)t->ncols + 1, sizeof *drop);
+	if (!drop)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory");
+	for (const char *s = names; *s;) {
+		size_t len = strcspn(s, " \t,");
+		if (len > 0) {
+			int c = table_column(t, s, len);
+			if (c < 0) {
+				free(drop);
+				return rt_fail(err, RT_ERR_INPUT, "%s: expected the name of an input column "
+					       "to ignore, got '%.*s' (the label column cannot be ignored)",
+					       t->path, (int)len, s);
+			}
+			drop[c] = 1;
+		}
+		s += len;
+		s += strspn(s, " \t,");
+	}
+	int kept = 0;
+	for (int c = 0; c < t->ncols; c++) {
+		if (drop[c]) {
+			free(t->colnames ? t->colnames[c] : NULL);
+			if (t->cats)
+				rt_data_categories_free(&t->cats[c]);
+			continue;
+		}
+		if (kept != c) {
+			memmove(t->cols + (size_t)kept * t->nrows, t->cols + (size_t)c * t->nrows,
+				t->nrows * sizeof *t->cols);
+			if (t->colnames)
+				t->colnames[kept] = t->colnames[c];
+			if (t->cats)
+				t->cats[kept] = t->cats[c];
+		}
+		kept++;
+	}
+	t->ncols = kept;
+	free(drop);
+	return RT_OK;
+}
+
 void rt_table_free(rt_table *t)
 {
 	if (!t)

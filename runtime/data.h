@@ -72,6 +72,9 @@ void rt_sparse_table_free(rt_sparse_table *t);
  * split). Randomness: Philox stream (seed, stream) alone (data_split.c). */
 rt_status rt_split_rows(size_t n, const int *group, int ngroups, double fraction, uint64_t seed,
 			uint64_t stream, unsigned char *is_test, size_t *ntest, rt_error *err);
+/* Removes the input columns named in names (separated by spaces, tabs or
+ * commas) from t; a name that is not an input column is an error. */
+rt_status rt_table_drop_columns(rt_table *t, const char *names, rt_error *err);
 void rt_table_free(rt_table *t);
 /* Value of input column c at row r. */
 static inline float rt_table_at(const rt_table *t, int c, size_t r)

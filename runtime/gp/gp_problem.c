@@ -198,6 +198,7 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 		    rt_spec_bool(spec, "data", "header", 1, &header, err) ||
 		    rt_spec_string(spec, "data", "label", "", &s, err) ||
 		    rt_spec_string(spec, "data", "classes", "", &s, err) ||
+		    rt_spec_string(spec, "data", "ignore", "", &s, err) ||
 		    rt_spec_enum(spec, "data", "fitness", fitness_names, 0, &fit, err))
 			return err->status;
 		classification = fit == 0;
@@ -677,13 +678,16 @@ static rt_status test_labels(const gp_problem *p, const rt_table *t, const rt_ta
 /* [data] test = FILE: the held-out table, read as the training table t was.
  * Every error is prefixed with the key's file:line. */
 static rt_status test_from_csv(rt_spec *spec, gp_problem *p, const rt_table *t,
-			       const rt_csv_options *o, const char *file, rt_error *err)
+			       const rt_csv_options *o, const char *file, const char *ignore,
+			       rt_error *err)
 {
 	rt_table u;
 	memset(&u, 0, sizeof u);
 	if (rt_spec_data_path(spec, file, p->test_path, sizeof p->test_path, err) ||
-	    rt_csv_load(p->test_path, o, &u, err))
+	    rt_csv_load(p->test_path, o, &u, err) || rt_table_drop_columns(&u, ignore, err)) {
+		rt_table_free(&u);
 		return key_error(spec, "data", "test", err);
+	}
 	rt_status st = RT_OK;
 	int same = u.has_label && u.ncols == t->ncols && u.nrows > 0;
 	for (int c = 0; same && c < u.ncols && u.colnames && t->colnames; c++)
@@ -713,9 +717,10 @@ out:
 /* Table -> float cases with class indices or regression targets. */
 static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 {
-	const char *file, *label, *classes, *test_file;
+	const char *file, *label, *classes, *test_file, *ignore;
 	int header, fit;
 	if (rt_spec_string(spec, "data", "test", "", &test_file, err) ||
+	    rt_spec_string(spec, "data", "ignore", "", &ignore, err) ||
 	    rt_spec_string(spec, "data", "file", NULL, &file, err) ||
 	    rt_spec_bool(spec, "data", "header", 1, &header, err) ||
 	    rt_spec_string(spec, "data", "label", "", &label, err) ||
@@ -735,6 +740,10 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 		return err->status;
 	rt_status st = RT_OK;
 	gp_cases *c = &p->cases;
+	if (rt_table_drop_columns(&t, ignore, err)) {
+		rt_table_free(&t);
+		return key_error(spec, "data", "ignore", err);
+	}
 	if (!t.has_label || t.ncols < 1 || t.nrows < 1) {
 		st = rt_fail(err, RT_ERR_INPUT, "%s: expected a label column and at least one input "
 			     "column and one row", p->data_path);
@@ -793,7 +802,7 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 	c->nclasses = ncls;
 out:
 	if (!st && test_file[0])
-		st = test_from_csv(spec, p, &t, &o, test_file, err);
+		st = test_from_csv(spec, p, &t, &o, test_file, ignore, err);
 	rt_table_free(&t);
 	return st;
 }
