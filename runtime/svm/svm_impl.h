@@ -189,6 +189,16 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err);
 void svm_binary_free(svm_binary *b);
+/* The divergence checks both backends run, with the same messages (exit
+ * status 2): every K(x_i, x_i) of the points idx[0..n) finite as a float
+ * (the CPU solver checks each kernel row it computes as well; for the
+ * linear, RBF and coef0 >= 0 polynomial kernels |K(u, v)| <= max(K(u, u),
+ * K(v, v)) up to rounding, so a finite diagonal rules out their overflows
+ * before the GPU starts; what remains shows in the second), and, after a
+ * solve, every alpha, rho and the objective finite (else out is freed). */
+rt_status svm_check_diagonal(const svm_data *d, const long *idx, long n,
+			     const svm_kernel_params *k, rt_error *err);
+rt_status svm_check_solved(svm_binary *out, long n, rt_error *err);
 /* The same problem on device 0 (templates/svm/svm.cu). */
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			       const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,

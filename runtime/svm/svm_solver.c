@@ -87,15 +87,41 @@ static const char *kernel_type_name(int type)
 	return type >= 0 && type < 4 ? names[type] : "?";
 }
 
-/* The error for a non-finite kernel value between solver points i and j. */
-static rt_status kernel_overflow(const solver *s, long i, long j, double v, rt_error *err)
+/* The error for a non-finite kernel value between data points a and b
+ * (0-based), for both backends. */
+static rt_status overflow_error(const svm_kernel_params *k, long a, long b, double v, rt_error *err)
 {
-	const svm_kernel_params *k = &s->p->kernel;
 	return rt_fail(err, RT_ERR_INPUT,
 		       "svm: the kernel value of training points %ld and %ld is %g as a float (%s kernel, "
 		       "gamma %g, coef0 %g, degree %d): it overflows; lower gamma or degree, or scale the "
-		       "data; no model was written", s->idx[i] + 1, s->idx[j] + 1, v,
+		       "data; no model was written", a + 1, b + 1, v,
 		       kernel_type_name(k->type), k->gamma, k->coef0, k->degree);
+}
+
+/* The error for a non-finite kernel value between solver points i and j. */
+static rt_status kernel_overflow(const solver *s, long i, long j, double v, rt_error *err)
+{
+	return overflow_error(&s->p->kernel, s->idx[i], s->idx[j], v, err);
+}
+
+/* K(x, x) of the problem's points, as the solver stores it (a float). */
+static double diagonal(const svm_data *d, const svm_kernel_params *k, long point)
+{
+	double sq = d->sparse ? d->sq[point] : svm_row_sq(d, point, d->nfeat);
+	return d->sparse ? svm_kernel_dot(k, sq, sq, sq)
+			 : svm_kernel(k, d->x + (size_t)point * d->nfeat, d->x + (size_t)point * d->nfeat,
+				      d->nfeat, sq, sq);
+}
+
+rt_status svm_check_diagonal(const svm_data *d, const long *idx, long n,
+			     const svm_kernel_params *k, rt_error *err)
+{
+	for (long i = 0; i < n; i++) {
+		float v = (float)diagonal(d, k, idx[i]);
+		if (!isfinite(v))
+			return overflow_error(k, idx[i], idx[i], v, err);
+	}
+	return RT_OK;
 }
 
 /* Row i of Q, from the cache or computed (evicting the least recently used). */
@@ -295,9 +321,7 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 	return RT_OK;
 }
 
-/* A solved problem with every alpha, rho and the objective finite (checked
- * on the host for both backends); else the error, and out freed. */
-static rt_status check_finite(svm_binary *out, long n, rt_error *err)
+rt_status svm_check_solved(svm_binary *out, long n, rt_error *err)
 {
 	int ok = isfinite(out->rho) && isfinite(out->obj);
 	for (long i = 0; ok && i < n; i++)
@@ -321,9 +345,11 @@ rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char
 			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err)
 {
-	rt_status st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, pair, out, err)
-			      : solve_cpu(d, idx, y, n, p, Cp, Cn, pair, out, err);
-	return st == RT_OK ? check_finite(out, n, err) : st;
+	rt_status st = p->gpu ? svm_check_diagonal(d, idx, n, &p->kernel, err) : RT_OK;
+	if (st == RT_OK)
+		st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, pair, out, err)
+			    : solve_cpu(d, idx, y, n, p, Cp, Cn, pair, out, err);
+	return st == RT_OK ? svm_check_solved(out, n, err) : st;
 }
 
 static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,

@@ -263,8 +263,13 @@ static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
 					pr[q].n = pair_points(j->d, j->cls, a, b, idx, y);
 			}
 	}
+	/* the CPU's divergence checks, before and after (svm_solve_binary's) */
+	for (int r = 0; st == RT_OK && r < total; r++)
+		st = svm_check_diagonal(pr[r].d, pr[r].idx, pr[r].n, &pr[r].kernel, err);
 	if (st == RT_OK)
 		st = svm_gpu_solve_many(jobs[0].p, pr, total, err);
+	for (int r = 0; st == RT_OK && r < total; r++)
+		st = svm_check_solved(pr[r].out, pr[r].n, err);
 	for (int k = 0, r = 0; st == RT_OK && k < count; k++)
 		for (int i = 0; i < jobs[k].npairs; i++, r++)
 			pair_done(pr[r].out, pr[r].y, pr[r].n, pr[r].Cp, pr[r].Cn, &jobs[k].m->pairs[i]);

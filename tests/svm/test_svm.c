@@ -294,6 +294,37 @@ static void kernel_overflow_stops(void **state)
 	assert_int_equal(svm_train(&d, &p, &m, &err), RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "is inf as a float (polynomial kernel, gamma 10, coef0 1, degree 100)"));
 	assert_non_null(strstr(err.msg, "no model was written"));
+	/* the GPU path's check before its solve (svm_train.c) gives the CPU's
+	 * message for the pair's points in the pair's order (svm_train.c's
+	 * pair_points: its first class, here point 2's, then the other) */
+	{
+		char cpu_msg[sizeof err.msg];
+		long *idx = malloc((size_t)d.n * sizeof *idx), n = 0;
+		assert_non_null(idx);
+		for (long i = 0; i < d.n; i++)
+			if (d.y[i] == d.y[1])
+				idx[n++] = i;
+		for (long i = 0; i < d.n; i++)
+			if (d.y[i] != d.y[1])
+				idx[n++] = i;
+		snprintf(cpu_msg, sizeof cpu_msg, "%s", err.msg);
+		assert_int_equal(svm_check_diagonal(&d, idx, d.n, &p.kernel, &err), RT_ERR_INPUT);
+		assert_string_equal(err.msg, cpu_msg);
+		p.kernel.degree = 3;
+		assert_int_equal(svm_check_diagonal(&d, idx, d.n, &p.kernel, &err), RT_OK);
+		p.kernel.degree = 100;
+		free(idx);
+	}
+	/* and the check after a solve: a non-finite rho is refused, out freed */
+	{
+		svm_binary b = { 0 };
+		b.alpha = calloc(2, sizeof *b.alpha);
+		b.rho = NAN;
+		b.iterations = 7;
+		assert_int_equal(svm_check_solved(&b, 2, &err), RT_ERR_INPUT);
+		assert_non_null(strstr(err.msg, "svm: the solver diverged after 7 iterations"));
+		assert_null(b.alpha);
+	}
 	p.kernel.degree = 3;
 	p.kernel.gamma = 0.1;
 	assert_int_equal(svm_train(&d, &p, &m, &err), RT_OK);
