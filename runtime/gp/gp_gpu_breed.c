@@ -404,7 +404,8 @@ rt_status gp_gpu_breeder_breed(gp_gpu_breeder *b, uint64_t seed, int generation,
 			return st;
 		x->total = b->hbuf[0];
 	}
-	uint32_t cap = (uint32_t)(x->ncap < UINT32_MAX ? x->ncap : UINT32_MAX);
+	size_t room = x->ncap < x->dcap ? x->ncap : x->dcap;   /* nodes and their depths */
+	uint32_t cap = (uint32_t)(room < UINT32_MAX ? room : UINT32_MAX);
 	void *emit[] = { &pr, &c->nodes, &c->depth, &c->off, &c->size, &c->nfn, &b->plans, &x->off,
 			 &x->nodes, &x->depth, &x->nfn, &x->nconst, &cap, &b->stats };
 	if ((st = launch(b, "gpb_emit_k", &lc, emit, 1, err)))

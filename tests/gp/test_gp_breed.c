@@ -334,7 +334,7 @@ static int random_tree(gp_node *out, int max, const gp_fset *fs, double pf, rt_r
 	while (open > 0) {
 		gp_node nd = { 0 };
 		unsigned op = fs->funcs[rt_rng_below(rng, (uint32_t)fs->nfuncs)];
-		if (n + open + gpb_arity(op) - 1 <= max && rt_rng_uniform_double(rng) < pf) {
+		if (n + open + gpb_arity(op) <= max && rt_rng_uniform_double(rng) < pf) {
 			nd.op = (uint8_t)op;
 			open += gpb_arity(op) - 1;
 		} else if (rt_rng_below(rng, 3) == 0) {
