@@ -6,6 +6,8 @@
 
 #if defined(__CUDACC__)
 #  if defined(__CUDACC_RTC__)
+typedef unsigned short uint16_t;
+typedef short int16_t;
 typedef unsigned int uint32_t;
 typedef int int32_t;
 typedef unsigned long long uint64_t;

@@ -2,9 +2,11 @@
  * device buffers for two generations, compiling templates/gp/gp_breed.cu,
  * and the launches of a generation:
  *   breed: plan every offspring (sizes), prefix sum of the sizes, read the
- *          total back (one sync) to size the node buffer, write every child;
+ *          total back (one sync) to size the node buffer, write every child
+ *          and its nodes' depths (a warp per offspring);
  *   eval:  prefix sums of the children's instruction and constant counts,
- *          encode every program, read the shared memory and stack depth it
+ *          encode every program (a warp each, from the depths, where its
+ *          scratch fits shared memory), read the shared memory and stack depth it
  *          needs back (one sync), then the interpreter's evaluation and the
  *          fitness download (gp_gpu_eval_encoded).
  * Everything runs on the evaluator's stream, in order. */
@@ -17,10 +19,11 @@
 #include "log.h"
 #include "nvrtc.h"
 
-/* One generation on the device: program p is nodes[off[p] .. off[p] + size[p]). */
+/* One generation on the device: program p is nodes[off[p] .. off[p] + size[p]),
+ * depth[off[p] + k] the depth of its node k (gp_breed.h). */
 typedef struct dev_pop {
-	gpu_ptr nodes, off, size, nfn, nconst;
-	size_t ncap;          /* nodes allocated */
+	gpu_ptr nodes, depth, off, size, nfn, nconst;
+	size_t ncap, dcap;    /* nodes, depths allocated */
 	uint64_t total;       /* nodes used */
 } dev_pop;
 
@@ -47,6 +50,10 @@ struct gp_gpu_breeder {
 	int pipelined;
 	int exact_next;       /* the next evaluation reads its needs first */
 	uint32_t smem_launch, need_launch;
+	uint32_t enc_cap;     /* gpb_encode_warp_k: nodes a warp's scratch holds (0: not used) */
+	unsigned enc_warps;   /* its warps a block */
+	gpu_timer *timer;     /* non-NULL: each breeding kernel timed (gp_gpu_breeder_profile) */
+	double kernel_ms[3];  /* plan, emit, encode: milliseconds so far */
 };
 
 /* Nodes of one generation's worst case (population x max_size) up to which
@@ -55,6 +62,10 @@ struct gp_gpu_breeder {
 /* Evaluations longer than this read the programs' needs before launching
  * (one more sync) rather than risk launching twice. */
 #define EXACT_ABOVE_MS 2.0
+/* Shared memory a block of gpb_encode_warp_k may use without opting in,
+ * and its most warps a block (the kernel's launch bound, GPB_WT / 32). */
+#define ENC_SMEM_MAX (48u << 10)
+#define ENC_WARPS_MAX 4u
 
 static const char *const breed_options[] = { "--fmad=false" };
 
@@ -127,6 +138,7 @@ static rt_status alloc_pop(gp_gpu_breeder *b, dev_pop *d, rt_error *err)
 static void free_pop_dev(gp_gpu_breeder *b, dev_pop *d)
 {
 	gpu_free(b->ctx, d->nodes);
+	gpu_free(b->ctx, d->depth);
 	gpu_free(b->ctx, d->off);
 	gpu_free(b->ctx, d->size);
 	gpu_free(b->ctx, d->nfn);
@@ -175,6 +187,14 @@ rt_status gp_gpu_breeder_open(gp_gpu *g, const gp_cases *cases, const gp_fset *f
 	}
 	memset(b->hbuf, 0, 16 * sizeof(uint32_t));
 	b->hbuf[9] = 1;   /* the stack depth starts at 1 */
+	/* a warp per program where max_size nodes of scratch fit (larger
+	 * programs, from the initial population, go to the warp's lane 0) */
+	b->enc_cap = (uint32_t)br->max_size;
+	b->enc_warps = ENC_SMEM_MAX / gpb_warp_bytes(b->enc_cap);
+	if (b->enc_warps > ENC_WARPS_MAX)
+		b->enc_warps = ENC_WARPS_MAX;
+	if (b->enc_warps == 0)
+		b->enc_cap = 0;
 	*out = b;
 	return RT_OK;
 }
@@ -192,6 +212,8 @@ void gp_gpu_breeder_close(gp_gpu_breeder *b)
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		gpu_free(b->ctx, bufs[i]);
 	gpu_host_free(b->ctx, b->hbuf);
+	if (b->timer)
+		gpu_timer_destroy(b->timer);
 	gpu_module_unload(b->mod);
 	free(b);
 }
@@ -218,6 +240,7 @@ static rt_status grow(gp_gpu_breeder *b, gpu_ptr *p, size_t *cap, uint64_t count
 static rt_status grow_room(gp_gpu_breeder *b, dev_pop *d, uint64_t nodes, rt_error *err)
 {
 	if ((d && grow(b, &d->nodes, &d->ncap, nodes, sizeof(gp_node), err)) ||
+	    (d && grow(b, &d->depth, &d->dcap, nodes, sizeof(uint16_t), err)) ||
 	    grow(b, &b->code, &b->code_cap, nodes, 16, err) ||
 	    grow(b, &b->consts, &b->consts_cap, nodes, 4, err))
 		return err->status;
@@ -225,6 +248,30 @@ static rt_status grow_room(gp_gpu_breeder *b, dev_pop *d, uint64_t nodes, rt_err
 }
 
 static unsigned blocks_of(int n, int per) { return (unsigned)(((size_t)n + per - 1) / per); }
+
+/* Launches kernel name; when profiling, waits for it and adds its time to
+ * b->kernel_ms[slot]. */
+static rt_status launch(gp_gpu_breeder *b, const char *name, const gpu_launch_cfg *cfg, void **args,
+			int slot, rt_error *err)
+{
+	double ms;
+	if (!b->timer)
+		return gpu_launch(b->mod, name, cfg, args, err);
+	if (gpu_timer_start(b->timer, b->stream, err) || gpu_launch(b->mod, name, cfg, args, err) ||
+	    gpu_timer_stop(b->timer, b->stream, &ms, err))
+		return err->status;
+	b->kernel_ms[slot] += ms;
+	return RT_OK;
+}
+
+rt_status gp_gpu_breeder_profile(gp_gpu_breeder *b, double kernel_ms[3], rt_error *err)
+{
+	if (!b->timer && gpu_timer_create(b->ctx, &b->timer, err))
+		return err->status;
+	for (int k = 0; k < 3; k++)
+		kernel_ms[k] = b->kernel_ms[k];
+	return RT_OK;
+}
 
 /* Exclusive prefix sums of a (and b, if non-zero) into oa (ob), n + 1 entries each. */
 static rt_status scan(gp_gpu_breeder *b, gpu_ptr a, gpu_ptr bb, gpu_ptr oa, gpu_ptr ob, rt_error *err)
@@ -254,6 +301,23 @@ static rt_status read_words(gp_gpu_breeder *b, gpu_ptr src, int k, int count, rt
 	return RT_OK;
 }
 
+/* Depths of the prefix tree nodes[0..n) (root 0) into depth[0..n); left
+ * (n entries): per open function, the children still to come. */
+static void tree_depths(const gp_node *nodes, int n, uint16_t *depth, uint16_t *left)
+{
+	int sp = 0;
+	for (int i = 0; i < n; i++) {
+		depth[i] = (uint16_t)sp;
+		int a = gpb_arity(nodes[i].op);
+		if (a > 0) {
+			left[sp++] = (uint16_t)a;
+		} else {
+			while (sp > 0 && --left[sp - 1] == 0)
+				sp--;
+		}
+	}
+}
+
 /* Host trees into a packed device generation. */
 static rt_status upload_pop(gp_gpu_breeder *b, dev_pop *d, const gp_tree *pop, rt_error *err)
 {
@@ -266,7 +330,8 @@ static rt_status upload_pop(gp_gpu_breeder *b, dev_pop *d, const gp_tree *pop, r
 			       "(at most 2^32 - 1)", (unsigned long long)total);
 	uint32_t *meta = rt_malloc((4 * n + 1) * sizeof *meta, err);
 	gp_node *nodes = meta ? rt_malloc((size_t)(total ? total : 1) * sizeof *nodes, err) : NULL;
-	rt_status st = nodes ? RT_OK : err->status;
+	uint16_t *depth = nodes ? rt_malloc(2 * (size_t)(total ? total : 1) * sizeof *depth, err) : NULL;
+	rt_status st = depth ? RT_OK : err->status;
 	if (!st) {
 		uint32_t *off = meta, *size = meta + n + 1, *nfn = size + n, *nconst = nfn + n;
 		uint32_t at = 0;
@@ -279,17 +344,21 @@ static rt_status upload_pop(gp_gpu_breeder *b, dev_pop *d, const gp_tree *pop, r
 				nconst[i] += pop[i].nodes[k].op == GP_TERM_CONST;
 			}
 			memcpy(nodes + at, pop[i].nodes, (size_t)pop[i].n * sizeof *nodes);
+			tree_depths(pop[i].nodes, pop[i].n, depth + at, depth + total);
 			at += (uint32_t)pop[i].n;
 		}
 		off[n] = at;
 		if (!(st = grow(b, &d->nodes, &d->ncap, total, sizeof(gp_node), err)) &&
+		    !(st = grow(b, &d->depth, &d->dcap, total, sizeof(uint16_t), err)) &&
 		    !(st = gpu_upload(b->ctx, d->nodes, nodes, (size_t)total * sizeof *nodes, err)) &&
+		    !(st = gpu_upload(b->ctx, d->depth, depth, (size_t)total * sizeof *depth, err)) &&
 		    !(st = gpu_upload(b->ctx, d->off, off, (n + 1) * 4, err)) &&
 		    !(st = gpu_upload(b->ctx, d->size, size, n * 4, err)) &&
 		    !(st = gpu_upload(b->ctx, d->nfn, nfn, n * 4, err)))
 			st = gpu_upload(b->ctx, d->nconst, nconst, n * 4, err);
 		d->total = total;
 	}
+	free(depth);
 	free(nodes);
 	free(meta);
 	return st;
@@ -318,12 +387,14 @@ rt_status gp_gpu_breeder_breed(gp_gpu_breeder *b, uint64_t seed, int generation,
 	pr.seed = seed;
 	pr.generation = generation;
 	pr.elite = elite;
-	gpu_launch_cfg lc = { .grid = { blocks_of(b->n, 256), 1, 1 }, .block = { 256, 1, 1 },
+	/* a warp per offspring, 4 a block */
+	gpu_launch_cfg lc = { .grid = { blocks_of(b->n, 4), 1, 1 }, .block = { 128, 1, 1 },
 			      .stream = b->stream };
-	void *plan[] = { &pr, &c->nodes, &c->off, &c->size, &c->nfn, &b->fit, &b->plans, &x->size };
+	void *plan[] = { &pr, &c->nodes, &c->depth, &c->off, &c->size, &c->nfn, &b->fit, &b->plans,
+			 &x->size };
 	rt_status st;
 	if ((st = gpu_upload_async(b->ctx, b->stats, b->hbuf + 8, 32, b->stream, err)) ||
-	    (st = gpu_launch(b->mod, "gpb_plan_k", &lc, plan, err)) ||
+	    (st = launch(b, "gpb_plan_k", &lc, plan, 0, err)) ||
 	    (st = scan(b, x->size, 0, x->off, 0, err)))
 		return st;
 	if (!b->pipelined) {
@@ -333,10 +404,11 @@ rt_status gp_gpu_breeder_breed(gp_gpu_breeder *b, uint64_t seed, int generation,
 			return st;
 		x->total = b->hbuf[0];
 	}
-	uint32_t cap = (uint32_t)(x->ncap < UINT32_MAX ? x->ncap : UINT32_MAX);
-	void *emit[] = { &pr, &c->nodes, &c->off, &c->size, &c->nfn, &b->plans, &x->off, &x->nodes,
-			 &x->nfn, &x->nconst, &cap, &b->stats };
-	if ((st = gpu_launch(b->mod, "gpb_emit_k", &lc, emit, err)))
+	size_t room = x->ncap < x->dcap ? x->ncap : x->dcap;   /* nodes and their depths */
+	uint32_t cap = (uint32_t)(room < UINT32_MAX ? room : UINT32_MAX);
+	void *emit[] = { &pr, &c->nodes, &c->depth, &c->off, &c->size, &c->nfn, &b->plans, &x->off,
+			 &x->nodes, &x->depth, &x->nfn, &x->nconst, &cap, &b->stats };
+	if ((st = launch(b, "gpb_emit_k", &lc, emit, 1, err)))
 		return st;
 	b->cur = 1 - b->cur;
 	return RT_OK;
@@ -359,7 +431,14 @@ static rt_status encode(gp_gpu_breeder *b, uint32_t stack_cap, uint32_t smem_cap
 			      .stream = b->stream };
 	void *args[] = { &n, &c->nodes, &c->off, &c->size, &b->insn_off, &b->const_off, &b->is_bool,
 			 &b->dstride, &b->progs, &b->code, &b->consts, &stack_cap, &smem_cap, &b->stats };
-	if ((st = gpu_launch(b->mod, "gpb_encode_k", &lc, args, err)) ||
+	void *wargs[] = { &n, &c->nodes, &c->depth, &c->off, &c->size, &b->insn_off, &b->const_off,
+			  &b->is_bool, &b->dstride, &b->progs, &b->code, &b->consts, &stack_cap,
+			  &smem_cap, &b->enc_cap, &b->stats };
+	gpu_launch_cfg wl = { .grid = { blocks_of(b->n, (int)b->enc_warps), 1, 1 },
+			      .block = { 32 * b->enc_warps, 1, 1 },
+			      .smem_bytes = b->enc_warps * gpb_warp_bytes(b->enc_cap), .stream = b->stream };
+	if ((st = b->enc_cap ? launch(b, "gpb_encode_warp_k", &wl, wargs, 2, err)
+			     : launch(b, "gpb_encode_k", &lc, args, 2, err)) ||
 	    (st = gpu_download_async(b->ctx, b->hbuf, b->stats, 20, b->stream, err)) ||
 	    (st = gpu_download_async(b->ctx, b->hbuf + 5, c->off + (gpu_ptr)n * 4, 4, b->stream, err)))
 		return st;
@@ -451,6 +530,36 @@ rt_status gp_gpu_breeder_trees(gp_gpu_breeder *b, gp_tree *pop, rt_error *err)
 	for (size_t i = 0; i < n && !st; i++)
 		st = gp_tree_set(&pop[i], nodes + off[i], (int)(off[i + 1] - off[i]), err);
 	free(nodes);
+	free(off);
+	return st;
+}
+
+rt_status gp_gpu_breeder_check_depths(gp_gpu_breeder *b, const gp_tree *pop, int *diffs,
+				      rt_error *err)
+{
+	dev_pop *c = &b->pop[b->cur];
+	size_t n = (size_t)b->n;
+	uint32_t *off = rt_malloc((n + 1) * sizeof *off, err);
+	uint16_t *dev = NULL, *ref = NULL;
+	rt_status st = off ? gpu_stream_sync(b->stream, err) : err->status;
+	*diffs = 0;
+	if (!st && !(st = gpu_download(b->ctx, off, c->off, (n + 1) * 4, err)) &&
+	    (!(dev = rt_malloc(((size_t)off[n] + 1) * 2, err)) ||
+	     !(ref = rt_malloc(2 * ((size_t)off[n] + 1) * 2, err))))
+		st = err->status;
+	if (!st)
+		st = gpu_download(b->ctx, dev, c->depth, (size_t)off[n] * 2, err);
+	for (size_t i = 0; i < n && !st; i++) {
+		int len = (int)(off[i + 1] - off[i]);
+		if (len != pop[i].n) {
+			(*diffs)++;
+			continue;
+		}
+		tree_depths(pop[i].nodes, len, ref, ref + off[n] + 1);
+		*diffs += memcmp(ref, dev + off[i], (size_t)len * 2) != 0;
+	}
+	free(ref);
+	free(dev);
 	free(off);
 	return st;
 }

@@ -38,6 +38,15 @@ rt_status gp_gpu_breeder_eval(gp_gpu_breeder *b, double *fitness, uint32_t *size
 rt_status gp_gpu_breeder_tree(gp_gpu_breeder *b, int i, gp_tree *t, rt_error *err);
 rt_status gp_gpu_breeder_trees(gp_gpu_breeder *b, gp_tree *pop, rt_error *err);
 
+/* Programs of the current generation whose nodes' depths on the device
+ * differ from those of pop's trees (*diffs; pop: the same generation). */
+rt_status gp_gpu_breeder_check_depths(gp_gpu_breeder *b, const gp_tree *pop, int *diffs,
+				      rt_error *err);
+/* Times every breeding kernel from now on (a sync after each: for
+ * measurements only); kernel_ms: the milliseconds so far of gpb_plan_k,
+ * gpb_emit_k and the encoder. */
+rt_status gp_gpu_breeder_profile(gp_gpu_breeder *b, double kernel_ms[3], rt_error *err);
+
 /* The breeding kernels' source for these limits (no GPU needed). */
 rt_status gp_gpu_breed_render(const gp_breed *br, gen_source *src, rt_error *err);
 

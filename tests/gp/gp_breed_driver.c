@@ -3,9 +3,12 @@
  * population of --population programs with random fitness (ties, NaN and
  * inf among them) is bred for --generations generations both ways: every
  * child the device writes must equal the host's gp_breed_generation child
- * node for node, and the device-encoded population's fitness must equal
+ * node for node, the depths the device keeps beside its nodes must be the
+ * trees' depths, and the device-encoded population's fitness must equal
  * the fitness of the host-packed population on the same interpreter, bit
- * for bit. Prints one table row per spec; exits 1 on any difference.
+ * for bit. Prints one table row per spec, with the mean milliseconds per
+ * generation of each breeding kernel (each timed alone, a sync after it)
+ * and of the evaluation; exits 1 on any difference.
  *   gp_breed_driver [--population N] [--generations G] SPEC... */
 #include <math.h>
 #include <stdio.h>
@@ -22,8 +25,8 @@
 #include "spec.h"
 
 typedef struct check {
-	int children, tree_diffs, fit_diffs, generations;
-	double breed_ms, eval_ms;
+	int children, tree_diffs, depth_diffs, fit_diffs, generations;
+	double breed_ms, eval_ms, kernel_ms[3];
 } check;
 
 static void random_fitness(double *fit, int n, uint64_t seed)
@@ -73,6 +76,12 @@ static rt_status one_generation(const gp_problem *p, gp_gpu *gpu, gp_gpu_breeder
 			fprintf(stderr, "generation %d child %d: device %d nodes, host %d\n", g + 1, i,
 				dev[i].n, next[i].n);
 	}
+	int ddiffs = 0;
+	if (!st)
+		st = gp_gpu_breeder_check_depths(bd, next, &ddiffs, err);
+	if (ddiffs)
+		fprintf(stderr, "generation %d: %d programs' depths differ on the device\n", g + 1, ddiffs);
+	c->depth_diffs += ddiffs;
 	gp_gpu_stats gs;
 	double nodes;
 	if (!st && !(st = gp_gpu_breeder_eval(bd, dfit, sizes, &nodes, &gs, err)) &&
@@ -121,12 +130,16 @@ static rt_status check_spec(const char *path, int population, int generations, c
 	random_fitness(fit, n, 5);
 	if (!st)
 		st = gp_gpu_breeder_load(bd, cur, fit, err);
+	if (!st)
+		st = gp_gpu_breeder_profile(bd, c->kernel_ms, err);
 	for (int g = 0; g < generations && !st; g++) {
 		st = one_generation(&p, gpu, bd, cur, next, dev, fit, g, c, err);
 		gp_tree *t = cur;
 		cur = next;
 		next = t;
 	}
+	if (!st)
+		st = gp_gpu_breeder_profile(bd, c->kernel_ms, err);
 	for (int i = 0; i < n; i++) {
 		if (cur)
 			gp_tree_free(&cur[i]);
@@ -150,8 +163,9 @@ int main(int argc, char **argv)
 {
 	int population = 2000, generations = 5, bad = 0;
 	rt_error err;
-	printf("| spec | programs | generations | children | tree diffs | fitness diffs | verdict |\n");
-	printf("|---|---|---|---|---|---|---|\n");
+	printf("| spec | programs | generations | children | tree diffs | depth diffs | fitness diffs "
+	       "| plan ms | emit ms | encode ms | eval ms | verdict |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--population") && i + 1 < argc) {
 			population = atoi(argv[++i]);
@@ -164,14 +178,18 @@ int main(int argc, char **argv)
 		check c;
 		if (check_spec(argv[i], population, generations, &c, &err)) {
 			fprintf(stderr, "%s: %s\n", argv[i], err.msg);
-			printf("| %s | %d | - | - | - | - | ERROR |\n", argv[i], population);
+			printf("| %s | %d | - | - | - | - | - | - | - | - | - | ERROR |\n", argv[i],
+			       population);
 			bad = 1;
 			continue;
 		}
-		int ok = c.tree_diffs == 0 && c.fit_diffs == 0;
+		int ok = c.tree_diffs == 0 && c.depth_diffs == 0 && c.fit_diffs == 0;
+		double per = c.generations > 0 ? 1.0 / c.generations : 0.0;
 		bad |= !ok;
-		printf("| %s | %d | %d | %d | %d | %d | %s |\n", argv[i], population, c.generations,
-		       c.children, c.tree_diffs, c.fit_diffs, ok ? "same" : "DIFFERENT");
+		printf("| %s | %d | %d | %d | %d | %d | %d | %.3f | %.3f | %.3f | %.3f | %s |\n", argv[i],
+		       population, c.generations, c.children, c.tree_diffs, c.depth_diffs, c.fit_diffs,
+		       c.kernel_ms[0] * per, c.kernel_ms[1] * per, c.kernel_ms[2] * per,
+		       c.eval_ms * per, ok ? "same" : "DIFFERENT");
 	}
 	return bad;
 }

@@ -3,9 +3,13 @@
  * on regression, classification (IF, arity 3) and Boolean problems, with
  * every parsimony rule, with and without elitism, and with tight size and
  * depth limits (many offspring rejected), every child of several
- * generations has the same nodes, bit for bit; the encoding for the
- * interpreter (gpb_encode) equals gp_gpu_encode's bytes; NaN fitness is
- * the worst; and the kernels compile with NVRTC for sm_90 (no GPU needed).
+ * generations has the same nodes, bit for bit, and gpb_emit's depths are
+ * the child's depths (computed here from the tree); the encoding for the
+ * interpreter (gpb_encode) equals gp_gpu_encode's bytes, and
+ * gpb_encode_par's (the warp encoder, run with one lane) equals
+ * gpb_encode's on the populations and on random trees of every shape;
+ * NaN fitness is the worst; and the kernels compile with NVRTC for sm_90
+ * (no GPU needed).
  * On a GPU, tests/gp/gp_breed_driver checks the kernels themselves. */
 #include <math.h>
 #include <setjmp.h>
@@ -75,9 +79,21 @@ static void random_fitness(double *fit, int n, uint64_t seed)
 	}
 }
 
-/* The host's trees as gp_breed.h's population (off, size, nfn). */
+/* The depth of each node of nodes[0..n) (root 0), by recursion: the
+ * reference for gp_breed.h's depths. Returns one past the subtree at i. */
+static int ref_depths(const gp_node *nodes, int i, int depth, uint16_t *out)
+{
+	out[i] = (uint16_t)depth;
+	int a = gpb_arity(nodes[i].op), k = i + 1;
+	for (int j = 0; j < a; j++)
+		k = ref_depths(nodes, k, depth + 1, out);
+	return k;
+}
+
+/* The host's trees as gp_breed.h's population (off, size, nfn, depth). */
 typedef struct flat {
 	gp_node *nodes;
+	uint16_t *depth;
 	uint32_t *off, *size, *nfn;
 } flat;
 
@@ -87,6 +103,7 @@ static void flatten(const gp_tree *pop, int n, flat *f)
 	for (int i = 0; i < n; i++)
 		total += (uint32_t)pop[i].n;
 	f->nodes = malloc((total + 1) * sizeof *f->nodes);
+	f->depth = malloc((total + 1) * sizeof *f->depth);
 	f->off = malloc((size_t)n * sizeof *f->off);
 	f->size = malloc((size_t)n * sizeof *f->size);
 	f->nfn = malloc((size_t)n * sizeof *f->nfn);
@@ -98,6 +115,7 @@ static void flatten(const gp_tree *pop, int n, flat *f)
 		for (int k = 0; k < pop[i].n; k++)
 			f->nfn[i] += pop[i].nodes[k].op < GP_OP_COUNT;
 		memcpy(f->nodes + at, pop[i].nodes, (size_t)pop[i].n * sizeof(gp_node));
+		assert_int_equal(ref_depths(pop[i].nodes, 0, 0, f->depth + at), pop[i].n);
 		at += (uint32_t)pop[i].n;
 	}
 }
@@ -105,6 +123,7 @@ static void flatten(const gp_tree *pop, int n, flat *f)
 static void flat_free(flat *f)
 {
 	free(f->nodes);
+	free(f->depth);
 	free(f->off);
 	free(f->size);
 	free(f->nfn);
@@ -131,8 +150,10 @@ static int compare_generation(const setup *s, const gp_fset *fs, const gp_breed 
 	for (int i = 0; i < n; i++)
 		sizes[i] = (uint32_t)cur[i].n;
 	pr.elite = br->elitism ? gp_best_index_sizes(host_fit, sizes, n, br) : -1;
-	gpb_pop pop = { f.nodes, f.off, f.size, f.nfn, fit };
+	gpb_pop pop = { f.nodes, f.off, f.size, f.nfn, fit, f.depth };
 	gp_node *child = malloc((size_t)(br->max_size + 1) * sizeof *child);
+	uint16_t *dchild = malloc((size_t)(br->max_size + 1) * sizeof *dchild);
+	uint16_t *dref = malloc((size_t)(br->max_size + 1) * sizeof *dref);
 	int varied = 0;
 	for (int i = 0; i < n; i++) {
 		gpb_plan plan;
@@ -141,25 +162,73 @@ static int compare_generation(const setup *s, const gp_fset *fs, const gp_breed 
 		if ((int)plan.size != next[i].n)
 			fail_msg("%s, generation %d, child %d: %u nodes, host %d", s->name, g + 1, i,
 				 plan.size, next[i].n);
-		gpb_emit(&pop, &pr, &plan, child, &nfn, &nconst);
+		gpb_emit(&pop, &pr, &plan, child, dchild, &nfn, &nconst);
 		for (int k = 0; k < next[i].n; k++) {
 			efn += next[i].nodes[k].op < GP_OP_COUNT;
 			ec += next[i].nodes[k].op == GP_TERM_CONST;
 		}
 		if (memcmp(child, next[i].nodes, (size_t)next[i].n * sizeof *child) != 0)
 			fail_msg("%s, generation %d, child %d: nodes differ from the host's", s->name, g + 1, i);
+		ref_depths(next[i].nodes, 0, 0, dref);
+		if (memcmp(dchild, dref, (size_t)next[i].n * sizeof *dref) != 0)
+			fail_msg("%s, generation %d, child %d: emitted depths differ from the tree's",
+				 s->name, g + 1, i);
 		assert_int_equal(nfn, efn);
 		assert_int_equal(nconst, ec);
 		varied += plan.point_pos != GPB_NONE || plan.sub_depth > 0;
 	}
 	free(child);
+	free(dchild);
+	free(dref);
 	free(sizes);
 	free(host_fit);
 	flat_free(&f);
 	return varied;
 }
 
-/* gpb_encode over every program of pop equals gp_gpu_encode of its LGP form. */
+/* gpb_encode_par (one lane) of nodes[0..n) equals gpb_encode's bytes
+ * (code, constants, progs, shared memory, stack slots); returns 0, or 1
+ * if gpb_encode refuses the tree (deeper than GPB_DEPTH_CAP). */
+static int compare_par(const gp_node *nodes, int n, int is_bool)
+{
+	uint32_t *progs[2], *code[2], *consts[2], smem[2] = { 0, 0 };
+	int deep[2] = { 1, 1 };
+	uint16_t *depth = malloc(((size_t)n + 1) * sizeof *depth);
+	for (int k = 0; k < 2; k++) {
+		progs[k] = calloc(8, sizeof(uint32_t));
+		code[k] = calloc(4 * ((size_t)n + 8), sizeof(uint32_t));
+		consts[k] = calloc((size_t)n + 8, sizeof(uint32_t));
+	}
+	assert_int_equal(ref_depths(nodes, 0, 0, depth), n);
+	gpb_enc_scratch s = { malloc((size_t)n * 4), malloc(((size_t)n + 1) * 2), malloc((size_t)n * 2),
+			      malloc((size_t)n * 2) };
+	/* program 1 of a population, its code and constants at offsets 3 and 5 */
+	int bad = gpb_encode(nodes, (uint32_t)n, is_bool, 777, 1, 3, 5, progs[0], code[0], consts[0],
+			     &smem[0], &deep[0]);
+	if (!bad) {
+		gpb_encode_par(nodes, depth, (uint32_t)n, is_bool, 777, 1, 3, 5, progs[1], code[1],
+			       consts[1], &smem[1], &deep[1], &s);
+		assert_memory_equal(progs[0], progs[1], 8 * sizeof(uint32_t));
+		assert_memory_equal(code[0], code[1], 4 * ((size_t)n + 8) * sizeof(uint32_t));
+		assert_memory_equal(consts[0], consts[1], ((size_t)n + 8) * sizeof(uint32_t));
+		assert_int_equal(smem[0], smem[1]);
+		assert_int_equal(deep[0], deep[1]);
+	}
+	for (int k = 0; k < 2; k++) {
+		free(progs[k]);
+		free(code[k]);
+		free(consts[k]);
+	}
+	free(s.sym);
+	free(s.fpre);
+	free(s.end);
+	free(s.sp);
+	free(depth);
+	return bad;
+}
+
+/* gpb_encode over every program of pop equals gp_gpu_encode of its LGP
+ * form, and gpb_encode_par's bytes gpb_encode's. */
 static void compare_encoding(const gp_tree *pop, int n, int is_bool, gp_cases *cases)
 {
 	rt_error err;
@@ -177,6 +246,7 @@ static void compare_encoding(const gp_tree *pop, int n, int is_bool, gp_cases *c
 	uint32_t *progs = calloc((size_t)n, 16), *code = calloc(ninsn + 1, 16), *consts = calloc(nk + 1, 4);
 	uint32_t ci = 0, ki = 0;
 	for (int p = 0; p < n; p++) {
+		assert_int_equal(compare_par(pop[p].nodes, pop[p].n, is_bool), 0);
 		assert_int_equal(gpb_encode(pop[p].nodes, (uint32_t)pop[p].n, is_bool, (uint32_t)dstride,
 					    (uint32_t)p, ci, ki, progs, code, consts, &smem, &need), 0);
 		ci += progs[4 * p + 1];
@@ -255,6 +325,64 @@ static void test_same_children_and_encoding(void **state)
 	}
 }
 
+/* A random prefix tree of at most max nodes over funcs (with terminals of
+ * inputs and constants): functions drawn with probability pf while room
+ * is left for every open operand to be a terminal. Returns its size. */
+static int random_tree(gp_node *out, int max, const gp_fset *fs, double pf, rt_rng *rng)
+{
+	int n = 0, open = 1;
+	while (open > 0) {
+		gp_node nd = { 0 };
+		unsigned op = fs->funcs[rt_rng_below(rng, (uint32_t)fs->nfuncs)];
+		if (n + open + gpb_arity(op) <= max && rt_rng_uniform_double(rng) < pf) {
+			nd.op = (uint8_t)op;
+			open += gpb_arity(op) - 1;
+		} else if (rt_rng_below(rng, 3) == 0) {
+			nd.op = GP_TERM_CONST;
+			nd.value = rt_rng_below(rng, 4) == 0 ? 0.0f : (float)rt_rng_range(rng, -9.0, 9.0);
+			open--;
+		} else {
+			nd.op = GP_TERM_VAR;
+			nd.var = (uint16_t)rt_rng_below(rng, (uint32_t)fs->ninputs);
+			open--;
+		}
+		out[n++] = nd;
+	}
+	return n;
+}
+
+/* gpb_encode_par equals gpb_encode on random trees: arities 1 to 3 (and
+ * single ones), float and Boolean, single nodes, chains, bushy trees up
+ * to a full max_size. */
+static void test_parallel_encoding(void **state)
+{
+	(void)state;
+	static const char *const sets[] = { "+ - * / sin cos IF", "sin", "IF", "+", "and or not if",
+					    "exp + IF" };
+	rt_error err;
+	rt_rng rng;
+	rt_rng_init(&rng, 31, 4);
+	enum { MAX = 4000 };
+	gp_node *t = malloc(MAX * sizeof *t);
+	int trees = 0, refused = 0, biggest = 0;
+	for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+		gp_fset fs;
+		assert_int_equal(gp_fset_parse(&fs, sets[k], 5, &err), RT_OK);
+		int is_bool = k == 4;
+		for (int r = 0; r < 300; r++) {
+			int max = r % 10 == 0 ? 1 : r % 7 == 0 ? MAX : 1 + (int)rt_rng_below(&rng, 600);
+			double pf = r % 5 == 0 ? 0.99 : 0.3 + 0.65 * rt_rng_uniform_double(&rng);
+			int n = random_tree(t, max, &fs, pf, &rng);
+			refused += compare_par(t, n, is_bool);
+			trees++;
+			biggest = n > biggest ? n : biggest;
+		}
+	}
+	assert_true(biggest > 3000);
+	assert_true(refused < trees / 10);
+	free(t);
+}
+
 /* The prefix sums of philox_stream equal rt_rng's draws (one code). */
 static void test_stream_is_rt_rng(void **state)
 {
@@ -298,6 +426,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_is_rt_rng),
 		cmocka_unit_test(test_same_children_and_encoding),
+		cmocka_unit_test(test_parallel_encoding),
 		cmocka_unit_test(test_kernels_compile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
