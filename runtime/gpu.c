@@ -20,6 +20,7 @@
 
 #include <cuda.h>
 
+#include "comm.h"
 #include "gpu.h"
 #include "log.h"
 
@@ -265,6 +266,8 @@ static rt_status gpu_get_device(int ordinal, CUdevice *dev, rt_error *err)
 	if (ordinal < 0 || ordinal >= gpu_state.device_count)
 		return rt_fail(err, RT_ERR_INPUT, "no CUDA device %d (%d present)", ordinal,
 			       gpu_state.device_count);
+	/* MPI ranks on one host take turns: rank k's device 0 is device k mod count */
+	ordinal = (ordinal + rt_comm_local_rank()) % gpu_state.device_count;
 	return GPU_CHECK(p_cuDeviceGet(dev, ordinal));
 }
 

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "build.h"
+#include "comm.h"
 #include "cpu.h"
 #include "export.h"
 #include "gen.h"
@@ -294,7 +295,7 @@ static rt_status parse_options(int argc, char **argv, int stop_at_argument, cli 
 				       argv[optind - 1]);
 		}
 	}
-	rt_log_set_quiet(c->opt.quiet);
+	rt_log_set_quiet(c->opt.quiet || rt_comm_rank() != 0);   /* rank 0 speaks for a job */
 	cpu_set_threads(c->opt.threads);
 	return RT_OK;
 }
@@ -560,7 +561,7 @@ static int kind_command_help(const rt_kind_command *kc)
 	return rt_exit_code(st);
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
@@ -613,4 +614,24 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
 	return 2;
+}
+
+/* One process, or one MPI rank of build/evoforge-mpi (comm.h): a rank that
+ * fails ends the whole job with its exit status. */
+int main(int argc, char **argv)
+{
+	rt_error err = {0};
+	rt_status st = rt_comm_start(&argc, &argv, &err);
+	if (st != RT_OK) {
+		print_error(&err);
+		return rt_exit_code(st);
+	}
+	int code = run_command(argc, argv);
+	if (code != 0 && rt_comm_size() > 1) {
+		fprintf(stderr, "evoforge: rank %d of %d failed (exit %d): ending the job\n",
+			rt_comm_rank(), rt_comm_size(), code);
+		rt_comm_abort(code);
+	}
+	rt_comm_end();
+	return code;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "cpu.h"
 #include "de.h"
 #include "de_ckpt.h"
@@ -163,6 +164,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_string(&j, "spec", job->spec_path);
 	rt_json_int(&j, "seed", (long long)job->seed);
 	rt_json_string(&j, "backend", out->backend);
+	rt_json_int(&j, "ranks", rt_comm_size());
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
 	rt_json_string(&j, "function", de_function_name(job->function));
@@ -252,8 +254,20 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		de_job_free(&job);
 		return st;
 	}
+	rt_options ranks_opt = *opt;   /* several ranks: no checkpoints (yet) */
+	if (rt_comm_size() > 1) {
+		if (opt->checkpoint_every > 0 || opt->resume) {
+			st = rt_fail(err, RT_ERR_UNSUPPORTED, "de: checkpoints are not written or "
+				     "resumed in a job of several MPI ranks yet (this one has %d)",
+				     rt_comm_size());
+			goto done;
+		}
+		ranks_opt.checkpoint_every = -1;
+		opt = &ranks_opt;
+	}
 	/* the checkpoint (--resume) is read and checked before any work */
-	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
+	if ((st = de_shard_job(&job, job.spec_path, err)) != RT_OK ||
+	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
 	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK)
@@ -263,11 +277,14 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		"%s", job.name, job.function == DE_FN_USER ? "user objective" :
 		de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
 		(unsigned long long)job.seed, rt_backend_name(chosen));
+	if (rt_comm_size() > 1)
+		rt_info("de: %ld problems spread over %d MPI ranks; this is rank 0, problems 0..%ld "
+			"(its progress below)", job.problems_total, rt_comm_size(), job.problems - 1);
 	if (chosen == RT_BACKEND_GPU)
 		st = de_gpu_run(&job, progress_line, NULL, &out, err);
 	else
 		st = de_cpu_run(&job, progress_line, NULL, &out, err);
-	if (st != RT_OK)
+	if (st != RT_OK || (st = de_shard_gather(&job, &out, err)) != RT_OK || rt_comm_rank() != 0)
 		goto done;
 	if ((st = write_results(&job, &out, dir, err)) != RT_OK)
 		goto done;

@@ -108,6 +108,8 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	gen_define_int(src, "DE_NAIVE_MIN_BLOCKS", 65536 / (DE_MIN_REGS * DE_NAIVE_THREADS));
 	gen_define_int(src, "DE_POP_SHARED", shared);
 	gen_define_int(src, "DE_NAIVE_BLOCK", DE_NAIVE_THREADS);
+	if (job->problem_base > 0)
+		gen_line(src, "#define DE_PROBLEM_BASE %luu", (unsigned long)job->problem_base);
 	if (job->function == DE_FN_USER)
 		de_user_emit(&job->user, src, 1);
 	gen_line(src, "%s", "");

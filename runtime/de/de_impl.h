@@ -55,7 +55,9 @@ typedef struct de_job {
 	long gens;             /* effective generation limit */
 	double target;         /* stop when |best - optimum| <= target (0: off) */
 	double optimum;        /* f* (0 for the built-in functions) */
-	long problems;
+	long problems;         /* this process's: problem_base .. problem_base + problems - 1 */
+	long problem_base;     /* global index of its first (0 unless spread over MPI ranks) */
+	long problems_total;   /* in the whole job (de_shard.c) */
 	int shift, rotate;
 	int history_every;     /* 0: no history */
 	int report_every;      /* generations between progress lines */
@@ -158,6 +160,14 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 /* `evoforge bench de ...` and its help paragraph. */
 rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err);
 extern const char de_bench_help[];
+
+/* ---- de_shard.c ---- */
+/* With several processes (MPI ranks): job becomes this rank's share of the
+ * problems (problem_base, problems); fails when a rank would get none. */
+rt_status de_shard_job(de_job *job, const char *spec_path, rt_error *err);
+/* Rank 0's out becomes the whole job's (every problem, the evaluations
+ * summed, the longest time); the other ranks' stays theirs. */
+rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err);
 
 /* ---- de.c ---- */
 rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);

@@ -72,6 +72,7 @@ void de_job_default(de_job *job, int fn, int dim)
 	job->bounds = DE_BOUNDS_REFLECT;
 	job->max_evals = 10000LL * dim;
 	job->problems = 1;
+	job->problems_total = 1;
 	job->history_every = 10;
 	job->report_every = 100;
 	job->seed = 1;
@@ -174,6 +175,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 			       "may never be reached)", rt_spec_key_where(spec, "de", "max_evals", loc, sizeof loc));
 	TRY(rt_spec_double(spec, "de", "target", 0.0, 0.0, 1e30, &job->target, err));
 	TRY(rt_spec_int(spec, "de", "problems", 1, 1, 1L << 24, &job->problems, err));
+	job->problems_total = job->problems;
 	TRY(rt_spec_enum(spec, "de", "shift", shift_names, 0, &job->shift, err));
 	TRY(rt_spec_bool(spec, "de", "rotate", 0, &job->rotate, err));
 	if (fn == DE_FN_USER && (job->shift || job->rotate))
@@ -239,6 +241,7 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	p->lower = (float)job->lower;
 	p->upper = (float)job->upper;
 	p->seed = job->seed;
+	p->problem_base = (uint32_t)job->problem_base;
 	if (!(p->lower < p->upper))
 		return rt_fail(err, RT_ERR_INPUT, "bounds %g, %g are equal in float", job->lower, job->upper);
 	de_function_box(job->function, &lo, &hi, &zs);
@@ -296,7 +299,7 @@ rt_status de_job_prepare(de_job *job, int cpu, rt_error *err)
 			return RT_ERR_SYSTEM;
 		for (long p = 0; p < job->problems; p++) {
 			rt_rng rng;
-			rt_rng_init(&rng, job->seed, DE_STREAM_SHIFT(p));
+			rt_rng_init(&rng, job->seed, DE_STREAM_SHIFT(job->problem_base + p));
 			for (int j = 0; j < job->dim; j++) {
 				double u = 0.1 + 0.8 * rt_rng_uniform_double(&rng);
 				job->shift_vec[(size_t)p * job->dim + j] =

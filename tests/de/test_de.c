@@ -1010,6 +1010,13 @@ static void test_nvrtc_kernels(void **state)
 	assert_int_equal(block, 512);
 	gen_free(&src);
 	compile_no_spills(&job);
+	/* an MPI rank's share (de_shard.c): its first problem's global index is compiled in */
+	job.problem_base = 7;
+	job.params.problem_base = 7;
+	assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
+	assert_non_null(strstr(src.text.data, "#define DE_PROBLEM_BASE 7u"));
+	gen_free(&src);
+	compile_no_spills(&job);
 	de_job_free(&job);
 	/* a user objective */
 	if (job_from_text("u.ini", user_spec, &job, &err))

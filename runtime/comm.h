@@ -1,0 +1,45 @@
+/* comm.h: the processes of one job. build/evoforge is one process
+ * (comm_single.c); build/evoforge-mpi, started by mpirun, is one process per
+ * MPI rank (comm_mpi.c, linked in its place). Kinds that spread work over
+ * the processes (de's problems, ...) take their share with rt_shard_range
+ * and gather the results on rank 0, which alone prints and writes files. */
+#ifndef EVO_COMM_H
+#define EVO_COMM_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Starts the job's communication (MPI_Init); argc/argv may be changed. */
+rt_status rt_comm_start(int *argc, char ***argv, rt_error *err);
+/* Ends it (MPI_Finalize) after a successful run. */
+void rt_comm_end(void);
+/* Ends every process of the job at once with exit status `status` (after a
+ * failure on this one; MPI_Abort). One process: exit(status). */
+void rt_comm_abort(int status);
+
+int rt_comm_rank(void);        /* 0 .. size-1 */
+int rt_comm_size(void);        /* processes in the job */
+int rt_comm_local_rank(void);  /* index among the job's processes on this host */
+/* "mpi" or "single": the transport compiled in. */
+const char *rt_comm_kind(void);
+
+/* Rank 0 receives every rank's `bytes` (which may differ by rank) in rank
+ * order at all (others pass NULL); counts[r] is rank r's byte count, known
+ * to rank 0 only (others may pass NULL). */
+rt_status rt_comm_gatherv(const void *mine, size_t bytes, void *all, const size_t *counts,
+			  rt_error *err);
+/* Sum and maximum over the ranks, the result on every rank. */
+rt_status rt_comm_sum_ll(long long *v, rt_error *err);
+rt_status rt_comm_max_double(double *v, rt_error *err);
+
+/* The share [*begin, *end) of n items that rank `rank` of `size` takes:
+ * contiguous blocks, the first n % size ranks one item more. */
+static inline void rt_shard_range(long n, int rank, int size, long *begin, long *end)
+{
+	long q = n / size, r = n % size;
+	*begin = rank * q + (rank < r ? rank : r);
+	*end = *begin + q + (rank < r ? 1 : 0);
+}
+
+#endif

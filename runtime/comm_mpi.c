@@ -1,0 +1,112 @@
+/* comm_mpi.c: the job's processes are MPI ranks (comm.h), for
+ * build/evoforge-mpi (compiled with mpicc; build/evoforge links
+ * comm_single.c instead). Errors of MPI calls are returned, not aborted on:
+ * MPI_COMM_WORLD gets MPI_ERRORS_RETURN. */
+#include <limits.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "comm.h"
+
+static struct {
+	int rank, size, local_rank, started;
+} comm = { 0, 1, 0, 0 };
+
+static rt_status mpi_check(int rc, const char *what, rt_error *err)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (rc == MPI_SUCCESS)
+		return RT_OK;
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		len = 0;
+	text[len] = 0;
+	return rt_fail(err, RT_ERR_SYSTEM, "MPI: %s failed on rank %d of %d: %s", what, comm.rank,
+		       comm.size, len ? text : "(no message)");
+}
+
+rt_status rt_comm_start(int *argc, char ***argv, rt_error *err)
+{
+	MPI_Comm local;
+	rt_status st;
+	if ((st = mpi_check(MPI_Init(argc, argv), "MPI_Init", err)))
+		return st;
+	comm.started = 1;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if ((st = mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &comm.rank), "MPI_Comm_rank", err)) ||
+	    (st = mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &comm.size), "MPI_Comm_size", err)) ||
+	    (st = mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, comm.rank,
+						MPI_INFO_NULL, &local), "MPI_Comm_split_type", err)))
+		return st;
+	st = mpi_check(MPI_Comm_rank(local, &comm.local_rank), "MPI_Comm_rank (host)", err);
+	MPI_Comm_free(&local);
+	return st;
+}
+
+void rt_comm_end(void)
+{
+	if (comm.started)
+		MPI_Finalize();
+	comm.started = 0;
+}
+
+void rt_comm_abort(int status)
+{
+	if (comm.started && comm.size > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status);
+}
+
+int rt_comm_rank(void) { return comm.rank; }
+int rt_comm_size(void) { return comm.size; }
+int rt_comm_local_rank(void) { return comm.local_rank; }
+const char *rt_comm_kind(void) { return "mpi"; }
+
+rt_status rt_comm_gatherv(const void *mine, size_t bytes, void *all, const size_t *counts,
+			  rt_error *err)
+{
+	int *cnt = NULL, *disp = NULL;
+	rt_status st = RT_OK;
+	if (bytes > INT_MAX)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "MPI: a rank's share of %zu bytes is over "
+			       "the 2 GiB one gather takes", bytes);
+	if (comm.rank == 0) {
+		cnt = rt_malloc((size_t)comm.size * sizeof *cnt, err);
+		disp = rt_malloc((size_t)comm.size * sizeof *disp, err);
+		if (!cnt || !disp) {
+			st = RT_ERR_SYSTEM;
+			goto out;
+		}
+		size_t off = 0;
+		for (int r = 0; r < comm.size; r++) {
+			if (counts[r] > INT_MAX || off > INT_MAX) {
+				st = rt_fail(err, RT_ERR_UNSUPPORTED, "MPI: %zu bytes gathered is over "
+					     "the 2 GiB one gather takes", off + counts[r]);
+				goto out;
+			}
+			cnt[r] = (int)counts[r];
+			disp[r] = (int)off;
+			off += counts[r];
+		}
+	}
+	/* every rank takes part even when rank 0 failed above: it then aborts */
+	st = mpi_check(MPI_Gatherv(mine, (int)bytes, MPI_BYTE, all, cnt, disp, MPI_BYTE, 0,
+				   MPI_COMM_WORLD), "MPI_Gatherv", err);
+out:
+	free(cnt);
+	free(disp);
+	return st;
+}
+
+rt_status rt_comm_sum_ll(long long *v, rt_error *err)
+{
+	return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD),
+			 "MPI_Allreduce", err);
+}
+
+rt_status rt_comm_max_double(double *v, rt_error *err)
+{
+	return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+			 "MPI_Allreduce", err);
+}
