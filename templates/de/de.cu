@@ -62,6 +62,9 @@
 #ifndef DE_BLOCK
 #define DE_BLOCK 320
 #endif
+#ifndef DE_PROBLEM_BASE   /* a process's first problem when they are spread over MPI ranks */
+#define DE_PROBLEM_BASE 0u
+#endif
 #ifndef DE_POP_SHARED
 #define DE_POP_SHARED 1
 #endif
@@ -99,6 +102,7 @@ RT_DEV de_params de_kparams(unsigned long long seed)
 	p.lower = DE_LOWER;
 	p.upper = DE_UPPER;
 	p.seed = seed;
+	p.problem_base = DE_PROBLEM_BASE;
 	return p;
 }
 

@@ -4,7 +4,7 @@
  *
  * Random draws are addressable (Philox4x32-10, templates/philox.h): each is
  * philox_block(seed, stream, n) with
- *     stream = individual << 32 | problem
+ *     stream = individual << 32 | problem (its global index: problem_base + local)
  *     n      = generation << 32 | purpose << 28 | block
  * and purpose one of DE_DRAW_*. Generation 0 is the initial population.
  * Per individual and generation:
@@ -46,6 +46,7 @@ typedef struct de_params {
 	float F;
 	float lower, upper;    /* the box, for every dimension */
 	uint64_t seed;
+	uint32_t problem_base; /* global index of problem 0 (a process's share, de_shard.c) */
 } de_params;
 
 /* Per-problem state shared by the GPU kernels and the host (16 bytes). */
@@ -65,7 +66,7 @@ typedef struct de_pick {
 RT_HD philox4x32_ctr de_draw(const de_params *p, uint32_t problem, uint32_t gen, uint32_t ind,
 			     uint32_t purpose, uint32_t block)
 {
-	uint64_t stream = ((uint64_t)ind << 32) | problem;
+	uint64_t stream = ((uint64_t)ind << 32) | (problem + p->problem_base);
 	uint64_t n = ((uint64_t)gen << 32) | ((uint64_t)purpose << 28) | block;
 	return philox_block(p->seed, stream, n);
 }
