@@ -294,7 +294,8 @@ RT_HD void aco_ls_order(int *order, int n, uint64_t seed, int ant, uint32_t iter
 			r = philox_block(seed, (uint64_t)ant,
 					 aco_draw_n(iteration, ACO_DRAW_LS, (uint32_t)i >> 2));
 		j = (int)philox_below(aco_ls_word(r, i & 3), (uint32_t)i + 1u);
-		order[i] = order[j];
+		if (j != i)   /* (inside-out shuffle) order[i] is not written yet when j == i */
+			order[i] = order[j];
 		order[j] = i;
 	}
 }
