@@ -62,7 +62,7 @@ static const char usage_main[] =
 	"                           generations; aco: iterations; mbp: epochs; svm: SMO iterations)\n"
 	"                           (default: at most every 60 s, and on SIGINT/SIGTERM; 0: none)\n"
 	"  --resume DIR|FILE        run: go on from a checkpoint, with the same spec and --set\n"
-	"                           values (every kind; not gp's one-vs-rest runs)\n"
+	"                           values (every kind; gp's one-vs-rest runs too)\n"
 	"\n"
 	"SIGINT or SIGTERM during `run`: the current step (generation, iteration,\n"
 	"epoch, SMO launch) ends, result.json and the other results so far are\n"

@@ -733,9 +733,6 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	gp_ckpt ck;
 	memset(&ck, 0, sizeof ck);
 	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
-	if (!st && p.multiclass == GP_MULTICLASS_OVR && opt->resume)
-		st = rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: one-vs-rest runs are not checkpointed "
-			     "yet (give [gp] multiclass = round, or run again)");
 	if (!st && p.multiclass == GP_MULTICLASS_OVR) {
 		st = gp_ovr_run(spec, opt, &p, seed, dir, err);   /* K sub-problems, reported */
 		goto out;

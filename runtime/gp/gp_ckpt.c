@@ -1,5 +1,7 @@
 /* gp_ckpt.c: kind gp's checkpoint state, written and restored (gp_ckpt.h).
- * Layout: generation, population size, each program's nodes, the fitness
+ * Layout: the head (gp_ckpt.head: a one-vs-rest run's finished
+ * sub-problems, as gp_ovr.c writes them; nothing for a round run), then
+ * generation, population size, each program's nodes, the fitness
  * array, the history entries, the best program, its fitness and generation,
  * solved, and the totals. Nodes and history entries are stored as this
  * machine lays them out (a checkpoint moves between little-endian x86-64
@@ -32,27 +34,35 @@ static rt_status get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err)
 	return st;
 }
 
+void gp_ckpt_put_result(rt_buf *b, const gp_result *res)
+{
+	rt_ckpt_put_u64(b, (uint64_t)res->nhistory);
+	rt_ckpt_put_bytes(b, res->history, (size_t)res->nhistory * sizeof *res->history);
+	put_tree(b, &res->best);
+	rt_ckpt_put_f64(b, res->best_fitness);
+	rt_ckpt_put_u64(b, (uint64_t)(int64_t)res->best_generation);
+	rt_ckpt_put_u64(b, (uint64_t)res->solved);
+	rt_ckpt_put_u64(b, res->programs);
+	rt_ckpt_put_f64(b, res->gpop);
+	rt_ckpt_put_f64(b, res->eval_s);
+	rt_ckpt_put_f64(b, res->breed_s);
+	rt_ckpt_put_f64(b, res->run_s);
+}
+
 static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit, int n,
 		      const gp_result *res, rt_error *err)
 {
 	rt_buf b = {0};
+	if (ck->head.len)
+		rt_buf_append(&b, ck->head.data, ck->head.len);
 	rt_ckpt_put_u64(&b, (uint64_t)g);
 	rt_ckpt_put_u64(&b, (uint64_t)n);
 	for (int i = 0; i < n; i++)
 		put_tree(&b, &pop[i]);
 	rt_ckpt_put_bytes(&b, fit, (size_t)n * sizeof *fit);
-	rt_ckpt_put_u64(&b, (uint64_t)res->nhistory);
-	rt_ckpt_put_bytes(&b, res->history, (size_t)res->nhistory * sizeof *res->history);
-	put_tree(&b, &res->best);
-	rt_ckpt_put_f64(&b, res->best_fitness);
-	rt_ckpt_put_u64(&b, (uint64_t)(int64_t)res->best_generation);
-	rt_ckpt_put_u64(&b, (uint64_t)res->solved);
-	rt_ckpt_put_u64(&b, res->programs);
-	rt_ckpt_put_f64(&b, res->gpop);
-	rt_ckpt_put_f64(&b, res->eval_s);
-	rt_ckpt_put_f64(&b, res->breed_s);
-	rt_ckpt_put_f64(&b, res->run_s);
-	rt_status st = rt_ckpt_write(ck->plan.dir, "gp", ck->plan.spec, &b, err);
+	gp_ckpt_put_result(&b, res);
+	rt_status st = ck->head.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
+				       : rt_ckpt_write(ck->plan.dir, "gp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	return st;
 }
@@ -68,6 +78,7 @@ rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, 
 void gp_ckpt_close(gp_ckpt *ck)
 {
 	rt_ckpt_plan_close(&ck->plan);
+	rt_buf_free(&ck->head);
 }
 
 int gp_ckpt_due(const gp_ckpt *ck, int g)
@@ -88,63 +99,88 @@ rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const
 	return st;
 }
 
-/* The totals and best that follow the history. */
-static rt_status restore_result(gp_ckpt *ck, gp_result *res, rt_error *err)
+/* The best program and totals that follow the history. */
+static rt_status get_best_and_totals(rt_ckpt *from, gp_result *res, rt_error *err)
 {
 	uint64_t best_gen, solved;
-	rt_status st = get_tree(&ck->plan.from, &res->best, err);
+	rt_status st = get_tree(from, &res->best, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->plan.from, &res->best_fitness, err);
-	if (st == RT_OK && (st = rt_ckpt_get_u64(&ck->plan.from, &best_gen, err)) == RT_OK &&
-	    (st = rt_ckpt_get_u64(&ck->plan.from, &solved, err)) == RT_OK) {
+		st = rt_ckpt_get_f64(from, &res->best_fitness, err);
+	if (st == RT_OK && (st = rt_ckpt_get_u64(from, &best_gen, err)) == RT_OK &&
+	    (st = rt_ckpt_get_u64(from, &solved, err)) == RT_OK) {
 		res->best_generation = (int)(int64_t)best_gen;
 		res->solved = (int)solved;
 	}
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->plan.from, &res->programs, err);
+		st = rt_ckpt_get_u64(from, &res->programs, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->plan.from, &res->gpop, err);
+		st = rt_ckpt_get_f64(from, &res->gpop, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->plan.from, &res->eval_s, err);
+		st = rt_ckpt_get_f64(from, &res->eval_s, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->plan.from, &res->breed_s, err);
+		st = rt_ckpt_get_f64(from, &res->breed_s, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_f64(&ck->plan.from, &res->run_s, err);
-	if (st == RT_OK && ck->plan.from.pos != ck->plan.from.state_size)
-		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", ck->plan.from.path,
-			     ck->plan.from.state_size - ck->plan.from.pos);
+		st = rt_ckpt_get_f64(from, &res->run_s, err);
+	return st;
+}
+
+/* The history into res->history (room for max_history entries, or
+ * allocated here when res->history is NULL), then the best and totals. */
+static rt_status get_result_into(rt_ckpt *from, gp_result *res, int max_history, rt_error *err)
+{
+	uint64_t nh;
+	rt_status st = rt_ckpt_get_u64(from, &nh, err);
+	if (st == RT_OK && (nh < 1 || nh > (uint64_t)max_history))
+		return rt_fail(err, RT_ERR_INPUT, "%s: %llu generations in the history do not fit a run "
+			       "of %d generations", from->path, (unsigned long long)nh,
+			       max_history - 1);
+	if (st == RT_OK && !res->history &&
+	    !(res->history = rt_calloc((size_t)max_history, sizeof *res->history, err)))
+		return RT_ERR_SYSTEM;
+	if (st == RT_OK)
+		st = rt_ckpt_get_bytes(from, res->history, (size_t)nh * sizeof *res->history, err);
+	if (st == RT_OK) {
+		res->nhistory = (int)nh;
+		st = get_best_and_totals(from, res, err);
+	}
+	return st;
+}
+
+rt_status gp_ckpt_get_result(rt_ckpt *from, gp_result *res, int max_history, rt_error *err)
+{
+	memset(res, 0, sizeof *res);
+	rt_status st = get_result_into(from, res, max_history, err);
+	if (st != RT_OK)
+		gp_result_free(res);
 	return st;
 }
 
 rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_result *res,
 			  int max_history, int *next_generation, rt_error *err)
 {
-	uint64_t g, saved_n, nh;
-	rt_status st = rt_ckpt_get_u64(&ck->plan.from, &g, err);
+	rt_ckpt *from = &ck->plan.from;
+	uint64_t g, saved_n;
+	rt_status st = rt_ckpt_get_u64(from, &g, err);
+	if (st == RT_OK && g >= (uint64_t)max_history)
+		return rt_fail(err, RT_ERR_INPUT, "%s: generation %llu does not fit a run of %d "
+			       "generations", from->path, (unsigned long long)g, max_history - 1);
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->plan.from, &saved_n, err);
+		st = rt_ckpt_get_u64(from, &saved_n, err);
 	if (st == RT_OK && saved_n != (uint64_t)n)
 		return rt_fail(err, RT_ERR_INPUT, "%s: a population of %llu, the spec says %d",
-			       ck->plan.from.path, (unsigned long long)saved_n, n);
+			       from->path, (unsigned long long)saved_n, n);
 	for (int i = 0; i < n && st == RT_OK; i++)
-		st = get_tree(&ck->plan.from, &pop[i], err);
+		st = get_tree(from, &pop[i], err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_bytes(&ck->plan.from, fit, (size_t)n * sizeof *fit, err);
+		st = rt_ckpt_get_bytes(from, fit, (size_t)n * sizeof *fit, err);
 	if (st == RT_OK)
-		st = rt_ckpt_get_u64(&ck->plan.from, &nh, err);
-	if (st == RT_OK && (nh < 1 || nh > (uint64_t)max_history || g + 1 >= (uint64_t)max_history + 1))
-		return rt_fail(err, RT_ERR_INPUT, "%s: generation %llu with %llu in the history does not "
-			       "fit a run of %d generations", ck->plan.from.path, (unsigned long long)g,
-			       (unsigned long long)nh, max_history - 1);
-	if (st == RT_OK)
-		st = rt_ckpt_get_bytes(&ck->plan.from, res->history, (size_t)nh * sizeof *res->history, err);
-	if (st == RT_OK) {
-		res->nhistory = (int)nh;
-		st = restore_result(ck, res, err);
-	}
+		st = get_result_into(from, res, max_history, err);
+	if (st == RT_OK && from->pos != from->state_size)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
+			     from->state_size - from->pos);
 	if (st == RT_OK) {
 		*next_generation = (int)g + 1;
-		rt_info("resuming from %s: generation %d done, best %.9g", ck->plan.from.path, (int)g,
+		rt_info("resuming from %s: generation %d done, best %.9g", from->path, (int)g,
 			res->best_fitness);
 	}
 	return st;

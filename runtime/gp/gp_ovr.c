@@ -8,7 +8,16 @@
  *
  * Why nothing below the loop changes: a sub-problem is an ordinary 2-class
  * problem, so the evaluators, kernels and their CPU = GPU contract apply
- * as they are; only the label column differs. */
+ * as they are; only the label column differs.
+ *
+ * Checkpoints (gp_ckpt.h): before sub-problem c the driver puts a head in
+ * the gp checkpoint (a tag, K, c and the results of sub-problems 0..c-1:
+ * history, best program, totals), so every checkpoint the loop writes is
+ * that head followed by sub-problem c's state in a round run's layout. A
+ * resume reads the head back (the finished sub-problems' scores and
+ * printed programs are recomputed from their best programs, which is
+ * deterministic), continues sub-problem c from its state, and runs the rest
+ * as the uninterrupted run would (each seeded by gp_ovr_seed(seed, c)). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +25,7 @@
 
 #include "cpu.h"
 #include "gp.h"
+#include "gp_ckpt.h"
 #include "gp_conv.h"
 #include "gp_gpu.h"
 #include "gp_ovr.h"
@@ -23,6 +33,7 @@
 #include "log.h"
 #include "out.h"
 #include "rng.h"
+#include "signals.h"
 
 uint64_t gp_ovr_seed(uint64_t seed, int c)
 {
@@ -65,6 +76,8 @@ typedef struct ovr_sub {
 typedef struct ovr_run {
 	const gp_problem *p;
 	int k;
+	int ndone;              /* sub-problems with a program (k unless a signal stopped the run) */
+	gp_ckpt ckpt;           /* checkpoints and resume */
 	ovr_sub *sub;
 	gp_tree *progs;         /* the K best programs (copies of sub[c].res.best's nodes) */
 	gp_score train, test;   /* the combined classifier */
@@ -77,32 +90,44 @@ static const char *class_name(const gp_problem *p, int c)
 	return p->class_names && p->class_names[c] ? p->class_names[c] : "?";
 }
 
-/* Evolves sub-problem c on the backend --backend chooses and scores its best. */
-static rt_status run_sub(ovr_run *o, const rt_options *opt, uint64_t seed, int c, rt_error *err)
+/* Evolves sub-problem c on the backend --backend chooses (continuing from
+ * the checkpoint resumed from, if any, which holds its state). */
+static rt_status evolve_sub(ovr_run *o, const rt_options *opt, uint64_t seed, int c,
+			    gp_problem *sub, rt_error *err)
 {
 	const gp_problem *p = o->p;
-	ovr_sub *s = &o->sub[c];
-	gp_problem sub = *p;   /* shallow: only cases and test are its own */
-	sub.ckpt = NULL;       /* one-vs-rest runs are not checkpointed (yet) */
-	gp_gpu *gpu = NULL;
-	memset(&sub.test, 0, sizeof sub.test);
-	rt_status st = gp_ovr_cases(&p->cases, c, &sub.cases, err);
-	if (!st && p->test.ncases > 0)
-		st = gp_ovr_cases(&p->test, c, &sub.test, err);
 	long pos = 0;
 	for (size_t r = 0; r < p->cases.ncases; r++)
 		pos += p->cases.y[r] == (float)c;
 	uint64_t sseed = gp_ovr_seed(seed, c);
-	if (!st)
-		rt_info("one-vs-rest %d/%d: class %s against the rest (%ld of %zu training cases "
-			"positive), seed %llu", c + 1, o->k, class_name(p, c), pos, p->cases.ncases,
-			(unsigned long long)sseed);
-	if (!st)
-		st = gp_run_backend_open(&sub, opt, &gpu, o->device, sizeof o->device, err);
+	rt_info("one-vs-rest %d/%d: class %s against the rest (%ld of %zu training cases "
+		"positive), seed %llu", c + 1, o->k, class_name(p, c), pos, p->cases.ncases,
+		(unsigned long long)sseed);
+	gp_gpu *gpu = NULL;
+	sub->ckpt = &o->ckpt;
+	rt_status st = gp_run_backend_open(sub, opt, &gpu, o->device, sizeof o->device, err);
 	o->on_gpu = gpu != NULL;
 	if (!st)
-		st = gp_run_evolve(&sub, sseed, gpu, &s->res, err);
+		st = gp_run_evolve(sub, sseed, gpu, &o->sub[c].res, err);
 	gp_gpu_close(gpu);
+	return st;
+}
+
+/* Sub-problem c: evolved (evolve) or as the checkpoint restored it, then its
+ * best program scored on its 2-class cases. */
+static rt_status run_sub(ovr_run *o, const rt_options *opt, uint64_t seed, int c, int evolve,
+			 rt_error *err)
+{
+	const gp_problem *p = o->p;
+	ovr_sub *s = &o->sub[c];
+	gp_problem sub = *p;   /* shallow: only cases and test are its own */
+	sub.ckpt = NULL;
+	memset(&sub.test, 0, sizeof sub.test);
+	rt_status st = gp_ovr_cases(&p->cases, c, &sub.cases, err);
+	if (!st && p->test.ncases > 0)
+		st = gp_ovr_cases(&p->test, c, &sub.test, err);
+	if (!st && evolve)
+		st = evolve_sub(o, opt, seed, c, &sub, err);
 	if (!st)
 		st = gp_score_program(&s->res.best, &sub.cases, &s->train, err);
 	if (!st && sub.test.ncases > 0)
@@ -113,10 +138,60 @@ static rt_status run_sub(ovr_run *o, const rt_options *opt, uint64_t seed, int c
 			s->train.wrong, s->res.best_fitness);
 	if (!st)
 		rt_info("one-vs-rest %d/%d: class %s: best misclassified cases %.9g of %zu "
-			"(generation %d, %d nodes)", c + 1, o->k, class_name(p, c),
-			s->res.best_fitness, p->cases.ncases, s->res.best_generation, s->res.best.n);
+			"(generation %d, %d nodes)%s", c + 1, o->k, class_name(p, c),
+			s->res.best_fitness, p->cases.ncases, s->res.best_generation, s->res.best.n,
+			evolve ? "" : " (from the checkpoint)");
 	gp_ovr_cases_free(&sub.cases);
 	gp_ovr_cases_free(&sub.test);
+	return st;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+/* The first field of a one-vs-rest state ("gp-ovr1", little-endian). */
+#define OVR_CKPT_TAG 0x3172766f2d7067ull
+
+/* The checkpoint's head for sub-problem c: the tag, K, c and the results of
+ * sub-problems 0..c-1. */
+static void ckpt_head(ovr_run *o, int c)
+{
+	rt_buf *h = &o->ckpt.head;
+	rt_buf_free(h);
+	rt_ckpt_put_u64(h, OVR_CKPT_TAG);
+	rt_ckpt_put_u64(h, (uint64_t)o->k);
+	rt_ckpt_put_u64(h, (uint64_t)c);
+	for (int i = 0; i < c; i++)
+		gp_ckpt_put_result(h, &o->sub[i].res);
+}
+
+/* The head of the checkpoint resumed from (none: *first = 0): the finished
+ * sub-problems' results into o->sub; *first, the sub-problem whose state
+ * follows (read by gp_ckpt_restore when it is evolved). */
+static rt_status ckpt_restore_head(ovr_run *o, int *first, rt_error *err)
+{
+	rt_ckpt *from = &o->ckpt.plan.from;
+	uint64_t tag, k, c;
+	*first = 0;
+	if (!from->data)
+		return RT_OK;
+	rt_status st = rt_ckpt_get_u64(from, &tag, err);
+	if (!st && tag != OVR_CKPT_TAG)
+		return rt_fail(err, RT_ERR_INPUT, "%s: not the checkpoint of a one-vs-rest run (a round "
+			       "run's?); resume with the spec and options the run started with",
+			       from->path);
+	if (!st && !(st = rt_ckpt_get_u64(from, &k, err)) && k != (uint64_t)o->k)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a one-vs-rest run of %llu classes; the data has "
+			       "%d", from->path, (unsigned long long)k, o->k);
+	if (!st && !(st = rt_ckpt_get_u64(from, &c, err)) && c >= k)
+		return rt_fail(err, RT_ERR_INPUT, "%s: sub-problem %llu of a run of %llu",
+			       from->path, (unsigned long long)c, (unsigned long long)k);
+	for (int i = 0; !st && i < (int)c; i++)
+		st = gp_ckpt_get_result(from, &o->sub[i].res, o->p->generations + 1, err);
+	if (!st) {
+		*first = (int)c;
+		rt_info("resuming from %s: one-vs-rest, %d of %d sub-problems finished", from->path,
+			(int)c, o->k);
+	}
 	return st;
 }
 
@@ -141,7 +216,7 @@ static rt_status score_combined(ovr_run *o, rt_error *err)
 static void json_history(rt_json *j, const ovr_run *o)
 {
 	rt_json_begin_array(j, "history");
-	for (int c = 0; c < o->k; c++)
+	for (int c = 0; c < o->ndone; c++)
 		for (int i = 0; i < o->sub[c].res.nhistory; i++) {
 			const gp_gen_stats *h = &o->sub[c].res.history[i];
 			rt_json_begin_object(j, NULL);
@@ -168,7 +243,7 @@ static void json_totals(rt_json *j, const ovr_run *o, long *nodes)
 	double gpop = 0, eval_s = 0, breed_s = 0, run_s = 0;
 	long long programs = 0, gens = 0;
 	*nodes = 0;
-	for (int c = 0; c < o->k; c++) {
+	for (int c = 0; c < o->ndone; c++) {
 		const gp_result *r = &o->sub[c].res;
 		gpop += r->gpop;
 		eval_s += r->eval_s;
@@ -187,17 +262,19 @@ static void json_totals(rt_json *j, const ovr_run *o, long *nodes)
 	rt_json_double(j, "run_s", run_s);
 	rt_json_double(j, "gpops_eval", eval_s > 0 ? gpop / eval_s : 0);
 	rt_json_double(j, "gpops_run", run_s > 0 ? gpop / run_s : 0);
-	rt_json_bool(j, "solved", o->train.wrong == 0);
+	rt_json_bool(j, "solved", o->ndone == o->k && o->train.wrong == 0);
+	rt_json_interrupted(j);
 	rt_json_end_object(j);
 }
 
-/* result.json's "ovr": the K programs and the combined scores. */
+/* result.json's "ovr": the K programs and the combined scores (a run
+ * stopped by a signal before its last sub-problem: the programs so far). */
 static void json_ovr(rt_json *j, const ovr_run *o)
 {
 	rt_json_begin_object(j, "ovr");
 	rt_json_string(j, "scheme", "one-vs-rest");
 	rt_json_begin_array(j, "programs");
-	for (int c = 0; c < o->k; c++) {
+	for (int c = 0; c < o->ndone; c++) {
 		const ovr_sub *s = &o->sub[c];
 		rt_json_begin_object(j, NULL);
 		rt_json_int(j, "class", c);
@@ -216,6 +293,11 @@ static void json_ovr(rt_json *j, const ovr_run *o)
 		rt_json_end_object(j);
 	}
 	rt_json_end_array(j);
+	if (o->ndone < o->k) {
+		rt_json_int(j, "sub_problems_run", o->ndone);
+		rt_json_end_object(j);
+		return;
+	}
 	rt_json_double(j, "train_accuracy", o->train.accuracy);
 	if (o->p->test.ncases > 0)
 		rt_json_double(j, "test_accuracy", o->test.accuracy);
@@ -230,7 +312,7 @@ static rt_status write_history_csv(const char *dir, const ovr_run *o, rt_error *
 	rt_buf csv = {0};
 	rt_buf_puts(&csv, "class,generation,best,mean,mean_size,best_size,eval_s,gen_s,gpops_eval,"
 		    "gpops_gen,host_s,device_s,nonfinite\n");
-	for (int c = 0; c < o->k; c++)
+	for (int c = 0; c < o->ndone; c++)
 		for (int i = 0; i < o->sub[c].res.nhistory; i++) {
 			const gp_gen_stats *h = &o->sub[c].res.history[i];
 			rt_buf_printf(&csv, "%d,%d,%.9g,%.9g,%.4f,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%d\n",
@@ -267,12 +349,13 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const ovr_r
 	/* best: the combined classifier (its programs are in "ovr"). */
 	rt_json_begin_object(&j, "best");
 	rt_json_string(&j, "scheme", "one-vs-rest");
-	rt_json_double(&j, "fitness", (double)o->train.wrong);
-	rt_json_int(&j, "programs", o->k);
+	if (o->ndone == o->k)
+		rt_json_double(&j, "fitness", (double)o->train.wrong);
+	rt_json_int(&j, "programs", o->ndone);
 	rt_json_int(&j, "size", nodes);
 	rt_json_end_object(&j);
 	json_ovr(&j, o);
-	if (p->test.ncases > 0)
+	if (p->test.ncases > 0 && o->ndone == o->k)
 		gp_json_holdout(&j, p, &o->train, &o->test);
 	rt_json_end_object(&j);
 	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
@@ -298,6 +381,36 @@ static void ovr_free(ovr_run *o)
 	free(o->progs);   /* the nodes belong to sub[c].res.best */
 	gp_score_free(&o->train);
 	gp_score_free(&o->test);
+	gp_ckpt_close(&o->ckpt);
+}
+
+/* The K sub-problems in turn (from the checkpoint's, when resumed); a
+ * signal ends the loop after the current one. */
+static rt_status run_subs(ovr_run *o, const rt_options *opt, uint64_t seed, rt_error *err)
+{
+	const gp_problem *p = o->p;
+	gp_names nm = {p->cases.ninputs, (const char *const *)p->input_names};
+	int first;
+	rt_status st = ckpt_restore_head(o, &first, err);
+	for (int c = 0; c < o->k && !st; c++) {
+		ovr_sub *s = &o->sub[c];
+		ckpt_head(o, c);
+		if ((st = run_sub(o, opt, seed, c, c >= first, err)) ||
+		    (st = gp_print_tree(&s->res.best, &nm, &s->infix, &s->rpn, &s->lgp, err)))
+			break;
+		if (c == first)
+			rt_ckpt_free(&o->ckpt.plan.from);   /* restored: the next ones start afresh */
+		gp_print_prefix(&s->prefix, s->res.best.nodes, s->res.best.n);
+		o->progs[c] = s->res.best;
+		o->ndone = c + 1;
+		rt_info("  class %s (infix): %s", class_name(p, c), s->infix.data ? s->infix.data : "");
+		if (rt_stop_requested() && o->ndone < o->k) {
+			rt_warn("one-vs-rest: stopped after %d of %d sub-problems; the checkpoint in the "
+				"results folder resumes the run (--resume)", o->ndone, o->k);
+			break;
+		}
+	}
+	return st;
 }
 
 rt_status gp_ovr_run(rt_spec *spec, const rt_options *opt, const gp_problem *p, uint64_t seed,
@@ -307,28 +420,22 @@ rt_status gp_ovr_run(rt_spec *spec, const rt_options *opt, const gp_problem *p, 
 	memset(&o, 0, sizeof o);
 	o.p = p;
 	o.k = p->cases.nclasses;
-	gp_names nm = {p->cases.ninputs, (const char *const *)p->input_names};
 	o.sub = rt_calloc((size_t)o.k + 1, sizeof *o.sub, err);
 	o.progs = o.sub ? rt_calloc((size_t)o.k + 1, sizeof *o.progs, err) : NULL;
 	rt_status st = o.progs ? RT_OK : err->status;
+	if (!st)
+		st = gp_ckpt_open(&o.ckpt, spec, opt, dir, err);
 	if (!st)
 		rt_info("gp %s: one-vs-rest, %d binary sub-problems one after another on %zu cases%s, "
 			"%d inputs; population %d, %d generations each; seed %llu", p->name, o.k,
 			p->cases.ncases, p->test.ncases > 0 ? " (training)" : "", p->cases.ninputs,
 			p->population, p->generations, (unsigned long long)seed);
 	double t0 = rt_now();
-	for (int c = 0; c < o.k && !st; c++) {
-		ovr_sub *s = &o.sub[c];
-		if ((st = run_sub(&o, opt, seed, c, err)) ||
-		    (st = gp_print_tree(&s->res.best, &nm, &s->infix, &s->rpn, &s->lgp, err)))
-			break;
-		gp_print_prefix(&s->prefix, s->res.best.nodes, s->res.best.n);
-		o.progs[c] = s->res.best;
-		rt_info("  class %s (infix): %s", class_name(p, c), s->infix.data ? s->infix.data : "");
-	}
 	if (!st)
-		rt_info("one-vs-rest: %d evolutions in %.3f s", o.k, rt_now() - t0);
+		st = run_subs(&o, opt, seed, err);
 	if (!st)
+		rt_info("one-vs-rest: %d evolutions in %.3f s", o.ndone, rt_now() - t0);
+	if (!st && o.ndone == o.k)
 		st = score_combined(&o, err);
 	if (!st)
 		st = write_results(dir, spec, &o, seed, err);
