@@ -48,13 +48,16 @@ killed_loop() {
 		--checkpoint-every "$every" "${resume[@]}" -q -o "$dir"
 }
 
-# termed LABEL DIR SLEEP ARGS...: SIGTERM after SLEEP s: exit 3 and a
+# termed LABEL DIR SLEEP EVERY ARGS...: SIGTERM SLEEP s after the run's
+# first checkpoint (one every EVERY steps: waiting for it, not a fixed time,
+# keeps a fast run, as under ASan, from ending first): exit 3 and a
 # checkpoint; then the resume.
 termed() {
-	local label=$1 dir=$2 wait_s=$3 pid rc
-	shift 3
-	"$evo" run "$@" -q -o "$dir" >"$cli_tmp/t.log" 2>&1 &
+	local label=$1 dir=$2 wait_s=$3 every=$4 pid rc k
+	shift 4
+	"$evo" run "$@" --checkpoint-every "$every" -q -o "$dir" >"$cli_tmp/t.log" 2>&1 &
 	pid=$!
+	for ((k = 0; k < 600; k++)); do [ -f "$dir/checkpoint.bin" ] && break; sleep 0.05; done
 	sleep "$wait_s"
 	kill -TERM "$pid"
 	wait "$pid"
@@ -72,7 +75,7 @@ mbp=(problems/mbp-sonar.ini --backend cpu --seed 3 --set mbp.networks=4 --set mb
 expect_exit 0 "mbp: the uninterrupted run" "$evo" run "${mbp[@]}" -q -o "$cli_tmp/mref"
 killed_loop "mbp" "$cli_tmp/mkilled" 100 6 12 "${mbp[@]}"
 same_files "mbp: killed and resumed" "$cli_tmp/mref" "$cli_tmp/mkilled" network.net predictions.csv
-termed "mbp" "$cli_tmp/mtermed" 0.7 "${mbp[@]}"
+termed "mbp" "$cli_tmp/mtermed" 0.1 50 "${mbp[@]}"
 same_files "mbp: stopped by SIGTERM and resumed" "$cli_tmp/mref" "$cli_tmp/mtermed" network.net \
 	predictions.csv
 # batch mode, one network: its chunks run in parallel; target reached on the way
@@ -112,7 +115,7 @@ svm=("$cli_tmp/svm.ini" --backend cpu)
 expect_exit 0 "svm: the uninterrupted run" "$evo" run "${svm[@]}" -q -o "$cli_tmp/sref"
 killed_loop "svm" "$cli_tmp/skilled" 1500 6 15 "${svm[@]}"
 same_files "svm: killed and resumed" "$cli_tmp/sref" "$cli_tmp/skilled" model.txt
-termed "svm" "$cli_tmp/stermed" 1 "${svm[@]}"
+termed "svm" "$cli_tmp/stermed" 0.2 1 "${svm[@]}"
 same_files "svm: stopped by SIGTERM and resumed" "$cli_tmp/sref" "$cli_tmp/stermed" model.txt
 cv=("${svm[@]}" --set svm.folds=3 --seed 9)
 expect_exit 0 "svm 3-fold: the uninterrupted run" "$evo" run "${cv[@]}" -q -o "$cli_tmp/cref"
