@@ -4,13 +4,14 @@
  * predictions as predictions.csv, all atomically) and `evoforge gen` (the
  * generated CUDA source). The job is mbp_job.c, the data mbp_data.c, the
  * network file mbp_net.c, the backends mbp_cpu.c and mbp_gpu.c, the
- * benchmark mbp_bench.c. */
+ * benchmark mbp_bench.c; spread over MPI ranks by mbp_shard.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "log.h"
 #include "mbp.h"
 #include "mbp_ckpt.h"
@@ -63,7 +64,8 @@ rt_status mbp_check_rms(const mbp_job *job, long k, float rms, long from, long e
 	return rt_fail(err, RT_ERR_INPUT,
 		       "%s: network %ld diverged between epochs %ld and %ld: the training RMS is %g "
 		       "(non-finite weights or gradients); training stopped and nothing was written: "
-		       "lower [mbp] step or max_step", job->name, k, from, epoch, (double)rms);
+		       "lower [mbp] step or max_step", job->name, job->net_base + k, from, epoch,
+		       (double)rms);
 }
 
 /* Every network's final weights finite (else the divergence error). */
@@ -76,7 +78,8 @@ static rt_status check_weights(const mbp_job *job, const mbp_outcome *out, rt_er
 				return rt_fail(err, RT_ERR_INPUT,
 					       "%s: network %ld diverged by epoch %ld: weight %zu is %g "
 					       "(non-finite weights or gradients); nothing was written: "
-					       "lower [mbp] step or max_step", job->name, k,
+					       "lower [mbp] step or max_step", job->name,
+					       job->net_base + k,
 					       out->res[k].epochs, i, (double)out->w[(size_t)k * nw + i]);
 	return RT_OK;
 }
@@ -174,6 +177,7 @@ static rt_status write_json(const mbp_job *job, const mbp_outcome *out, const ne
 	rt_json_string(&j, "backend", out->backend);
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
+	rt_json_int(&j, "ranks", rt_comm_size());
 	rt_json_int(&j, "best_network", best);
 	rt_json_double(&j, "best_train_rms", ev[best].train_rms);
 	if (!isnan(ev[best].valid_rms))
@@ -289,6 +293,21 @@ static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *
 	return st;
 }
 
+/* Several MPI ranks: no checkpoints yet (--checkpoint-every and --resume
+ * refused; *opt becomes a copy with the time-based ones off). */
+static rt_status ranks_options(const rt_options **opt, rt_options *copy, rt_error *err)
+{
+	if (rt_comm_size() == 1)
+		return RT_OK;
+	if ((*opt)->checkpoint_every > 0 || (*opt)->resume)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "mbp: checkpoints are not written or resumed "
+			       "in a job of several MPI ranks yet (this one has %d)", rt_comm_size());
+	*copy = **opt;
+	copy->checkpoint_every = -1;
+	*opt = copy;
+	return RT_OK;
+}
+
 static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	mbp_job job;
@@ -296,12 +315,15 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	mbp_ckpt ck;
 	rt_backend chosen;
 	gpu_info info;
+	rt_options ranks_opt;
 	char dir[RT_PATH_MAX];
 	const mbp_shape *s = &job.shape;
 	rt_status st;
 	memset(&out, 0, sizeof out);
 	memset(&ck, 0, sizeof ck);
 	if ((st = mbp_job_from_spec(&job, spec, opt, err)) != RT_OK ||
+	    (st = ranks_options(&opt, &ranks_opt, err)) != RT_OK ||
+	    (st = mbp_shard_job(&job, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = mbp_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK)
@@ -310,12 +332,18 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_info("mbp: %s: %d-%d%s%.0d-%d %s, %ld pattern(s), %s mode, %ld network(s), up to %ld "
 		"epochs, seed %llu, %s", job.name, s->ni, s->h1, s->h2 ? "-" : "", s->h2, s->no,
 		s->space ? "MBP (space network)" : "BP", job.data.n, mbp_mode_name(job.mode),
-		job.networks, job.epochs, (unsigned long long)job.seed, rt_backend_name(chosen));
+		mbp_job_networks_all(&job), job.epochs, (unsigned long long)job.seed,
+		rt_backend_name(chosen));
+	if (rt_comm_size() > 1)
+		rt_info("mbp: %ld networks spread over %d MPI ranks; this is rank 0, networks 0..%ld "
+			"(its progress below)", job.networks_total, rt_comm_size(), job.networks - 1);
 	st = chosen == RT_BACKEND_GPU ? mbp_gpu_train(&job, progress_line, NULL, &out, err)
 				      : mbp_cpu_train(&job, progress_line, NULL, &out, err);
 	if (st == RT_OK)
 		st = check_weights(&job, &out, err);
 	if (st == RT_OK)
+		st = mbp_shard_gather(&job, &out, err);
+	if (st == RT_OK && rt_comm_rank() == 0)
 		st = report(&job, &out, dir, err);
 done:
 	mbp_ckpt_close(&ck);

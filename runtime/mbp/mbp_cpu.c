@@ -366,7 +366,7 @@ static rt_status trainer_init(trainer *t, const mbp_job *job, rt_error *err)
 		if (scratch_alloc(&t->scr[t->nscr], &job->shape, job->chunk, err) != RT_OK)
 			return RT_ERR_SYSTEM;
 	mbp_job_train_set(job, 0, &n);
-	if (job->networks == 1 && job->mode == MBP_BATCH && n > job->chunk) {
+	if (mbp_job_networks_all(job) == 1 && job->mode == MBP_BATCH && n > job->chunk) {
 		long nchunks = (n + job->chunk - 1) / job->chunk;
 		t->gparts = rt_malloc((size_t)nchunks * job->shape.nweights * sizeof(float), err);
 		t->sseparts = rt_malloc((size_t)nchunks * sizeof(float), err);

@@ -60,7 +60,7 @@ static int use_split(const mbp_job *job)
 	if (job->variant != MBP_VARIANT_AUTO)
 		return job->variant == MBP_VARIANT_SPLIT;
 	return job->mode == MBP_BATCH && max_train(job) >= MBP_GPU_SPLIT_PATTERNS &&
-	       job->networks <= 32;
+	       mbp_job_networks_all(job) <= 32;
 }
 
 /* Networks up to which a launch is latency-bound (a block per network
@@ -84,7 +84,7 @@ static int block_threads(const mbp_job *job)
 		return 512;      /* Friedman 10-20-10-1: 587k epochs/min at 128, 830k at 256, 897k at 512 */
 	if (n > job->chunk)
 		n = job->chunk;
-	if (job->networks <= MBP_GPU_FEW_NETWORKS) {
+	if (mbp_job_networks_all(job) <= MBP_GPU_FEW_NETWORKS) {
 		t = (s->nweights + 1) / 2;
 		if (n * (s->h1 > s->nlast ? s->h1 : s->nlast) / 4 > t)
 			t = n * (s->h1 > s->nlast ? s->h1 : s->nlast) / 4;
@@ -102,7 +102,7 @@ static int stage_inputs(const mbp_job *job)
 {
 	if (job->stage_inputs != MBP_STAGE_AUTO)
 		return job->stage_inputs == MBP_STAGE_YES;
-	return job->networks <= MBP_GPU_FEW_NETWORKS;
+	return mbp_job_networks_all(job) <= MBP_GPU_FEW_NETWORKS;
 }
 
 /* Dynamic shared memory of the kernels (MBP_S_FLOATS in mbp.cu). */
@@ -146,6 +146,8 @@ rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err)
 	gen_line(src, "#define MBP_CHUNK %d", job->chunk);
 	gen_line(src, "#define MBP_THREADS %d", threads);
 	gen_line(src, "#define MBP_STAGE_X %d", stage_inputs(job));
+	if (job->net_base > 0)   /* this MPI rank's first network (mbp_shard.c) */
+		gen_line(src, "#define MBP_NET_BASE %ld", job->net_base);
 	return gen_template(src, "mbp/mbp.cu", err);
 }
 

@@ -134,6 +134,10 @@ typedef struct mbp_job {
 	long epochs;            /* epoch limit */
 	double target_rms;      /* stop a network at this training RMS (0: off) */
 	long networks;          /* independent networks; network k uses set k % sets */
+	long net_base;          /* global index of network 0 here (0 unless spread over MPI
+				 * ranks, mbp_shard.c): the per-network functions below take
+				 * a local k and draw, and pick sets, by net_base + k */
+	long networks_total;    /* in the whole job when spread over ranks; 0: not spread */
 	int folds;
 	int chunk;              /* MBP_CHUNK: patterns summed per partial (semantics) */
 	int report_every;       /* epochs between progress lines */
@@ -150,7 +154,8 @@ rt_status mbp_job_from_spec(mbp_job *job, rt_spec *spec, const rt_options *opt, 
 rt_status mbp_job_generated(mbp_job *job, const char *source, long patterns, int h1, int h2,
 			    int space, rt_error *err);
 void mbp_job_free(mbp_job *job);
-/* Network k's initial weights (job->init_w, or Philox (seed, stream k)). */
+/* Network k's initial weights (job->init_w, or Philox (seed, stream
+ * net_base + k)). */
 void mbp_job_initial_weights(const mbp_job *job, long k, float *w);
 /* The training set of network k: pattern numbers and their count. */
 const long *mbp_job_train_set(const mbp_job *job, long k, long *n);
@@ -237,6 +242,18 @@ rt_status mbp_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info
 		      rt_kernel_emit emit, void *ctx, rt_error *err);
 rt_status mbp_gpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 			mbp_outcome *out, rt_error *err);
+
+/* ---- MPI ranks (mbp_shard.c) -------------------------------------------------- */
+/* The job's networks over all ranks (networks_total, else networks). */
+long mbp_job_networks_all(const mbp_job *job);
+/* With several processes (MPI ranks): job becomes this rank's contiguous
+ * share of the networks (net_base, networks); RT_ERR_INPUT when a rank
+ * would get none. One process: nothing changes. */
+rt_status mbp_shard_job(mbp_job *job, rt_error *err);
+/* Rank 0: out (and job) become the whole job's -- every network's weights
+ * and result in network order, epochs and corrections counted over all,
+ * the longest times; the other ranks' stay theirs. */
+rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err);
 
 /* ---- bench (mbp_bench.c) ------------------------------------------------------- */
 rt_status mbp_bench(int argc, char **argv, const rt_options *opt, rt_error *err);

@@ -257,28 +257,29 @@ void mbp_job_initial_weights(const mbp_job *job, long k, float *w)
 		memcpy(w, job->init_w, (size_t)nw * sizeof *w);
 		return;
 	}
-	rt_rng_init(&rng, job->seed, (uint64_t)k);
+	rt_rng_init(&rng, job->seed, (uint64_t)(job->net_base + k));
 	for (int i = 0; i < nw; i++)
 		w[i] = (2.0f * rt_rng_uniform(&rng) - 1.0f) * job->init_range;
 }
 
 const long *mbp_job_train_set(const mbp_job *job, long k, long *n)
 {
-	int s = (int)(k % job->data.sets);
+	int s = (int)((job->net_base + k) % job->data.sets);
 	*n = job->data.ntrain[s];
 	return job->data.train[s];
 }
 
 const long *mbp_job_valid_set(const mbp_job *job, long k, long *n)
 {
-	int s = (int)(k % job->data.sets);
+	int s = (int)((job->net_base + k) % job->data.sets);
 	*n = job->data.nvalid[s];
 	return job->data.valid[s];
 }
 
 void mbp_job_order_keys(const mbp_job *job, long k, long epoch, uint32_t key[4])
 {
-	philox4x32_ctr c = philox_block(job->seed, MBP_ORDER_STREAM | (uint64_t)k, (uint64_t)epoch);
+	philox4x32_ctr c = philox_block(job->seed, MBP_ORDER_STREAM | (uint64_t)(job->net_base + k),
+					(uint64_t)epoch);
 	for (int i = 0; i < 4; i++)
 		key[i] = c.v[i];
 }

@@ -35,6 +35,9 @@
 #define MBP_CHUNK 128
 #define MBP_THREADS 128
 #endif
+#ifndef MBP_NET_BASE
+#define MBP_NET_BASE 0         /* global index of block 0's network (MPI ranks: the rank's first) */
+#endif
 #ifndef MBP_STAGE_X
 #define MBP_STAGE_X 0          /* 1: a chunk's inputs are copied to shared memory */
 #endif
@@ -367,7 +370,9 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 	__shared__ int s_epoch, s_done, s_dec;
 	__shared__ float s_sse, s_best;
 	__shared__ uint32_t s_key[4];
-	const int net = blockIdx.x, tid = threadIdx.x, n = ntrain[net % sets];
+	const int net = blockIdx.x, tid = threadIdx.x;
+	const long long gnet = MBP_NET_BASE + (long long)net;   /* fold and order streams */
+	const int n = ntrain[gnet % sets];
 	const size_t base = (size_t)net * MBP_NW;
 	mbp_owner o;
 	int restores = 0;
@@ -382,14 +387,14 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 	__syncthreads();
 	while (!s_done && s_epoch < epoch_end) {
 		if (tid == 0) {
-			philox4x32_ctr c = philox_block(seed, MBP_ORDER_STREAM | (uint64_t)net,
+			philox4x32_ctr c = philox_block(seed, MBP_ORDER_STREAM | (uint64_t)gnet,
 							(uint64_t)s_epoch);
 			for (int i = 0; i < 4; i++)
 				s_key[i] = c.v[i];
 			s_sse = 0.0f;
 		}
 		__syncthreads();
-		mbp_epoch_passes(&o, sm, train + (size_t)(net % sets) * train_stride, n, batch, s_key,
+		mbp_epoch_passes(&o, sm, train + (size_t)(gnet % sets) * train_stride, n, batch, s_key,
 				 X, T, &rule, &s_sse);
 		/* End of the epoch: thread 0 decides, every owner applies it. */
 		if (tid == 0)
@@ -431,8 +436,9 @@ mbp_split_grad(const float *__restrict__ X, const float *__restrict__ T,
 {
 	extern __shared__ float sm[];
 	const int net = blockIdx.y, c = blockIdx.x, tid = threadIdx.x;
-	const int *set = train + (size_t)(net % sets) * train_stride;
-	const int n = ntrain[net % sets], c0 = c * MBP_CHUNK;
+	const long long gnet = MBP_NET_BASE + (long long)net;
+	const int *set = train + (size_t)(gnet % sets) * train_stride;
+	const int n = ntrain[gnet % sets], c0 = c * MBP_CHUNK;
 	int *pat = (int *)(sm + MBP_S_PAT);
 	if (state[net].done || state[net].epoch >= epoch_end || c0 >= n)
 		return;
@@ -457,7 +463,8 @@ mbp_split_end(const int *__restrict__ ntrain, int sets, float *W, float *ETA, fl
 	      mbp_rule rule, float target, int epoch_end)
 {
 	__shared__ int s_dec;
-	const int net = blockIdx.x, tid = threadIdx.x, n = ntrain[net % sets];
+	const int net = blockIdx.x, tid = threadIdx.x;
+	const int n = ntrain[(MBP_NET_BASE + (long long)net) % sets];
 	const int used = (n + MBP_CHUNK - 1) / MBP_CHUNK;
 	const size_t base = (size_t)net * MBP_NW;
 	mbp_gpu_state *st = &state[net];

@@ -5,7 +5,9 @@
  * the GPU, and prints a markdown table: how many final weights are
  * bit-identical, the largest difference, both training RMS values and
  * their relative difference. Exit status 1 if any case differs by more than
- * 5 % in RMS. Usage: mbp_gpu_driver [--epochs N] [--networks K] */
+ * 5 % in RMS. --net-base B trains the networks B .. B+K-1 of a job of
+ * B+K (an MPI rank's share, mbp_shard.c: the kernels get MBP_NET_BASE) on
+ * both paths. Usage: mbp_gpu_driver [--epochs N] [--networks K] [--net-base B] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,13 +100,15 @@ static int compare(const drv_case *c, const mbp_job *job, const mbp_outcome *a,
 
 int main(int argc, char **argv)
 {
-	long epochs = 200, networks = 3;
+	long epochs = 200, networks = 3, net_base = 0;
 	int bad = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--epochs"))
 			epochs = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--networks"))
 			networks = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--net-base"))
+			net_base = atol(argv[i + 1]);
 	}
 	printf("| case | mode | gpu kernels | networks | epochs | identical weights | max abs diff | rms cpu | "
 	       "rms gpu | rms diff | cpu epochs/min | gpu epochs/min |\n");
@@ -119,6 +123,10 @@ int main(int argc, char **argv)
 			printf("| %s | skipped: %s |\n", cases[i].source, err.msg);
 			mbp_job_free(&job);
 			continue;
+		}
+		if (net_base > 0) {
+			job.net_base = net_base;
+			job.networks_total = net_base + networks;
 		}
 		if (mbp_cpu_train(&job, NULL, NULL, &cpu, &err) != RT_OK ||
 		    mbp_gpu_train(&job, NULL, NULL, &gpu, &err) != RT_OK) {

@@ -260,6 +260,36 @@ static void threads_agree(void **state)
 	mbp_job_free(&job);
 }
 
+/* A rank's share of the networks (MPI, mbp_shard.c: net_base, networks)
+ * trains exactly those networks of a one-process run: the same initial
+ * weights, pattern orders and final weights. */
+static void share_trains_the_same_networks(void **state)
+{
+	mbp_job job;
+	mbp_outcome all, part;
+	rt_error err;
+	size_t nw;
+	(void)state;
+	assert_int_equal(mbp_job_generated(&job, "two-spirals", 0, 8, 0, 1, &err), RT_OK);
+	job.epochs = 30;
+	job.mode = MBP_MINIBATCH;
+	job.batch_size = 16;
+	job.networks = 5;
+	nw = (size_t)job.shape.nweights;
+	assert_int_equal(mbp_cpu_train(&job, NULL, NULL, &all, &err), RT_OK);
+	job.networks_total = 5;
+	job.net_base = 2;
+	job.networks = 2;
+	assert_int_equal(mbp_job_networks_all(&job), 5);
+	assert_int_equal(mbp_cpu_train(&job, NULL, NULL, &part, &err), RT_OK);
+	assert_memory_equal(part.w, all.w + 2 * nw, 2 * nw * sizeof(float));
+	assert_int_equal(part.res[1].epochs, all.res[3].epochs);
+	assert_true(memcmp(all.w + 2 * nw, all.w + 3 * nw, nw * sizeof(float)) != 0);
+	mbp_outcome_free(&all);
+	mbp_outcome_free(&part);
+	mbp_job_free(&job);
+}
+
 /* ---- generated kernels ------------------------------------------------------- */
 
 static void kernels_compile(void **state)
@@ -282,7 +312,14 @@ static void kernels_compile(void **state)
 						   c % 2 ? 30 : 10, c % 3 ? 10 : 0, c != 4, &err), RT_OK);
 		job.mode = c % 3;
 		job.shape.act_output = c == 5 ? MBP_LINEAR : MBP_SIGMOID;
+		if (c >= 4) {   /* an MPI rank's share: networks 7.. of 10 */
+			job.networks_total = 10;
+			job.net_base = 7;
+			job.networks = 3;
+			job.variant = c == 4 ? MBP_VARIANT_SPLIT : MBP_VARIANT_FUSED;
+		}
 		assert_int_equal(mbp_gpu_source(&job, &src, &err), RT_OK);
+		assert_int_equal(strstr(src.text.data, "#define MBP_NET_BASE 7\n") != NULL, c >= 4);
 		if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
 			fail_msg("%s", err.msg);
 		assert_int_equal(nvrtc_parse_usage(out.log, "mbp_fused", &u, &err), RT_OK);
@@ -440,6 +477,7 @@ int main(void)
 		cmocka_unit_test(two_spirals_learned),
 		cmocka_unit_test(robustness_restores),
 		cmocka_unit_test(threads_agree),
+		cmocka_unit_test(share_trains_the_same_networks),
 		cmocka_unit_test(kernels_compile),
 		cmocka_unit_test(spec_errors),
 		cmocka_unit_test(run_writes_files),
