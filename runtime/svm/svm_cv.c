@@ -414,7 +414,7 @@ static rt_status cv(const svm_data *d, const svm_params *p, int ncells, int fold
 	}
 	if ((st = plan_folds(d, folds, seed, &pl, err)) != RT_OK)
 		return st;
-	r = (cv_run){ &pl, p, NULL, pred };
+	r = (cv_run){ .plan = &pl, .p = p, .pred = pred };
 	st = run_jobs(&r, ncells, acc, err);
 	plan_free(&pl);
 	return st;
