@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "data.h"
 #include "log.h"
 #include "out.h"
@@ -208,6 +209,7 @@ static void json_head(rt_json *j, const svm_job *job)
 	rt_json_int(j, "train_points", job->train.n);
 	rt_json_int(j, "features", job->train.nfeat);
 	rt_json_string(j, "backend", job->params.gpu ? "gpu" : "cpu");
+	rt_json_int(j, "ranks", rt_comm_size());
 	rt_json_string(j, "kernel", kernel_names[job->params.kernel.type]);
 	rt_json_double(j, "eps", job->params.eps);
 }
@@ -248,6 +250,10 @@ static rt_status run_grid(svm_job *job, const char *dir, rt_error *err)
 	double t0 = rt_now();
 	rt_status st = svm_grid_search(&job->train, &job->params, &job->log2c, &job->log2g,
 				       job->grid_folds, job->seed, &g, err);
+	if (st == RT_OK && rt_comm_rank() != 0) {   /* rank 0 writes */
+		svm_grid_free(&g);
+		return RT_OK;
+	}
 	snprintf(path, sizeof path, "%s/grid.csv", dir);
 	if (st == RT_OK)
 		st = svm_grid_write_csv(path, &g, err);
@@ -273,7 +279,7 @@ static rt_status run_search(svm_job *job, const rt_options *opt, rt_error *err)
 	if (job->grid)
 		return run_grid(job, dir, err);
 	if ((st = svm_cross_validation(&job->train, &job->params, job->folds, job->seed, NULL, &acc,
-				       err)) != RT_OK ||
+				       err)) != RT_OK || rt_comm_rank() != 0 ||
 	    (st = write_search(job, NULL, acc, rt_now() - t0, dir, err)) != RT_OK)
 		return st;
 	rt_info("svm: %d-fold cross-validation accuracy %.4f%%; wrote %s/result.json", job->folds,
@@ -348,6 +354,21 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
+	rt_options ranks_opt = *opt;   /* several ranks: no checkpoints (yet) */
+	if (rt_comm_size() > 1) {
+		if (opt->checkpoint_every > 0 || opt->resume) {
+			st = rt_fail(err, RT_ERR_UNSUPPORTED, "svm: checkpoints are not written or "
+				     "resumed in a job of several MPI ranks yet (this one has %d)",
+				     rt_comm_size());
+			goto done;
+		}
+		ranks_opt.checkpoint_every = -1;
+		opt = &ranks_opt;
+		job.params.spread = 1;
+		rt_info("svm: the binary problems (one-vs-one pairs; cross-validation and grid "
+			"models) spread over %d MPI ranks, round-robin; rank 0 gathers and writes",
+			rt_comm_size());
+	}
 	/* checkpoints: every binary problem's solver state, in the results folder */
 	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = svm_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK)
@@ -362,8 +383,8 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
 		job.params.kernel.gamma, job.params.eps, job.params.gpu ? "gpu" : "cpu");
 	t0 = rt_now();
-	if ((st = svm_train(&job.train, &job.params, &m, err)) != RT_OK)
-		goto done;
+	if ((st = svm_train(&job.train, &job.params, &m, err)) != RT_OK || rt_comm_rank() != 0)
+		goto done;   /* several ranks: rank 0 alone has the model */
 	double seconds = rt_now() - t0;
 	pred = rt_malloc((size_t)(job.train.n > job.test.n ? job.train.n : job.test.n) *
 			 sizeof *pred + 1, err);

@@ -10,7 +10,9 @@
  * loops inline), which keeps every core busy where one small problem's
  * kernel rows could not. A few large jobs on the CPU run one after another,
  * each using the whole pool. On the GPU every (cell, fold) model trains at
- * once (svm_train_many: all their binary problems side by side). */
+ * once (svm_train_many: all their binary problems side by side). In a
+ * `run` of several MPI ranks each rank runs its share of the jobs
+ * (svm_shard.c) and the right answers are summed over the ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +40,10 @@ typedef struct cv_plan {
 	long *start;               /* [folds + 1] */
 } cv_plan;
 
-/* One training: parameter set `cell` without fold `fold`. */
+/* One training: parameter set `cell` without fold `fold` (mine 0: another
+ * MPI rank's, svm_shard.c). */
 typedef struct cv_job {
-	int cell, fold;
+	int cell, fold, mine;
 	long right;
 	rt_status st;
 	rt_error err;
@@ -50,6 +53,7 @@ typedef struct cv_run {
 	const cv_plan *plan;
 	const svm_params *p;
 	cv_job *jobs;
+	long *own, nown;           /* the jobs this rank runs */
 	double *pred;              /* [n] for cell 0, or NULL */
 } cv_run;
 
@@ -195,6 +199,7 @@ static void run_job(cv_run *r, cv_job *job)
 	single = job->st == RT_OK ? only_label(&t) : NAN;
 	svm_params p = r->p[job->cell];
 	p.ckpt_model += job->fold;   /* the (cell, fold) model's name in checkpoints */
+	p.spread = 0;                /* the jobs are what the ranks share */
 	if (job->st == RT_OK && isnan(single) && t.n > 0)
 		job->st = svm_train(&t, &p, &m, &job->err);
 	if (job->st == RT_OK)
@@ -229,6 +234,8 @@ static rt_status predict_folds_gpu(cv_run *r, long njobs, const svm_model *m,
 			break;
 		for (long j = f; st == RT_OK && j < njobs; j += pl->folds) {   /* jobs of fold f */
 			cv_job *job = &r->jobs[j];
+			if (!job->mine)
+				continue;
 			if (m[j].nr_class)
 				st = svm_predict_all(&m[j], &q, SVM_PREDICT_GPU_OR_CPU, pred, NULL, err);
 			for (long k = 0; st == RT_OK && k < q.n; k++) {
@@ -277,10 +284,11 @@ static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 	for (long j = 0; st == RT_OK && j < njobs; j++) {
 		const svm_data *fd = &t[r->jobs[j].fold];
 		single[j] = only_label(fd);   /* NAN also for an empty set: counted wrong */
-		if (isnan(single[j]) && fd->n > 0) {
+		if (isnan(single[j]) && fd->n > 0 && r->jobs[j].mine) {
 			from[ntrain] = fold_from[r->jobs[j].fold];
 			td[ntrain] = fd;
 			tp[ntrain] = r->p[r->jobs[j].cell];
+			tp[ntrain].spread = 0;   /* the jobs are what the ranks share */
 			tp[ntrain++].ckpt_model += r->jobs[j].fold;
 		}
 	}
@@ -288,7 +296,7 @@ static rt_status run_jobs_gpu(cv_run *r, long njobs, rt_error *err)
 	if (st == RT_OK && (st = svm_train_many(td, from, tp, (int)ntrain, tm, err)) == RT_OK) {
 		long most = 0, sum = 0;
 		for (long j = 0, k = 0; j < njobs; j++)   /* the trained models in job order */
-			if (isnan(single[j]) && t[r->jobs[j].fold].n > 0) {
+			if (isnan(single[j]) && t[r->jobs[j].fold].n > 0 && r->jobs[j].mine) {
 				m[j] = tm[k++];
 				most = m[j].iterations > most ? m[j].iterations : most;
 				sum += m[j].iterations;
@@ -320,33 +328,62 @@ static void job_body(void *ctx, long begin, long end, int thread)
 	cv_run *r = ctx;
 	(void)thread;
 	for (long j = begin; j < end; j++)
-		run_job(r, &r->jobs[j]);
+		run_job(r, &r->jobs[r->own[j]]);
 }
 
-/* Runs every (cell, fold) job; acc[c] = right answers of cell c / n. */
+/* Several ranks: every job's right answers (0 from the ranks that did not
+ * run it) summed, on every rank. */
+static rt_status sum_rights(cv_run *r, long njobs, rt_error *err)
+{
+	long *right = rt_malloc((size_t)njobs * sizeof *right + 1, err);
+	rt_status st = right ? RT_OK : RT_ERR_SYSTEM;
+	for (long j = 0; right && j < njobs; j++)
+		right[j] = r->jobs[j].right;
+	if (st == RT_OK)
+		st = svm_shard_sum_counts(right, njobs, err);
+	for (long j = 0; st == RT_OK && j < njobs; j++)
+		r->jobs[j].right = right[j];
+	free(right);
+	return st;
+}
+
+/* Runs every (cell, fold) job (this rank's share, when spread); acc[c] = right answers of cell c / n. */
 static rt_status run_jobs(cv_run *r, int ncells, double *acc, rt_error *err)
 {
 	const cv_plan *pl = r->plan;
 	long njobs = (long)ncells * pl->folds;
 	rt_status st = RT_OK;
+	/* several MPI ranks (a `run`): job j is rank j mod size's; pred stays whole */
+	svm_params spread = r->p[0];
+	spread.spread = spread.spread && !r->pred;
 	r->jobs = rt_calloc((size_t)njobs, sizeof *r->jobs, err);
-	if (!r->jobs)
+	r->own = rt_calloc((size_t)njobs + 1, sizeof *r->own, err);
+	if (!r->jobs || !r->own) {
+		free(r->jobs);
+		free(r->own);
 		return RT_ERR_SYSTEM;
+	}
+	r->nown = 0;
 	for (long j = 0; j < njobs; j++) {
 		r->jobs[j].cell = (int)(j / pl->folds);
 		r->jobs[j].fold = (int)(j % pl->folds);
+		r->jobs[j].mine = svm_shard_owns(&spread, j);
+		if (r->jobs[j].mine)
+			r->own[r->nown++] = j;
 	}
 	if (r->p[0].gpu)
 		st = run_jobs_gpu(r, njobs, err);
-	else if (njobs < cpu_threads() && pl->d->n > SVM_CV_SMALL)
-		job_body(r, 0, njobs, 0);   /* one at a time; a CPU solver uses the pool itself */
-	else
-		st = cpu_parallel_for(njobs, 1, job_body, r, err);
+	else if (r->nown < cpu_threads() && pl->d->n > SVM_CV_SMALL)
+		job_body(r, 0, r->nown, 0);   /* one at a time; a CPU solver uses the pool itself */
+	else if (r->nown > 0)
+		st = cpu_parallel_for(r->nown, 1, job_body, r, err);
 	for (long j = 0; st == RT_OK && j < njobs; j++)
 		if (r->jobs[j].st != RT_OK) {
 			*err = r->jobs[j].err;
 			st = r->jobs[j].st;
 		}
+	if (st == RT_OK && svm_shard_active(&spread))
+		st = sum_rights(r, njobs, err);
 	for (int c = 0; st == RT_OK && c < ncells; c++) {
 		long right = 0;
 		for (int f = 0; f < pl->folds; f++)
@@ -354,6 +391,7 @@ static rt_status run_jobs(cv_run *r, int ncells, double *acc, rt_error *err)
 		acc[c] = pl->d->n ? (double)right / pl->d->n : NAN;
 	}
 	free(r->jobs);
+	free(r->own);
 	return st;
 }
 
@@ -376,7 +414,7 @@ static rt_status cv(const svm_data *d, const svm_params *p, int ncells, int fold
 	}
 	if ((st = plan_folds(d, folds, seed, &pl, err)) != RT_OK)
 		return st;
-	r = (cv_run){ &pl, p, NULL, pred };
+	r = (cv_run){ .plan = &pl, .p = p, .pred = pred };
 	st = run_jobs(&r, ncells, acc, err);
 	plan_free(&pl);
 	return st;

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "cpu.h"
 #include "log.h"
 #include "out.h"
@@ -138,6 +139,8 @@ rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_rang
 			  rt_error *err)
 {
 	int per_batch = p->gpu ? SVM_GRID_GPU_MODELS : cpu_threads();
+	if (svm_shard_active(p))   /* several MPI ranks: a batch keeps every rank busy */
+		per_batch *= rt_comm_size();
 	int batch = (per_batch + folds - 1) / folds;
 	svm_params *cells;
 	rt_status st;

@@ -172,6 +172,8 @@ typedef struct svm_params {
 	struct svm_ckpt *ckpt;     /* `run`: checkpoints and resume (svm_ckpt.h); NULL: none */
 	long ckpt_model;           /* the model's number in the run's checkpoints (a
 	                              cross-validation adds the fold) */
+	int spread;                /* 1 (`run`): the binary problems spread over the MPI
+	                              ranks (svm_shard.c); rank 0 alone gets the results */
 } svm_params;
 
 /* The result of one binary problem. */
@@ -283,6 +285,19 @@ typedef struct svm_model {
 	svm_pair_stats *pairs;     /* [k(k-1)/2] what svm-train prints per pair (not in the
 	                              file; NULL for a model read back) */
 } svm_model;
+
+/* ---- several MPI ranks (svm_shard.c): with p->spread, problem g of a list
+ * goes to rank g mod size ---- */
+/* p->spread and more than one rank. */
+int svm_shard_active(const svm_params *p);
+/* Does this rank solve problem g? (always, when not active) */
+int svm_shard_owns(const svm_params *p, long g);
+/* Rank 0 gets every pair g < total (n[g] points) into *bin[g] and *stats[g]
+ * from the rank that solved it; every rank takes part. */
+rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *stats,
+				 const long *n, long total, rt_error *err);
+/* v[0..count) summed over the ranks, the sums on every rank. */
+rt_status svm_shard_sum_counts(long *v, long count, rt_error *err);
 
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one
  * kernel type); on the GPU every binary problem of every model at once.

@@ -2,13 +2,15 @@
  * in order of first appearance (two classes labelled -1 and +1 are swapped so
  * that +1 comes first, as LIBSVM 3.17+ does), one binary problem per pair of
  * classes (class i's points as +1, class j's as -1, each in data order;
- * on the GPU all pairs are solved at once), the
+ * on the GPU all pairs are solved at once; in a `run` of several MPI ranks
+ * each rank solves its share and rank 0 gathers them, svm_shard.c), the
  * support vectors of all pairs gathered by class, and prediction by one-vs-
  * one votes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "cpu.h"
 #include "svm_impl.h"
 
@@ -204,80 +206,154 @@ static rt_status job_begin(train_job *j, rt_error *err)
 	return j->bin && m->rho && m->obj && m->pairs ? RT_OK : RT_ERR_SYSTEM;
 }
 
-/* The pairs' results into the model, then the support vectors gathered. */
-static rt_status job_finish(train_job *j, rt_status st, rt_error *err)
+/* The pairs' results into the model, then the support vectors gathered;
+ * a rank other than 0 of a spread run has only its own pairs: no model. */
+static rt_status job_finish(train_job *j, rt_status st, int build, rt_error *err)
 {
-	for (int q = 0; st == RT_OK && q < j->npairs; q++) {
+	for (int q = 0; st == RT_OK && build && q < j->npairs; q++) {
 		j->m->rho[q] = j->bin[q].rho;
 		j->m->obj[q] = j->bin[q].obj;
 		j->m->iterations += j->bin[q].iterations;
 	}
-	if (st == RT_OK)
+	if (st == RT_OK && build)
 		st = assemble(j->d, j->cls, j->bin, j->m, err);
 	for (int q = 0; j->bin && q < j->npairs; q++)
 		svm_binary_free(&j->bin[q]);
 	free(j->bin);
 	free(j->cls);
-	if (st != RT_OK)
+	if (st != RT_OK || !build)
 		svm_model_free(j->m);
 	return st;
 }
 
-/* Every pair of one model, one after another on the CPU. */
-static rt_status solve_job_cpu(train_job *j, rt_error *err)
+/* Binary problem g of a training: pair q = (a, b) of model `job`, n points. */
+typedef struct pair_ref {
+	int job, q, a, b;
+	long n;
+} pair_ref;
+
+/* Every pair of every model in order (model, then a, then b): the list of
+ * binary problems that the MPI ranks share. */
+static pair_ref *list_pairs(const train_job *jobs, int count, long *total, rt_error *err)
 {
-	long *idx = rt_malloc((size_t)j->d->n * sizeof *idx + 1, err);
-	signed char *y = rt_malloc((size_t)j->d->n + 1, err);
+	long t = 0;
+	for (int k = 0; k < count; k++)
+		t += jobs[k].npairs;
+	pair_ref *list = rt_calloc((size_t)t + 1, sizeof *list, err);
+	*total = t;
+	for (int k = 0, g = 0; list && k < count; k++) {
+		const train_job *j = &jobs[k];
+		long *per = rt_calloc((size_t)j->m->nr_class, sizeof *per, err);
+		if (!per) {
+			free(list);
+			return NULL;
+		}
+		for (long i = 0; i < j->d->n; i++)
+			per[j->cls[i]]++;
+		for (int a = 0, q = 0; a < j->m->nr_class; a++)
+			for (int b = a + 1; b < j->m->nr_class; b++, q++, g++)
+				list[g] = (pair_ref){ k, q, a, b, per[a] + per[b] };
+		free(per);
+	}
+	return list;
+}
+
+/* This rank's pairs, one after another on the CPU. */
+static rt_status solve_jobs_cpu(train_job *jobs, const pair_ref *list, long total, rt_error *err)
+{
+	long most = 0;
+	for (long g = 0; g < total; g++)
+		most = jobs[list[g].job].d->n > most ? jobs[list[g].job].d->n : most;
+	long *idx = rt_malloc((size_t)most * sizeof *idx + 1, err);
+	signed char *y = rt_malloc((size_t)most + 1, err);
 	rt_status st = idx && y ? RT_OK : RT_ERR_SYSTEM;
-	for (int a = 0, q = 0; st == RT_OK && a < j->m->nr_class; a++)
-		for (int b = a + 1; st == RT_OK && b < j->m->nr_class; b++, q++)
-			st = solve_pair(j->d, j->cls, j->p, j->m, q, a, b, idx, y, &j->bin[q],
-					&j->m->pairs[q], err);
+	for (long g = 0; st == RT_OK && g < total; g++) {
+		train_job *j = &jobs[list[g].job];
+		if (svm_shard_owns(j->p, g))
+			st = solve_pair(j->d, j->cls, j->p, j->m, list[g].q, list[g].a, list[g].b, idx,
+					y, &j->bin[list[g].q], &j->m->pairs[list[g].q], err);
+	}
 	free(idx);
 	free(y);
 	return st;
 }
 
-/* Every pair of every model at once on the GPU (svm_gpu_solve_many), each
- * with its own points and signs. */
-static rt_status solve_jobs_gpu(train_job *jobs, int count, rt_error *err)
+/* This rank's pairs at once on the GPU (svm_gpu_solve_many), each with its
+ * own points and signs. */
+static rt_status solve_jobs_gpu(train_job *jobs, const pair_ref *list, long total, rt_error *err)
 {
-	int total = 0, q = 0;
-	for (int k = 0; k < count; k++)
-		total += jobs[k].npairs;
+	int mine = 0;
 	svm_gpu_problem *pr = rt_calloc((size_t)total + 1, sizeof *pr, err);
-	rt_status st = pr ? RT_OK : RT_ERR_SYSTEM;
-	for (int k = 0; st == RT_OK && k < count; k++) {
-		train_job *j = &jobs[k];
-		for (int a = 0, r = 0; st == RT_OK && a < j->m->nr_class; a++)
-			for (int b = a + 1; st == RT_OK && b < j->m->nr_class; b++, r++, q++) {
-				long *idx = rt_malloc((size_t)j->d->n * sizeof *idx, err);
-				signed char *y = rt_malloc((size_t)j->d->n, err);
-				pr[q] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
-							   j->p->C * class_weight(j->p, j->m->label[a]),
-							   j->p->C * class_weight(j->p, j->m->label[b]),
-							   &j->bin[r], j->from, j->p->ckpt_model, r };
-				if (!idx || !y)
-					st = RT_ERR_SYSTEM;
-				else
-					pr[q].n = pair_points(j->d, j->cls, a, b, idx, y);
-			}
+	long *at = rt_calloc((size_t)total + 1, sizeof *at, err);   /* pr[i] is list[at[i]] */
+	rt_status st = pr && at ? RT_OK : RT_ERR_SYSTEM;
+	for (long g = 0; st == RT_OK && g < total; g++) {
+		train_job *j = &jobs[list[g].job];
+		int a = list[g].a, b = list[g].b;
+		if (!svm_shard_owns(j->p, g))
+			continue;
+		long *idx = rt_malloc((size_t)j->d->n * sizeof *idx + 1, err);
+		signed char *y = rt_malloc((size_t)j->d->n + 1, err);
+		at[mine] = g;
+		pr[mine++] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
+						j->p->C * class_weight(j->p, j->m->label[a]),
+						j->p->C * class_weight(j->p, j->m->label[b]),
+						&j->bin[list[g].q], j->from, j->p->ckpt_model, list[g].q };
+		if (!idx || !y)
+			st = RT_ERR_SYSTEM;
+		else
+			pr[mine - 1].n = pair_points(j->d, j->cls, a, b, idx, y);
 	}
 	/* the CPU's divergence checks, before and after (svm_solve_binary's) */
-	for (int r = 0; st == RT_OK && r < total; r++)
+	for (int r = 0; st == RT_OK && r < mine; r++)
 		st = svm_check_diagonal(pr[r].d, pr[r].idx, pr[r].n, &pr[r].kernel, err);
-	if (st == RT_OK)
-		st = svm_gpu_solve_many(jobs[0].p, pr, total, err);
-	for (int r = 0; st == RT_OK && r < total; r++)
+	if (st == RT_OK && mine > 0)
+		st = svm_gpu_solve_many(jobs[0].p, pr, mine, err);
+	for (int r = 0; st == RT_OK && r < mine; r++)
 		st = svm_check_solved(pr[r].out, pr[r].n, err);
-	for (int k = 0, r = 0; st == RT_OK && k < count; k++)
-		for (int i = 0; i < jobs[k].npairs; i++, r++)
-			pair_done(pr[r].out, pr[r].y, pr[r].n, pr[r].Cp, pr[r].Cn, &jobs[k].m->pairs[i]);
-	for (int i = 0; pr && i < q; i++) {
+	for (int r = 0; st == RT_OK && r < mine; r++)
+		pair_done(pr[r].out, pr[r].y, pr[r].n, pr[r].Cp, pr[r].Cn,
+			  &jobs[list[at[r]].job].m->pairs[list[at[r]].q]);
+	for (int i = 0; pr && i < mine; i++) {
 		free((void *)pr[i].idx);
 		free((void *)pr[i].y);
 	}
 	free(pr);
+	free(at);
+	return st;
+}
+
+/* Several ranks: rank 0 gets every pair's result from the rank that solved it. */
+static rt_status gather_pairs(train_job *jobs, const pair_ref *list, long total, rt_error *err)
+{
+	svm_binary **bin = rt_calloc((size_t)total + 1, sizeof *bin, err);
+	svm_pair_stats **stats = rt_calloc((size_t)total + 1, sizeof *stats, err);
+	long *n = rt_calloc((size_t)total + 1, sizeof *n, err);
+	rt_status st = bin && stats && n ? RT_OK : RT_ERR_SYSTEM;
+	for (long g = 0; st == RT_OK && g < total; g++) {
+		bin[g] = &jobs[list[g].job].bin[list[g].q];
+		stats[g] = &jobs[list[g].job].m->pairs[list[g].q];
+		n[g] = list[g].n;
+	}
+	if (st == RT_OK)
+		st = svm_shard_gather_pairs(bin, stats, n, total, err);
+	free(bin);
+	free(stats);
+	free(n);
+	return st;
+}
+
+/* Every pair of the models solved (on this rank's share of them when spread). */
+static rt_status solve_jobs(train_job *jobs, int count, rt_error *err)
+{
+	long total;
+	pair_ref *list = list_pairs(jobs, count, &total, err);
+	rt_status st = list ? RT_OK : RT_ERR_SYSTEM;
+	if (st == RT_OK)
+		st = jobs[0].p->gpu ? solve_jobs_gpu(jobs, list, total, err)
+				    : solve_jobs_cpu(jobs, list, total, err);
+	if (st == RT_OK && svm_shard_active(jobs[0].p))
+		st = gather_pairs(jobs, list, total, err);
+	free(list);
 	return st;
 }
 
@@ -286,7 +362,7 @@ rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const
 {
 	train_job *jobs = rt_calloc((size_t)(count > 0 ? count : 1), sizeof *jobs, err);
 	rt_status st = jobs ? RT_OK : RT_ERR_SYSTEM;
-	int begun = 0;
+	int begun = 0, build = count == 0 || !svm_shard_active(&p[0]) || rt_comm_rank() == 0;
 	for (; st == RT_OK && begun < count; begun++) {
 		jobs[begun] = (train_job){ d[begun], { NULL, NULL }, &p[begun], &m[begun], NULL, 0,
 					   NULL };
@@ -294,12 +370,10 @@ rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const
 			jobs[begun].from = from[begun];
 		st = job_begin(&jobs[begun], err);
 	}
-	if (st == RT_OK && count > 0 && p[0].gpu)
-		st = solve_jobs_gpu(jobs, count, err);
-	for (int k = 0; st == RT_OK && k < count && !p[0].gpu; k++)
-		st = solve_job_cpu(&jobs[k], err);
+	if (st == RT_OK && count > 0)
+		st = solve_jobs(jobs, count, err);
 	for (int k = 0; k < begun; k++) {
-		rt_status done = job_finish(&jobs[k], st, err);
+		rt_status done = job_finish(&jobs[k], st, build, err);
 		st = st == RT_OK ? done : st;
 	}
 	free(jobs);

@@ -1,0 +1,100 @@
+# test_svm_mpi.sh: kind svm's binary problems spread over MPI ranks
+# (build/evoforge-mpi, runtime/svm/svm_shard.c), CPU backend, on generated
+# CSV data: a 4-class training (6 one-vs-one pairs, a test set), a 3-class
+# one on 4 ranks (a rank without a pair), 3-fold cross-validation and a
+# small (C, gamma) grid each end with one process's (build/evoforge)
+# result.json (timings and "ranks" aside), model.txt, predictions.csv and
+# grid.csv; two 4-rank runs are identical; checkpoints with several ranks
+# are refused. Needs Open MPI (tools/setup-debian installs it).
+# Usage: bash test_svm_mpi.sh PATH/TO/evoforge (the MPI binary is beside it)
+source "$(dirname "$0")/lib.sh"
+evo=$1
+mpi="$(dirname "$evo")/evoforge-mpi"
+t=$cli_tmp
+case $evo in *asan*)
+	echo "SKIP: test_svm_mpi.sh: no sanitizer build of evoforge-mpi (Open MPI's own allocations would be reported); the plain build runs it"
+	finish; exit ;;
+esac
+if ! command -v mpirun >/dev/null || [ ! -x "$mpi" ]; then
+	cli_fail "MPI" "mpirun or $mpi missing: run tools/setup-debian, then ninja build/evoforge-mpi"
+	finish; exit
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+mpirun_n() { local n=$1; shift; mpirun -np "$n" --oversubscribe "$@"; }
+
+# CLASSES POINTS SEED: x,y,label CSV, class c's points around (c mod 2, c / 2)
+# with uniform noise wide enough that the classes overlap (bounded alphas)
+make_csv() {
+	awk -v k="$1" -v n="$2" -v s="$3" 'BEGIN {
+		print "x,y,label"
+		for (i = 0; i < n; i++) {
+			c = i % k
+			s = (s * 1103515245 + 12345) % 2147483648; u = s / 2147483648
+			s = (s * 1103515245 + 12345) % 2147483648; v = s / 2147483648
+			printf "%.4f,%.4f,%d\n", c % 2 + 1.6 * (u - 0.5), int(c / 2) + 1.6 * (v - 0.5), c + 1
+		}
+	}'
+}
+make_csv 4 120 7 >"$t/four.csv"
+make_csv 4 40 11 >"$t/four-test.csv"
+make_csv 3 90 5 >"$t/three.csv"
+spec() {   # spec NAME TRAIN [EXTRA LINES]: a spec file, printed path
+	printf '[problem]\nkind = svm\nname = %s\n[svm]\nkernel = rbf\nC = 4\ngamma = 1\n%s\n[data]\ntrain = %s\n' \
+		"$1" "$3" "$2" >"$t/$1.ini"
+	echo "$t/$1.ini"
+}
+train=$(spec train "$t/four.csv" "")
+printf 'test = %s\n' "$t/four-test.csv" >>"$train"
+three=$(spec three "$t/three.csv" "")
+cv=$(spec cv "$t/four.csv" "folds = 3")
+grid=$(spec grid "$t/four.csv" "")
+printf '[grid]\nlog2c = -1,3,2\nlog2g = 1,-3,-2\nfolds = 3\n' >>"$grid"
+common=(--backend cpu --threads 1 --seed 3 -q)
+
+same() {   # same NAME DIR-A DIR-B FILE...: result.json without timings and rank count, FILEs
+	local name=$1 a=$2 b=$3 f bad=""
+	shift 3
+	diff <(grep -vE '_s"|_ms"|per_s"|"ranks"' "$a/result.json") \
+		<(grep -vE '_s"|_ms"|per_s"|"ranks"' "$b/result.json") >"$t/diff" || bad="result.json"
+	for f in "$@"; do
+		[ -s "$a/$f" ] || bad="$bad $f(missing in $a)"
+		cmp -s "$a/$f" "$b/$f" || bad="$bad $f"
+	done
+	if [ -z "$bad" ]; then cli_ok "$name"; else cli_fail "$name" "differs: $bad; $(head -5 "$t/diff")"; fi
+}
+
+for job in train three cv grid; do
+	expect_exit 0 "$job: one process" "$evo" run "${!job}" "${common[@]}" -o "$t/$job-one"
+done
+expect_exit 0 "train: 4 ranks" mpirun_n 4 "$mpi" run "$train" --backend cpu --threads 1 --seed 3 \
+	-o "$t/train-four"
+expect_output "rank 0 says how the problems are spread" \
+	"spread over 4 MPI ranks, round-robin"
+same "train: 4 ranks (6 pairs) == one process" "$t/train-one" "$t/train-four" model.txt \
+	predictions.csv
+if grep -q '"classes": 4' "$t/train-one/result.json" && grep -q '"ranks": 4' "$t/train-four/result.json" &&
+	grep -q '"ranks": 1' "$t/train-one/result.json"; then
+	cli_ok "result.json: 4 classes; the ranks recorded"
+else cli_fail "classes and ranks in result.json" "$(grep -E 'classes|ranks' "$t"/train-*/result.json)"; fi
+expect_exit 0 "train: 4 ranks again" mpirun_n 4 "$mpi" run "$train" "${common[@]}" -o "$t/train-again"
+if diff <(grep -vE '_s"|_ms"|per_s"' "$t/train-four/result.json") \
+	<(grep -vE '_s"|_ms"|per_s"' "$t/train-again/result.json") >/dev/null &&
+	cmp -s "$t/train-four/model.txt" "$t/train-again/model.txt"; then
+	cli_ok "two 4-rank runs are identical"
+else cli_fail "two 4-rank runs" "result.json or model.txt differs"; fi
+expect_exit 0 "3 classes (3 pairs) on 4 ranks" mpirun_n 4 "$mpi" run "$three" "${common[@]}" \
+	-o "$t/three-four"
+same "3 pairs on 4 ranks == one process" "$t/three-one" "$t/three-four" model.txt
+expect_exit 0 "3-fold cross-validation: 4 ranks" mpirun_n 4 "$mpi" run "$cv" "${common[@]}" \
+	-o "$t/cv-four"
+same "cross-validation: 4 ranks == one process" "$t/cv-one" "$t/cv-four"
+expect_exit 0 "grid (9 cells x 3 folds): 3 ranks" mpirun_n 3 "$mpi" run "$grid" "${common[@]}" \
+	-o "$t/grid-three"
+same "grid: 3 ranks == one process" "$t/grid-one" "$t/grid-three" grid.csv
+if grep -q '"cv_accuracy"' "$t/cv-one/result.json" && [ "$(wc -l <"$t/grid-one/grid.csv")" = 10 ]; then
+	cli_ok "the searches wrote their accuracy and 9 grid cells"
+else cli_fail "search outputs" "$(cat "$t/cv-one/result.json" "$t/grid-one/grid.csv")"; fi
+expect_exit 1 "checkpoints with several ranks are refused" mpirun_n 2 "$mpi" run "$train" \
+	"${common[@]}" --checkpoint-every 5 -o "$t/ck"
+expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
+finish
