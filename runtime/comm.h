@@ -42,4 +42,13 @@ static inline void rt_shard_range(long n, int rank, int size, long *begin, long 
 	*end = *begin + q + (rank < r ? 1 : 0);
 }
 
+/* This rank's block [*begin, *end) of `total` items; fewer items than
+ * ranks is an error naming spec_path, key and the items ("problem(s)"). */
+rt_status rt_shard_take(long total, const char *spec_path, const char *key, const char *items,
+			long *begin, long *end, rt_error *err);
+/* Rank 0: *field, this rank's block of an array of `total` items of `each`
+ * bytes, replaced by the whole array in item order (every rank calls it;
+ * shard.c). */
+rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err);
+
 #endif

@@ -20,50 +20,17 @@ long mbp_job_networks_all(const mbp_job *job)
 
 rt_status mbp_shard_job(mbp_job *job, rt_error *err)
 {
-	int size = rt_comm_size();
 	long begin, end;
-	if (size == 1)
+	rt_status st;
+	if (rt_comm_size() == 1)
 		return RT_OK;
-	if (job->networks < size)
-		return rt_fail(err, RT_ERR_INPUT, "%s: mbp.networks: %ld network(s) cannot be spread over "
-			       "%d ranks: expected at least one a rank", job->spec_path, job->networks,
-			       size);
+	if ((st = rt_shard_take(job->networks, job->spec_path, "mbp.networks", "network(s)", &begin,
+				&end, err)))
+		return st;
 	job->networks_total = job->networks;
-	rt_shard_range(job->networks_total, rt_comm_rank(), size, &begin, &end);
 	job->net_base = begin;
 	job->networks = end - begin;
 	return RT_OK;
-}
-
-/* Rank 0: *field (each rank's networks x `each` bytes) replaced by the
- * whole job's, in network order. */
-static rt_status gather_field(void **field, size_t each, const mbp_job *job, rt_error *err)
-{
-	int size = rt_comm_size(), root = rt_comm_rank() == 0;
-	size_t *counts = NULL;
-	void *all = NULL;
-	rt_status st = RT_OK;
-	if (root) {
-		counts = rt_malloc((size_t)size * sizeof *counts, err);
-		all = rt_malloc((size_t)job->networks_total * each + 1, err);
-		if (!counts || !all)
-			st = RT_ERR_SYSTEM;
-		for (int r = 0; r < size && !st; r++) {
-			long b, e;
-			rt_shard_range(job->networks_total, r, size, &b, &e);
-			counts[r] = (size_t)(e - b) * each;
-		}
-	}
-	if (!st)
-		st = rt_comm_gatherv(*field, (size_t)job->networks * each, all, counts, err);
-	free(counts);
-	if (root && !st) {
-		free(*field);
-		*field = all;
-	} else {
-		free(all);
-	}
-	return st;
 }
 
 rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err)
@@ -71,8 +38,8 @@ rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err)
 	rt_status st;
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	if ((st = gather_field((void **)&out->w, (size_t)out->nweights * sizeof *out->w, job, err)) ||
-	    (st = gather_field((void **)&out->res, sizeof *out->res, job, err)) ||
+	if ((st = rt_shard_gather((void **)&out->w, (size_t)out->nweights * sizeof *out->w, job->networks_total, err)) ||
+	    (st = rt_shard_gather((void **)&out->res, sizeof *out->res, job->networks_total, err)) ||
 	    (st = rt_comm_max_double(&out->seconds, err)) ||
 	    (st = rt_comm_max_double(&out->compile_seconds, err)) ||
 	    (st = rt_comm_max_double(&out->kernel_ms, err)))

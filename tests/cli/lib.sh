@@ -33,3 +33,21 @@ finish() {
 	[ "$cli_failed" -eq 0 ] || echo "[  FAILED  ] $cli_failed test(s), listed above"
 	[ "$cli_failed" -eq 0 ]
 }
+
+# mpi_setup EVOFORGE SCRIPT: for the MPI tests. Sets $mpi (build/evoforge-mpi
+# beside EVOFORGE) and mpirun_n N CMD... (N ranks, oversubscribed, as root
+# too); returns 1 after a visible SKIP (sanitizer build: no MPI binary of
+# it) or a failure (no mpirun or no MPI binary): the caller then finishes.
+mpi_setup() {
+	mpi="$(dirname "$1")/evoforge-mpi"
+	case $1 in *asan*)
+		echo "SKIP: $2: no sanitizer build of evoforge-mpi (Open MPI's own allocations would be reported); the plain build runs it"
+		return 1 ;;
+	esac
+	if ! command -v mpirun >/dev/null || [ ! -x "$mpi" ]; then
+		cli_fail "MPI" "mpirun or $mpi missing: run tools/setup-debian, then ninja build/evoforge-mpi"
+		return 1
+	fi
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+}
+mpirun_n() { local n=$1; shift; mpirun -np "$n" --oversubscribe "$@"; }

@@ -10,18 +10,8 @@
 # Usage: bash test_mbp_mpi.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
-mpi="$(dirname "$evo")/evoforge-mpi"
 t=$cli_tmp
-case $evo in *asan*)
-	echo "SKIP: test_mbp_mpi.sh: no sanitizer build of evoforge-mpi (Open MPI's own allocations would be reported); the plain build runs it"
-	finish; exit ;;
-esac
-if ! command -v mpirun >/dev/null || [ ! -x "$mpi" ]; then
-	cli_fail "MPI" "mpirun or $mpi missing: run tools/setup-debian, then ninja build/evoforge-mpi"
-	finish; exit
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-mpirun_n() { local n=$1; shift; mpirun -np "$n" --oversubscribe "$@"; }
+mpi_setup "$evo" test_mbp_mpi.sh || { finish; exit; }
 args=("$(dirname "$0")/../../problems/mbp-sonar.ini" --backend cpu --threads 1 --seed 3
 	--set mbp.networks=6 --set mbp.folds=2 --set mbp.epochs=25 --set mbp.report_every=10)
 mini=(--set mbp.networks=5 --set mbp.mode=minibatch --set mbp.batch_size=16)

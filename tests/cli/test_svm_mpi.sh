@@ -9,18 +9,8 @@
 # Usage: bash test_svm_mpi.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
-mpi="$(dirname "$evo")/evoforge-mpi"
 t=$cli_tmp
-case $evo in *asan*)
-	echo "SKIP: test_svm_mpi.sh: no sanitizer build of evoforge-mpi (Open MPI's own allocations would be reported); the plain build runs it"
-	finish; exit ;;
-esac
-if ! command -v mpirun >/dev/null || [ ! -x "$mpi" ]; then
-	cli_fail "MPI" "mpirun or $mpi missing: run tools/setup-debian, then ninja build/evoforge-mpi"
-	finish; exit
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-mpirun_n() { local n=$1; shift; mpirun -np "$n" --oversubscribe "$@"; }
+mpi_setup "$evo" test_svm_mpi.sh || { finish; exit; }
 
 # CLASSES POINTS SEED: x,y,label CSV, class c's points around (c mod 2, c / 2)
 # with uniform noise wide enough that the classes overlap (bounded alphas)

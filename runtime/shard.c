@@ -1,0 +1,49 @@
+/* shard.c: a job's independent items (de's problems, mbp's networks) cut
+ * into contiguous blocks, one a process (comm.h), and arrays of per-item
+ * results gathered back on rank 0 in item order. Transport-free: it only
+ * calls comm.h, so one process (comm_single.c) takes every item. */
+#include <stdlib.h>
+
+#include "comm.h"
+
+rt_status rt_shard_take(long total, const char *spec_path, const char *key, const char *items,
+			long *begin, long *end, rt_error *err)
+{
+	int size = rt_comm_size();
+	if (total < size)
+		return rt_fail(err, RT_ERR_INPUT, "%s: %s: %ld %s cannot be spread over %d ranks: "
+			       "expected at least one a rank", spec_path, key, total, items, size);
+	rt_shard_range(total, rt_comm_rank(), size, begin, end);
+	return RT_OK;
+}
+
+rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err)
+{
+	int size = rt_comm_size(), root = rt_comm_rank() == 0;
+	long begin, end;
+	size_t *counts = NULL;
+	void *all = NULL;
+	rt_status st = RT_OK;
+	rt_shard_range(total, rt_comm_rank(), size, &begin, &end);
+	if (root) {
+		counts = rt_malloc((size_t)size * sizeof *counts, err);
+		all = rt_malloc((size_t)total * each + 1, err);
+		if (!counts || !all)
+			st = RT_ERR_SYSTEM;
+		for (int r = 0; r < size && !st; r++) {
+			long b, e;
+			rt_shard_range(total, r, size, &b, &e);
+			counts[r] = (size_t)(e - b) * each;
+		}
+	}
+	if (!st)
+		st = rt_comm_gatherv(*field, (size_t)(end - begin) * each, all, counts, err);
+	free(counts);
+	if (root && !st) {
+		free(*field);
+		*field = all;
+	} else {
+		free(all);
+	}
+	return st;
+}
