@@ -5,6 +5,8 @@
 #include <zlib.h>
 
 #include "checkpoint.h"
+#include "comm.h"
+#include "kinds.h"
 #include "log.h"
 
 static const char magic[8] = {'E', 'V', 'O', 'F', 'C', 'K', 'P', 'T'};
@@ -208,6 +210,21 @@ rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *sp
 	p->seconds = RT_CKPT_SECONDS;
 	p->last = rt_now();
 	return resume ? rt_ckpt_read(resume, kind, spec, &p->from, err) : RT_OK;
+}
+
+rt_status rt_ckpt_ranks_options(const char *kind, const rt_options **opt, rt_options *copy,
+				rt_error *err)
+{
+	if (rt_comm_size() == 1)
+		return RT_OK;
+	if ((*opt)->checkpoint_every > 0 || (*opt)->resume)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: checkpoints are not written or resumed "
+			       "in a job of several MPI ranks yet (this one has %d)", kind,
+			       rt_comm_size());
+	*copy = **opt;
+	copy->checkpoint_every = -1;
+	*opt = copy;
+	return RT_OK;
 }
 
 void rt_ckpt_plan_close(rt_ckpt_plan *p)

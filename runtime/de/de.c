@@ -244,6 +244,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	de_job job;
 	de_outcome out;
 	de_ckpt ck;
+	rt_options ranks_opt;
 	rt_backend chosen;
 	gpu_info info;
 	char dir[RT_PATH_MAX], e[32], r[32];
@@ -254,19 +255,9 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		de_job_free(&job);
 		return st;
 	}
-	rt_options ranks_opt = *opt;   /* several ranks: no checkpoints (yet) */
-	if (rt_comm_size() > 1) {
-		if (opt->checkpoint_every > 0 || opt->resume) {
-			st = rt_fail(err, RT_ERR_UNSUPPORTED, "de: checkpoints are not written or "
-				     "resumed in a job of several MPI ranks yet (this one has %d)",
-				     rt_comm_size());
-			goto done;
-		}
-		ranks_opt.checkpoint_every = -1;
-		opt = &ranks_opt;
-	}
 	/* the checkpoint (--resume) is read and checked before any work */
-	if ((st = de_shard_job(&job, job.spec_path, err)) != RT_OK ||
+	if ((st = rt_ckpt_ranks_options("de", &opt, &ranks_opt, err)) != RT_OK ||
+	    (st = de_shard_job(&job, job.spec_path, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||

@@ -293,21 +293,6 @@ static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *
 	return st;
 }
 
-/* Several MPI ranks: no checkpoints yet (--checkpoint-every and --resume
- * refused; *opt becomes a copy with the time-based ones off). */
-static rt_status ranks_options(const rt_options **opt, rt_options *copy, rt_error *err)
-{
-	if (rt_comm_size() == 1)
-		return RT_OK;
-	if ((*opt)->checkpoint_every > 0 || (*opt)->resume)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "mbp: checkpoints are not written or resumed "
-			       "in a job of several MPI ranks yet (this one has %d)", rt_comm_size());
-	*copy = **opt;
-	copy->checkpoint_every = -1;
-	*opt = copy;
-	return RT_OK;
-}
-
 static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	mbp_job job;
@@ -322,7 +307,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&out, 0, sizeof out);
 	memset(&ck, 0, sizeof ck);
 	if ((st = mbp_job_from_spec(&job, spec, opt, err)) != RT_OK ||
-	    (st = ranks_options(&opt, &ranks_opt, err)) != RT_OK ||
+	    (st = rt_ckpt_ranks_options("mbp", &opt, &ranks_opt, err)) != RT_OK ||
 	    (st = mbp_shard_job(&job, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||

@@ -354,16 +354,10 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
-	rt_options ranks_opt = *opt;   /* several ranks: no checkpoints (yet) */
+	rt_options ranks_opt;
+	if ((st = rt_ckpt_ranks_options("svm", &opt, &ranks_opt, err)) != RT_OK)
+		goto done;
 	if (rt_comm_size() > 1) {
-		if (opt->checkpoint_every > 0 || opt->resume) {
-			st = rt_fail(err, RT_ERR_UNSUPPORTED, "svm: checkpoints are not written or "
-				     "resumed in a job of several MPI ranks yet (this one has %d)",
-				     rt_comm_size());
-			goto done;
-		}
-		ranks_opt.checkpoint_every = -1;
-		opt = &ranks_opt;
 		job.params.spread = 1;
 		rt_info("svm: the binary problems (one-vs-one pairs; cross-validation and grid "
 			"models) spread over %d MPI ranks, round-robin; rank 0 gathers and writes",
