@@ -32,6 +32,31 @@ rt_status rt_comm_gatherv(const void *mine, size_t bytes, void *all, const size_
 /* Sum and maximum over the ranks, the result on every rank. */
 rt_status rt_comm_sum_ll(long long *v, rt_error *err);
 rt_status rt_comm_max_double(double *v, rt_error *err);
+rt_status rt_comm_sum_double(double *v, rt_error *err);
+/* Rank root's *buf (*bytes of it) to every rank: the others' *buf is
+ * allocated (free it) and *bytes set. */
+rt_status rt_comm_bcast(void **buf, size_t *bytes, int root, rt_error *err);
+
+/* ---- messages between two ranks and started collectives (islands.c) ---- */
+/* A send or collective in flight; completed (and freed) by rt_comm_wait or
+ * a successful rt_comm_test. */
+typedef struct rt_comm_request rt_comm_request;
+/* Starts sending `bytes` of buf to rank dest under tag; buf must stay as it
+ * is until the request completes. */
+rt_status rt_comm_isend(const void *buf, size_t bytes, int dest, int tag, rt_comm_request **req,
+			rt_error *err);
+/* *done: has req completed? (then it is freed) */
+rt_status rt_comm_test(rt_comm_request *req, int *done, rt_error *err);
+/* Waits for req to complete and frees it (NULL: nothing to wait for). */
+rt_status rt_comm_wait(rt_comm_request *req, rt_error *err);
+/* Receives the message rank src sent under tag, of whatever size: *buf is
+ * allocated (free it), *bytes its size. */
+rt_status rt_comm_recv(int src, int tag, void **buf, size_t *bytes, rt_error *err);
+/* Starts the maximum over the ranks of *v, written to *v when req completes
+ * (*v must stay valid until then). One process: done at once, *req NULL. */
+rt_status rt_comm_imax_int(int *v, rt_comm_request **req, rt_error *err);
+/* The rank holding the lowest v (ties: the lowest rank), on every rank. */
+rt_status rt_comm_minloc(double v, int *rank, rt_error *err);
 
 /* The share [*begin, *end) of n items that rank `rank` of `size` takes:
  * contiguous blocks, the first n % size ranks one item more. */

@@ -110,3 +110,124 @@ rt_status rt_comm_max_double(double *v, rt_error *err)
 	return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
 			 "MPI_Allreduce", err);
 }
+
+/* ---- messages between two ranks and started collectives ---------------------- */
+
+struct rt_comm_request {
+	MPI_Request req;
+};
+
+static rt_status new_request(rt_comm_request **req, rt_error *err)
+{
+	*req = rt_malloc(sizeof **req, err);
+	return *req ? RT_OK : err->status;
+}
+
+rt_status rt_comm_isend(const void *buf, size_t bytes, int dest, int tag, rt_comm_request **req,
+			rt_error *err)
+{
+	rt_status st;
+	*req = NULL;
+	if (bytes > INT_MAX)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "MPI: a message of %zu bytes is over the "
+			       "2 GiB one send takes", bytes);
+	if ((st = new_request(req, err)))
+		return st;
+	st = mpi_check(MPI_Isend(buf, (int)bytes, MPI_BYTE, dest, tag, MPI_COMM_WORLD, &(*req)->req),
+		       "MPI_Isend", err);
+	if (st) {
+		free(*req);
+		*req = NULL;
+	}
+	return st;
+}
+
+rt_status rt_comm_test(rt_comm_request *req, int *done, rt_error *err)
+{
+	*done = 1;
+	if (!req)
+		return RT_OK;
+	rt_status st = mpi_check(MPI_Test(&req->req, done, MPI_STATUS_IGNORE), "MPI_Test", err);
+	if (!st && *done)
+		free(req);
+	return st;
+}
+
+rt_status rt_comm_wait(rt_comm_request *req, rt_error *err)
+{
+	if (!req)
+		return RT_OK;
+	rt_status st = mpi_check(MPI_Wait(&req->req, MPI_STATUS_IGNORE), "MPI_Wait", err);
+	free(req);
+	return st;
+}
+
+rt_status rt_comm_recv(int src, int tag, void **buf, size_t *bytes, rt_error *err)
+{
+	MPI_Status status;
+	int count = 0;
+	rt_status st;
+	*buf = NULL;
+	*bytes = 0;
+	if ((st = mpi_check(MPI_Probe(src, tag, MPI_COMM_WORLD, &status), "MPI_Probe", err)) ||
+	    (st = mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count", err)))
+		return st;
+	if (!(*buf = rt_malloc((size_t)count + 1, err)))
+		return err->status;
+	st = mpi_check(MPI_Recv(*buf, count, MPI_BYTE, src, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+		       "MPI_Recv", err);
+	if (st) {
+		free(*buf);
+		*buf = NULL;
+		return st;
+	}
+	*bytes = (size_t)count;
+	return RT_OK;
+}
+
+rt_status rt_comm_imax_int(int *v, rt_comm_request **req, rt_error *err)
+{
+	rt_status st;
+	if ((st = new_request(req, err)))
+		return st;
+	st = mpi_check(MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+				      &(*req)->req), "MPI_Iallreduce", err);
+	if (st) {
+		free(*req);
+		*req = NULL;
+	}
+	return st;
+}
+
+rt_status rt_comm_minloc(double v, int *rank, rt_error *err)
+{
+	struct { double v; int rank; } in = { v, comm.rank }, out;
+	rt_status st = mpi_check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE_INT, MPI_MINLOC,
+					       MPI_COMM_WORLD), "MPI_Allreduce (MINLOC)", err);
+	*rank = st ? 0 : out.rank;
+	return st;
+}
+
+rt_status rt_comm_sum_double(double *v, rt_error *err)
+{
+	return mpi_check(MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+			 "MPI_Allreduce", err);
+}
+
+rt_status rt_comm_bcast(void **buf, size_t *bytes, int root, rt_error *err)
+{
+	long long n = (long long)*bytes;
+	rt_status st = mpi_check(MPI_Bcast(&n, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), "MPI_Bcast",
+				 err);
+	if (st)
+		return st;
+	if (n > INT_MAX)   /* every rank sees it and returns */
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "MPI: a broadcast of %lld bytes is over the "
+			       "2 GiB one takes", n);
+	if (comm.rank != root) {
+		if (!(*buf = rt_malloc((size_t)n + 1, err)))
+			return err->status;   /* then this rank aborts the job */
+		*bytes = (size_t)n;
+	}
+	return mpi_check(MPI_Bcast(*buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast", err);
+}

@@ -14,6 +14,7 @@
 #include "aco_impl.h"
 #include "aco_tune.h"
 #include "backend.h"
+#include "comm.h"
 #include "log.h"
 #include "signals.h"
 #include "out.h"
@@ -158,22 +159,35 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	aco_outcome out;
 	aco_backend *b = NULL;
 	aco_ckpt ck;
+	rt_options ranks_opt;   /* several MPI ranks: islands, no checkpoints */
 	char dir[RT_PATH_MAX], r[32];
 	rt_status st;
 	memset(&out, 0, sizeof out);
 	memset(&ck, 0, sizeof ck);
 	/* the checkpoint (--resume) is read and checked before any work */
 	if ((st = aco_job_from_spec(spec, opt, &job, err)) != RT_OK ||
+	    (st = rt_islands_required("aco", &job.islands, job.spec_path, err)) != RT_OK ||
+	    (st = rt_ckpt_ranks_options("aco", &opt, &ranks_opt, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = aco_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = aco_job_prepare(&job, err)) != RT_OK ||
-	    (st = aco_backend_open(&job, opt, &b, err)) != RT_OK)
+	    (st = rt_islands_open(&job.islands, job.seed, job.iterations, &job.isl, err)) != RT_OK)
+		goto done;
+	if (job.isl)   /* each island its own random streams */
+		job.seed = rt_islands_seed(job.seed, rt_comm_rank());
+	if ((st = aco_backend_open(&job, opt, &b, err)) != RT_OK)
 		goto done;
 	job.ckpt = &ck;
 	say_job(&job, b);
-	if ((st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err)) != RT_OK ||
-	    (st = write_results(&job, b, &out, dir, err)) != RT_OK)
-		goto done;
+	st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err);
+	if (!st && job.isl) {
+		st = rt_islands_close(job.isl, err);
+		job.isl = NULL;
+		if (!st)
+			st = aco_islands_share_best(&job, &out, err);
+	}
+	if (st || rt_comm_rank() != 0 || (st = write_results(&job, b, &out, dir, err)) != RT_OK)
+		goto done;   /* rank 0 writes a job's results */
 	rt_info("aco: best %lld%s after %ld iterations (found at %ld), %.3f s, %.3f ms/iter, %s tours/s",
 		(long long)out.best_length, job.optimum > 0 ? "" : " (optimum unknown)", out.iterations,
 		out.best_iteration, out.seconds, 1e3 * out.seconds / (double)out.iterations,
@@ -185,6 +199,7 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			100.0 * out.host_seconds / out.seconds, b->busy_seconds, out.seconds);
 	rt_info("aco: wrote %s/result.json, history.csv and best.tour", dir);
 done:
+	rt_islands_free(job.isl);   /* after a failure: no more messages */
 	if (b)
 		b->ops->destroy(b);
 	aco_ckpt_close(&ck);

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "gen.h"
 #include "gpu.h"
+#include "islands.h"
 #include "kinds.h"
 #include "spec.h"
 
@@ -78,6 +79,8 @@ typedef struct aco_job {
 	int history_every;             /* iterations between history.csv rows (0: none) */
 	uint64_t seed;
 	struct aco_ckpt *ckpt;         /* `run`: checkpoints and resume (aco_ckpt.h); NULL: none */
+	rt_islands_cfg islands;        /* [islands]: the island model over MPI ranks (islands.h) */
+	struct rt_islands *isl;        /* `run`: its exchange while the loop runs; NULL: none */
 	/* generated random uniform instance (data_path ""): */
 	int random_n;
 	double random_side;
@@ -199,5 +202,16 @@ typedef void (*aco_progress_fn)(void *ctx, const aco_job *job, const aco_outcome
 rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progress, void *ctx,
 		       aco_outcome *out, rt_error *err);
 void aco_outcome_free(aco_outcome *out);
+/* tau_max and tau_min for a new best-so-far length (m->best). */
+void aco_mmas_set_limits(const aco_job *job, aco_mmas *m);
+
+/* ---- islands (aco_islands.c) ---- */
+/* After iteration i: a migration when one is due (the best-so-far may
+ * change), and *stop: the run ends here (want_stop: it would on its own). */
+rt_status aco_islands_step(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
+			   aco_outcome *out, int want_stop, int *stop, rt_error *err);
+/* After the run, on every rank: out's best tour becomes the best island's,
+ * its tours the job's sum and its time the longest. One process: unchanged. */
+rt_status aco_islands_share_best(const aco_job *job, aco_outcome *out, rt_error *err);
 
 #endif

@@ -128,6 +128,22 @@ static rt_status read_params(aco_job *job, rt_spec *spec, rt_error *err)
 	return RT_OK;
 }
 
+/* [islands]: islands exchange their best-so-far tour, so the keys that
+ * choose individuals do not apply. */
+static rt_status read_islands(aco_job *job, rt_spec *spec, rt_error *err)
+{
+	static const char *const fixed[] = { "migrants", "emigrants", "replace" };
+	char where[RT_PATH_MAX + 32];
+	for (int k = 0; k < 3; k++)
+		if (rt_spec_find(spec, "islands", fixed[k]))
+			return rt_fail(err, RT_ERR_INPUT, "%s: islands.%s: expected no such key for "
+				       "kind aco (its islands send each other their best-so-far "
+				       "tour; interval and topology apply)",
+				       rt_spec_key_where(spec, "islands", fixed[k], where,
+							 sizeof where), fixed[k]);
+	return rt_islands_read(&job->islands, spec, err);
+}
+
 rt_status aco_job_from_spec(rt_spec *spec, const rt_options *opt, aco_job *job, rt_error *err)
 {
 	const char *name;
@@ -140,6 +156,7 @@ rt_status aco_job_from_spec(rt_spec *spec, const rt_options *opt, aco_job *job, 
 	TRY(rt_job_seed(spec, opt, &job->seed, err));
 	TRY(read_data(job, spec, err));
 	TRY(read_params(job, spec, err));
+	TRY(read_islands(job, spec, err));
 	TRY(rt_spec_check_unused(spec, err));
 	job->alpha_int = whole_exponent(job->alpha);
 	job->beta_int = whole_exponent(job->beta);

@@ -38,8 +38,7 @@ void aco_outcome_free(aco_outcome *out)
 	memset(out, 0, sizeof *out);
 }
 
-/* tau_max and tau_min for a new best-so-far length. */
-static void set_limits(const aco_job *job, aco_mmas *m)
+void aco_mmas_set_limits(const aco_job *job, aco_mmas *m)
 {
 	double p = exp(log(0.05) / job->n);
 	int avg = ((job->cand ? job->cand_len : job->n - 1) + 1) / 2;
@@ -77,7 +76,7 @@ static rt_status statistics(const aco_job *job, aco_backend *b, aco_mmas *m, lon
 		m->found_best = m->restart_found_best = i;
 		out->best_length = len;
 		out->best_iteration = i;
-		set_limits(job, m);
+		aco_mmas_set_limits(job, m);
 	}
 	if (len < m->restart_best) {
 		if ((st = b->ops->save(b, ant, ACO_SLOT_RESTART, NULL, err)) != RT_OK)
@@ -191,6 +190,7 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 		return st;
 	double t0 = rt_now() - out->seconds, t_report = rt_now(), t_hist = t_report;
 	long i_first = i, i_report = i, i_hist = i;
+	int islands_over = 0;   /* with islands, the stop they agreed on after iteration i */
 	while (st == RT_OK) {
 		int stop = rt_stop_requested();
 		if (i > i_first && aco_ckpt_due(job->ckpt, i, stop)) {
@@ -198,7 +198,7 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 			if ((st = aco_ckpt_save(job->ckpt, job, b, &m, i, out, err)) != RT_OK)
 				break;
 		}
-		if (finished(job, out, i, rt_now() - t0, stop))
+		if (job->isl && i > i_first ? islands_over : finished(job, out, i, rt_now() - t0, stop))
 			break;
 		i++;
 		if ((st = iteration(job, b, &m, i, out, err)) != RT_OK)
@@ -215,6 +215,10 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 			t_report = now;
 			i_report = i;
 		}
+		if (job->isl)
+			st = aco_islands_step(job, b, &m, i, out,
+					      finished(job, out, i, rt_now() - t0, rt_stop_requested()),
+					      &islands_over, err);
 	}
 	out->seconds = rt_now() - t0;
 	/* host share: whatever the device was not measured busy for */

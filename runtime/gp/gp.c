@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "cpu.h"
 #include "gp.h"
 #include "gp_constopt.h"
@@ -35,6 +36,7 @@
 #include "gp_score.h"
 #include "gp_tune.h"
 #include "gp_ckpt.h"
+#include "gp_islands.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
@@ -242,6 +244,19 @@ static int run_over(const gp_problem *p, const gp_result *res, int g)
 	return g == p->generations || (res->solved && p->stop_on_success) || rt_stop_requested();
 }
 
+/* After generation g: the island model's migration when one is due (the
+ * population and fitness may change), and *stop: the run ends here. */
+static rt_status island_step(const gp_problem *p, rt_islands *isl, int g, gp_tree *pop,
+			     double *fit, const gp_result *res, int *stop, rt_error *err)
+{
+	int want = run_over(p, res, g);
+	if (!rt_islands_due(isl, g)) {
+		*stop = rt_islands_may_stop(isl, g, want);
+		return RT_OK;
+	}
+	return gp_islands_migrate(isl, g, pop, fit, p->population, want, stop, err);
+}
+
 /* The first generation: initialised, or the checkpoint's (*g_first then
  * the one to breed next; past the end if the run had ended). */
 static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *cur, double *fit,
@@ -264,7 +279,7 @@ static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *c
 /* The loop with breeding on the host: each generation bred in ranges,
  * each range packed and handed to the evaluator while the next is bred. */
 static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
-			     gp_result *res, gp_tree *cur, gp_tree *next, double *fit,
+			     rt_islands *isl, gp_result *res, gp_tree *cur, gp_tree *next, double *fit,
 			     double *fit_next, uint32_t *sizes, rt_error *err)
 {
 	int n = p->population, ngen = p->generations + 1, g_first;
@@ -329,7 +344,8 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 			break;
 		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res, err)))
 			break;
-		if (run_over(p, res, g))
+		int stop;
+		if ((st = island_step(p, isl, g, cur, fit, res, &stop, err)) || stop)
 			break;
 	}
 	if (gp.async && gp.inflight > 0) {
@@ -344,8 +360,8 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
  * back each generation's fitness and sizes, picks the elite, and fetches
  * the best program when it improves and the population for a checkpoint. */
 static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
-			       gp_result *res, gp_tree *pop, double *fit, uint32_t *sizes,
-			       rt_error *err)
+			       rt_islands *isl, gp_result *res, gp_tree *pop, double *fit,
+			       uint32_t *sizes, rt_error *err)
 {
 	int n = p->population, ngen = p->generations + 1, g_first;
 	gp_gpu_breeder *bd = ev->breeder;
@@ -380,7 +396,20 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 			for (int i = 0; i < n; i++)
 				gp_tree_free(&pop[i]);
 		}
-		if (run_over(p, res, g))
+		int stop = 0;
+		if (!st && rt_islands_due(isl, g)) {
+			/* the device hands the population over for the migration */
+			if (!(st = gp_gpu_breeder_trees(bd, pop, err)) &&
+			    !(st = island_step(p, isl, g, pop, fit, res, &stop, err)))
+				st = gp_gpu_breeder_load(bd, pop, fit, err);
+			for (int i = 0; i < n; i++) {
+				sizes[i] = (uint32_t)pop[i].n;
+				gp_tree_free(&pop[i]);
+			}
+		} else if (!st) {
+			st = island_step(p, isl, g, NULL, fit, res, &stop, err);
+		}
+		if (st || stop)
 			break;
 	}
 	return st;
@@ -399,13 +428,21 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	double *fit_next = fit ? rt_malloc(n * sizeof *fit, err) : NULL;
 	uint32_t *sizes = fit_next ? rt_malloc(n * sizeof *sizes, err) : NULL;
 	res->history = sizes ? rt_calloc((size_t)p->generations + 1, sizeof *res->history, err) : NULL;
-	rt_status st;
-	if (!res->history)
-		st = err->status;
-	else if (ev->breeder)
-		st = evolve_device(p, seed, ev, res, cur, fit, sizes, err);
-	else
-		st = evolve_host(p, seed, ev, res, cur, next, fit, fit_next, sizes, err);
+	rt_islands *isl = NULL;
+	rt_status st = res->history ? rt_islands_open(&p->islands, seed, p->generations, &isl, err)
+				    : err->status;
+	if (isl)   /* each island its own random streams */
+		seed = rt_islands_seed(seed, rt_comm_rank());
+	if (!st && ev->breeder)
+		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, err);
+	else if (!st)
+		st = evolve_host(p, seed, ev, isl, res, cur, next, fit, fit_next, sizes, err);
+	if (st) {
+		rt_islands_free(isl);   /* no more messages: the job ends on this failure */
+	} else if (isl) {
+		if (!(st = rt_islands_close(isl, err)))
+			st = gp_islands_share_best(res, err);
+	}
 	free_pop(cur, (int)n);
 	free_pop(next, (int)n);
 	free(fit);
@@ -477,6 +514,8 @@ void gp_json_params(rt_json *j, const gp_problem *p)
 		rt_json_end_array(j);
 	}
 	rt_json_end_object(j);
+	if (p->islands.on)
+		rt_islands_json(j, &p->islands);
 }
 
 /* result.json's "holdout": how the cases were split and the best program's
@@ -732,7 +771,12 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	gp_gpu *gpu = NULL;
 	gp_ckpt ck;
 	memset(&ck, 0, sizeof ck);
-	rt_status st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
+	rt_options ranks_opt;   /* several MPI ranks: islands, no checkpoints */
+	rt_status st = rt_islands_required("gp", &p.islands, spec->path, err);
+	if (!st)
+		st = rt_ckpt_ranks_options("gp", &opt, &ranks_opt, err);
+	if (!st)
+		st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
 	if (!st && p.multiclass == GP_MULTICLASS_OVR) {
 		st = gp_ovr_run(spec, opt, &p, seed, dir, err);   /* K sub-problems, reported */
 		goto out;
@@ -788,6 +832,8 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
 	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
 	if (p.test.ncases > 0 && (st = score_holdout(&p, &r, &train_sc, &test_sc, err)))
+		goto out;
+	if (rt_comm_rank() != 0)   /* rank 0 writes a job's results */
 		goto out;
 	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",
 			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", &train_sc,

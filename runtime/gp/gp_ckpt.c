@@ -12,13 +12,13 @@
 #include "log.h"
 #include "signals.h"
 
-static void put_tree(rt_buf *b, const gp_tree *t)
+void gp_ckpt_put_tree(rt_buf *b, const gp_tree *t)
 {
 	rt_ckpt_put_u64(b, (uint64_t)t->n);
 	rt_ckpt_put_bytes(b, t->nodes, (size_t)t->n * sizeof *t->nodes);
 }
 
-static rt_status get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err)
+rt_status gp_ckpt_get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err)
 {
 	uint64_t n;
 	rt_status st = rt_ckpt_get_u64(ck, &n, err);
@@ -38,7 +38,7 @@ void gp_ckpt_put_result(rt_buf *b, const gp_result *res)
 {
 	rt_ckpt_put_u64(b, (uint64_t)res->nhistory);
 	rt_ckpt_put_bytes(b, res->history, (size_t)res->nhistory * sizeof *res->history);
-	put_tree(b, &res->best);
+	gp_ckpt_put_tree(b, &res->best);
 	rt_ckpt_put_f64(b, res->best_fitness);
 	rt_ckpt_put_u64(b, (uint64_t)(int64_t)res->best_generation);
 	rt_ckpt_put_u64(b, (uint64_t)res->solved);
@@ -58,7 +58,7 @@ static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 	rt_ckpt_put_u64(&b, (uint64_t)g);
 	rt_ckpt_put_u64(&b, (uint64_t)n);
 	for (int i = 0; i < n; i++)
-		put_tree(&b, &pop[i]);
+		gp_ckpt_put_tree(&b, &pop[i]);
 	rt_ckpt_put_bytes(&b, fit, (size_t)n * sizeof *fit);
 	gp_ckpt_put_result(&b, res);
 	rt_status st = ck->head.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
@@ -103,7 +103,7 @@ rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const
 static rt_status get_best_and_totals(rt_ckpt *from, gp_result *res, rt_error *err)
 {
 	uint64_t best_gen, solved;
-	rt_status st = get_tree(from, &res->best, err);
+	rt_status st = gp_ckpt_get_tree(from, &res->best, err);
 	if (st == RT_OK)
 		st = rt_ckpt_get_f64(from, &res->best_fitness, err);
 	if (st == RT_OK && (st = rt_ckpt_get_u64(from, &best_gen, err)) == RT_OK &&
@@ -170,7 +170,7 @@ rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_resu
 		return rt_fail(err, RT_ERR_INPUT, "%s: a population of %llu, the spec says %d",
 			       from->path, (unsigned long long)saved_n, n);
 	for (int i = 0; i < n && st == RT_OK; i++)
-		st = get_tree(from, &pop[i], err);
+		st = gp_ckpt_get_tree(from, &pop[i], err);
 	if (st == RT_OK)
 		st = rt_ckpt_get_bytes(from, fit, (size_t)n * sizeof *fit, err);
 	if (st == RT_OK)

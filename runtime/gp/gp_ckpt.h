@@ -32,6 +32,12 @@ int gp_ckpt_due(const gp_ckpt *ck, int g);
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 				   int n, const gp_result *res, rt_error *err);
 
+/* A program as the state holds it (its node count, then its nodes; also
+ * the island model's packages, gp_islands.c): put into b, or read from ck
+ * into t (1 to 2^24 nodes). */
+void gp_ckpt_put_tree(rt_buf *b, const gp_tree *t);
+rt_status gp_ckpt_get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err);
+
 /* A run's result as the state holds it (the history, best program, its
  * fitness and generation, solved, totals): put into b, or read from ck into
  * res (history allocated here for at most max_history entries; free with

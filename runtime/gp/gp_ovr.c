@@ -28,6 +28,7 @@
 #include "gp_ckpt.h"
 #include "gp_conv.h"
 #include "gp_gpu.h"
+#include "comm.h"
 #include "gp_ovr.h"
 #include "gp_score.h"
 #include "log.h"
@@ -437,7 +438,7 @@ rt_status gp_ovr_run(rt_spec *spec, const rt_options *opt, const gp_problem *p, 
 		rt_info("one-vs-rest: %d evolutions in %.3f s", o.ndone, rt_now() - t0);
 	if (!st && o.ndone == o.k)
 		st = score_combined(&o, err);
-	if (!st)
+	if (!st && rt_comm_rank() == 0)   /* rank 0 writes a job's results */
 		st = write_results(dir, spec, &o, seed, err);
 	if (!st)
 		rt_info("results: %s/result.json, %s/history.csv", dir, dir);

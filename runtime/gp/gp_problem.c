@@ -37,6 +37,7 @@
 #include "gp_eval.h"
 #include "gp_gpu.h"
 #include "gp_problem.h"
+#include "islands.h"
 #include "rng.h"
 
 static const char *const source_names[] = {"sextic", "quintic", "quartic", "csv", "multiplexer",
@@ -311,7 +312,8 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	if (rt_spec_double(spec, "gp", "success_threshold", def_success, 0, 1e300, &p->success, err) ||
 	    rt_spec_bool(spec, "gp", "stop_on_success", 1, &p->stop_on_success, err) ||
 	    rt_spec_enum(spec, "gp", "evaluator", eval_names, GP_EVAL_LGP2D, &p->evaluator,
-			 err))
+			 err) ||
+	    rt_islands_read(&p->islands, spec, err))
 		return err->status;
 
 	/* [gp] multiclass: classification only (the key means nothing elsewhere). */

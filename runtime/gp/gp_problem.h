@@ -27,6 +27,7 @@
 #include "error.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
+#include "islands.h"
 #include "spec.h"
 
 enum gp_data_source {
@@ -52,6 +53,7 @@ typedef struct gp_problem {
 	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
 	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
 	struct gp_ckpt *ckpt;   /* checkpoints and resume (gp_ckpt.h; set by the run); NULL: none */
+	rt_islands_cfg islands; /* [islands]: the island model over MPI ranks (islands.h) */
 	gp_cases cases;
 	char **input_names;     /* cases.ninputs names, for printing */
 	char **class_names;     /* cases.nclasses names (classification), else NULL */

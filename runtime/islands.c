@@ -1,0 +1,376 @@
+/* islands.c: the island model's schedule, choices and exchange (islands.h),
+ * over comm.h's messages: who sends to whom at each migration, which
+ * individuals leave and which places arrivals take, the packages in flight,
+ * and the agreed early stop. Knows nothing of what a package holds. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "islands.h"
+#include "rng.h"
+
+/* Philox streams of the island model's own draws (the key: the job's seed
+ * for the topology, the island's seed for its picks); the migration number
+ * is the low half. */
+enum { DRAW_TOPOLOGY = 1, DRAW_EMIGRANTS = 2, DRAW_PLACES = 3 };
+/* Tags cycle: a rank never runs more than one migration ahead of its sources. */
+#define TAG_CYCLE 30000
+
+static const char *const topology_names[] = { "ring", "random", "full", NULL };
+static const char *const emigrant_names[] = { "best", "random", NULL };
+static const char *const replace_names[] = { "worst", "random", NULL };
+
+struct rt_islands {
+	rt_islands_cfg cfg;
+	uint64_t seed;             /* the job's */
+	uint64_t island_seed;      /* this rank's */
+	int rank, size;
+	long last_migration;       /* generation of the last one (0: none) */
+	long migrations;           /* done so far */
+	int wish;                  /* this rank would stop (kept until the next migration) */
+	int agreed;                /* the combined wish of the last migration, while in flight */
+	rt_comm_request *agree_req;
+	rt_comm_request **sends;   /* in flight, with their packages */
+	void **send_pkgs;
+	int nsends, cap_sends;
+};
+
+rt_status rt_islands_read(rt_islands_cfg *c, rt_spec *spec, rt_error *err)
+{
+	long interval, migrants;
+	memset(c, 0, sizeof *c);
+	if (!rt_spec_has_section(spec, "islands"))
+		return RT_OK;
+	c->on = 1;
+	rt_status st;
+	if ((st = rt_spec_int(spec, "islands", "interval", 10, 1, 1000000000L, &interval, err)) ||
+	    (st = rt_spec_int(spec, "islands", "migrants", 2, 1, 1000000, &migrants, err)) ||
+	    (st = rt_spec_enum(spec, "islands", "topology", topology_names, RT_TOPOLOGY_RING,
+			       &c->topology, err)) ||
+	    (st = rt_spec_enum(spec, "islands", "emigrants", emigrant_names, RT_EMIGRANTS_BEST,
+			       &c->emigrants, err)) ||
+	    (st = rt_spec_enum(spec, "islands", "replace", replace_names, RT_REPLACE_WORST,
+			       &c->replace, err)))
+		return st;
+	c->interval = interval;
+	c->migrants = (int)migrants;
+	return RT_OK;
+}
+
+void rt_islands_json(rt_json *j, const rt_islands_cfg *c)
+{
+	rt_json_begin_object(j, "islands");
+	rt_json_int(j, "islands", rt_comm_size());
+	rt_json_int(j, "interval", c->interval);
+	rt_json_int(j, "migrants", c->migrants);
+	rt_json_string(j, "topology", topology_names[c->topology]);
+	rt_json_string(j, "emigrants", emigrant_names[c->emigrants]);
+	rt_json_string(j, "replace", replace_names[c->replace]);
+	rt_json_end_object(j);
+}
+
+rt_status rt_islands_required(const char *kind, const rt_islands_cfg *c, const char *spec_path,
+			      rt_error *err)
+{
+	if (c->on || rt_comm_size() == 1)
+		return RT_OK;
+	return rt_fail(err, RT_ERR_INPUT, "%s: kind %s runs on %d MPI ranks as islands: expected an "
+		       "[islands] section (interval, migrants, topology, emigrants, replace; "
+		       "see README \"Several processes: MPI\")", spec_path, kind, rt_comm_size());
+}
+
+/* splitmix64's finaliser: the island number spread over the key's bits. */
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+uint64_t rt_islands_seed(uint64_t seed, int island)
+{
+	return island == 0 ? seed : seed ^ mix64(0x15a4d5ULL + (uint64_t)island);
+}
+
+rt_status rt_islands_open(const rt_islands_cfg *c, uint64_t seed, long generations,
+			  rt_islands **out, rt_error *err)
+{
+	*out = NULL;
+	if (!c->on)
+		return RT_OK;
+	rt_islands *isl = rt_calloc(1, sizeof *isl, err);
+	if (!isl)
+		return err->status;
+	isl->cfg = *c;
+	isl->seed = seed;
+	isl->rank = rt_comm_rank();
+	isl->size = rt_comm_size();
+	isl->island_seed = rt_islands_seed(seed, isl->rank);
+	/* migrations at interval, 2 interval, ... strictly before the last generation */
+	isl->last_migration = generations > 0 ? (generations - 1) / c->interval * c->interval
+					      : LONG_MAX;   /* no limit: a stop ends the run */
+	*out = isl;
+	return RT_OK;
+}
+
+int rt_islands_due(const rt_islands *isl, long g)
+{
+	return isl && isl->size > 1 && g > 0 && g % isl->cfg.interval == 0 && g <= isl->last_migration;
+}
+
+/* ---- who sends to whom ---------------------------------------------------------- */
+
+/* The random ring of migration m: ranks in an order drawn from the job's
+ * seed (the same on every rank). */
+static void random_ring(const rt_islands *isl, long m, int *order)
+{
+	rt_rng rng;
+	rt_rng_init(&rng, isl->seed, (uint64_t)DRAW_TOPOLOGY << 32 | (uint64_t)m);
+	for (int r = 0; r < isl->size; r++)
+		order[r] = r;
+	for (int r = isl->size - 1; r > 0; r--) {
+		int k = (int)rt_rng_below(&rng, (uint32_t)r + 1), t = order[r];
+		order[r] = order[k];
+		order[k] = t;
+	}
+}
+
+/* Migration m's ranks this one sends to (dir +1) or receives from (dir -1):
+ * their count, the ranks in peers (size - 1 at most), in rank order. */
+static int neighbours(const rt_islands *isl, long m, int dir, int *peers, int *order)
+{
+	int size = isl->size, rank = isl->rank, n = 0;
+	if (isl->cfg.topology == RT_TOPOLOGY_FULL) {
+		for (int r = 0; r < size; r++)
+			if (r != rank)
+				peers[n++] = r;
+		return n;
+	}
+	if (isl->cfg.topology == RT_TOPOLOGY_RING) {
+		peers[0] = (rank + dir + size) % size;
+		return 1;
+	}
+	random_ring(isl, m, order);
+	int pos = 0;
+	while (order[pos] != rank)
+		pos++;
+	peers[0] = order[(pos + dir + size) % size];
+	return 1;
+}
+
+/* ---- which individuals ----------------------------------------------------------- */
+
+static const double *sort_fit;   /* qsort has no context argument */
+
+static double key_of(double f) { return isnan(f) ? INFINITY : f; }
+
+/* Better first; equal fitness: the lower index first. */
+static int by_fitness(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	double fi = key_of(sort_fit[i]), fj = key_of(sort_fit[j]);
+	return fi < fj ? -1 : fi > fj ? 1 : (i > j) - (i < j);
+}
+
+/* k of the n indices into idx (*count: k, at most n): the first k by
+ * fitness (worst: the last k, worst first), or k distinct ones drawn from
+ * stream `purpose` of the island's seed at migration g / interval. */
+static rt_status pick(const rt_islands *isl, long g, const double *fit, int n, int k, int random,
+		      int worst, int purpose, int *idx, int *count, rt_error *err)
+{
+	if (k > n)
+		k = n;
+	*count = 0;
+	int *all = rt_malloc((size_t)n * sizeof *all + 1, err);
+	if (!all)
+		return err->status;
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	if (random) {
+		rt_rng rng;
+		rt_rng_init(&rng, isl->island_seed,
+			    (uint64_t)purpose << 32 | (uint64_t)(g / isl->cfg.interval));
+		for (int i = 0; i < k; i++) {   /* the first k of a shuffle */
+			int j = i + (int)rt_rng_below(&rng, (uint32_t)(n - i)), t = all[i];
+			all[i] = all[j];
+			all[j] = t;
+			idx[i] = all[i];
+		}
+	} else {
+		sort_fit = fit;
+		qsort(all, (size_t)n, sizeof *all, by_fitness);
+		for (int i = 0; i < k; i++)
+			idx[i] = worst ? all[n - 1 - i] : all[i];
+	}
+	free(all);
+	*count = k;
+	return RT_OK;
+}
+
+rt_status rt_islands_pick_emigrants(const rt_islands *isl, long g, const double *fit, int n,
+				    int *idx, int *count, rt_error *err)
+{
+	return pick(isl, g, fit, n, isl->cfg.migrants, isl->cfg.emigrants == RT_EMIGRANTS_RANDOM, 0,
+		    DRAW_EMIGRANTS, idx, count, err);
+}
+
+rt_status rt_islands_pick_places(const rt_islands *isl, long g, const double *fit, int n, int nin,
+				 int *idx, int *count, rt_error *err)
+{
+	return pick(isl, g, fit, n, nin < n / 2 ? nin : n / 2,
+		    isl->cfg.replace == RT_REPLACE_RANDOM, 1, DRAW_PLACES, idx, count, err);
+}
+
+/* ---- the exchange ---------------------------------------------------------------- */
+
+void rt_islands_inbox_free(rt_islands_inbox *in)
+{
+	for (int i = 0; i < in->n; i++)
+		free(in->pkg[i]);
+	free(in->pkg);
+	free(in->bytes);
+	memset(in, 0, sizeof *in);
+}
+
+/* Frees the sends that have completed (wait: waits for all of them). */
+static rt_status reap_sends(rt_islands *isl, int wait, rt_error *err)
+{
+	int kept = 0;
+	rt_status st = RT_OK;
+	for (int i = 0; i < isl->nsends; i++) {
+		int done = 1;
+		if (!st)
+			st = wait ? rt_comm_wait(isl->sends[i], err)
+				  : rt_comm_test(isl->sends[i], &done, err);
+		if (done || st) {
+			free(isl->send_pkgs[i]);
+		} else {
+			isl->sends[kept] = isl->sends[i];
+			isl->send_pkgs[kept++] = isl->send_pkgs[i];
+		}
+	}
+	isl->nsends = kept;
+	return st;
+}
+
+static rt_status start_send(rt_islands *isl, const void *pkg, size_t bytes, int dest, int tag,
+			    rt_error *err)
+{
+	if (isl->nsends == isl->cap_sends) {
+		int cap = isl->cap_sends ? 2 * isl->cap_sends : 8;
+		rt_comm_request **s = realloc(isl->sends, (size_t)cap * sizeof *s);
+		if (s)
+			isl->sends = s;
+		void **p = s ? realloc(isl->send_pkgs, (size_t)cap * sizeof *p) : NULL;
+		if (!s || !p)
+			return rt_fail(err, RT_ERR_SYSTEM, "out of memory for a migration's sends");
+		isl->send_pkgs = p;
+		isl->cap_sends = cap;
+	}
+	void *copy = rt_malloc(bytes + 1, err);
+	if (!copy)
+		return err->status;
+	memcpy(copy, pkg, bytes);
+	rt_comm_request *req;
+	rt_status st = rt_comm_isend(copy, bytes, dest, tag, &req, err);
+	if (st) {
+		free(copy);
+		return st;
+	}
+	isl->sends[isl->nsends] = req;
+	isl->send_pkgs[isl->nsends++] = copy;
+	return RT_OK;
+}
+
+/* Receives migration m's packages from its sources into *in (none for m 0). */
+static rt_status receive(rt_islands *isl, long m, rt_islands_inbox *in, rt_error *err)
+{
+	int *peers = rt_malloc((size_t)isl->size * 2 * sizeof *peers, err);
+	if (!peers)
+		return err->status;
+	int n = m > 0 ? neighbours(isl, m, -1, peers, peers + isl->size) : 0;
+	rt_status st = RT_OK;
+	in->pkg = rt_calloc((size_t)n + 1, sizeof *in->pkg, err);
+	in->bytes = in->pkg ? rt_calloc((size_t)n + 1, sizeof *in->bytes, err) : NULL;
+	if (!in->bytes)
+		st = err->status;
+	for (int i = 0; i < n && !st; i++, in->n++)
+		st = rt_comm_recv(peers[i], (int)(1 + m % TAG_CYCLE), &in->pkg[i], &in->bytes[i], err);
+	free(peers);
+	return st;
+}
+
+rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t bytes,
+			     int want_stop, rt_islands_inbox *in, int *stop, rt_error *err)
+{
+	long m = g / isl->cfg.interval;
+	memset(in, 0, sizeof *in);
+	*stop = 0;
+	int *peers = rt_malloc((size_t)isl->size * 2 * sizeof *peers, err);
+	if (!peers)
+		return err->status;
+	rt_status st = reap_sends(isl, 0, err);
+	int n = neighbours(isl, m, +1, peers, peers + isl->size);
+	for (int i = 0; i < n && !st; i++)
+		st = start_send(isl, pkg, bytes, peers[i], (int)(1 + m % TAG_CYCLE), err);
+	free(peers);
+	if (!st)
+		st = receive(isl, m - 1, in, err);
+	/* the wish of the last migration, combined over the ranks meanwhile */
+	if (!st && isl->agree_req) {
+		st = rt_comm_wait(isl->agree_req, err);
+		isl->agree_req = NULL;
+		*stop = isl->agreed;
+	}
+	isl->agreed = isl->wish || want_stop;
+	if (!st)
+		st = rt_comm_imax_int(&isl->agreed, &isl->agree_req, err);
+	isl->wish = 0;
+	isl->migrations = m;
+	return st;
+}
+
+int rt_islands_may_stop(rt_islands *isl, long g, int want_stop)
+{
+	if (!isl || isl->size == 1 || g >= isl->last_migration)
+		return want_stop;
+	isl->wish |= want_stop;
+	return 0;
+}
+
+void rt_islands_free(rt_islands *isl)
+{
+	if (!isl)
+		return;
+	for (int i = 0; i < isl->nsends; i++)
+		free(isl->sends[i]);   /* requests left in flight: the job is ending */
+	free(isl->sends);
+	free(isl->send_pkgs);
+	free(isl);
+}
+
+rt_status rt_islands_close(rt_islands *isl, rt_error *err)
+{
+	if (!isl)
+		return RT_OK;
+	rt_islands_inbox last = { 0 };
+	rt_status st = RT_OK;
+	if (isl->size > 1 && isl->migrations > 0)
+		st = receive(isl, isl->migrations, &last, err);
+	rt_islands_inbox_free(&last);
+	rt_status s2 = rt_comm_wait(isl->agree_req, st ? &(rt_error){ 0 } : err);
+	if (!st)
+		st = s2;
+	s2 = reap_sends(isl, 1, st ? &(rt_error){ 0 } : err);
+	if (!st)
+		st = s2;
+	rt_islands_free(isl);
+	return st;
+}
+
+rt_status rt_islands_best_rank(double best, int *rank, rt_error *err)
+{
+	return rt_comm_minloc(key_of(best), rank, err);
+}

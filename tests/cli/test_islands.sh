@@ -1,0 +1,87 @@
+# test_islands.sh: the island model ([islands], runtime/islands.c) over MPI
+# ranks for gp (sextic) and aco (random cities), CPU backend. A run of 4
+# ranks ends identically twice (result.json without timings, history,
+# best.tour), for every topology and choice of emigrants and places (3
+# ranks); migration changes the run (against an interval past the last
+# generation); one process with [islands] equals the run without; several
+# ranks without [islands], checkpoints with several ranks and aco keys that
+# do not apply end with a message. Needs Open MPI (tools/setup-debian).
+# Usage: bash test_islands.sh PATH/TO/evoforge (the MPI binary is beside it)
+source "$(dirname "$0")/lib.sh"
+evo=$1
+t=$cli_tmp
+problems="$(dirname "$0")/../../problems"
+mpi_setup "$evo" test_islands.sh || { finish; exit; }
+gp=("$problems/sextic.ini" --backend cpu --threads 1 --seed 5 --set gp.population=300
+	--set gp.generations=20 --set data.cases=200 --set gp.stop_on_success=false
+	--set islands.interval=3)
+aco=("$problems/aco-random.ini" --backend cpu --threads 1 --seed 5 --set data.random=150
+	--set aco.iterations=60 --set aco.history_every=5 --set islands.interval=10)
+# result.json without timings and rank counts, and history.csv without
+# timings (gp: the first 5 columns, aco: the first 2)
+timeless() { grep -vE '_s"|_ms"|seconds|per_s"|_generation"|per_iteration"|gpops|"islands": [0-9]|"threads"' "$1"; }
+same() {   # same NAME DIR-A DIR-B
+	if diff <(timeless "$2/result.json") <(timeless "$3/result.json") >"$t/diff" &&
+		diff <(cut -d, -f1-$cols "$2/history.csv") <(cut -d, -f1-$cols "$3/history.csv") >>"$t/diff"; then
+		cli_ok "$1"
+	else cli_fail "$1" "$(head -6 "$t/diff")"; fi
+}
+differ() {   # differ NAME DIR-A DIR-B: the runs' histories differ
+	if cmp -s <(cut -d, -f1-5 "$2/history.csv") <(cut -d, -f1-5 "$3/history.csv"); then
+		cli_fail "$1" "identical histories"
+	else cli_ok "$1"; fi
+}
+
+# gp
+cols=5
+expect_exit 0 "gp: 4 islands" mpirun_n 4 "$mpi" run "${gp[@]}" -o "$t/gp4"
+expect_output "... rank 0 reports the job" "after 21 generations"
+expect_exit 0 "gp: 4 islands again" mpirun_n 4 "$mpi" run "${gp[@]}" -q -o "$t/gp4b"
+same "gp: two 4-island runs are identical" "$t/gp4" "$t/gp4b"
+if grep -q '"islands": 4' "$t/gp4/result.json" && grep -q '"topology": "ring"' "$t/gp4/result.json"
+then cli_ok "gp: result.json records the islands"
+else cli_fail "gp: islands in result.json" "$(grep -A7 '"islands"' "$t/gp4/result.json")"; fi
+expect_exit 0 "gp: 4 islands, no migration" mpirun_n 4 "$mpi" run "${gp[@]}" \
+	--set islands.interval=100 -q -o "$t/gp4-none"
+differ "gp: migration changes the run" "$t/gp4" "$t/gp4-none"
+for v in topology=random topology=full emigrants=random replace=random; do
+	expect_exit 0 "gp: 3 islands, $v" mpirun_n 3 "$mpi" run "${gp[@]}" --set "islands.$v" -q \
+		-o "$t/gp3-$v"
+	expect_exit 0 "gp: 3 islands, $v, again" mpirun_n 3 "$mpi" run "${gp[@]}" --set "islands.$v" \
+		-q -o "$t/gp3-$v-b"
+	same "gp: $v: identical twice" "$t/gp3-$v" "$t/gp3-$v-b"
+done
+differ "gp: the random ring is not the ring" "$t/gp3-topology=random" "$t/gp3-topology=full"
+expect_exit 0 "gp: one process with [islands]" "$evo" run "${gp[@]}" -q -o "$t/gp1"
+gp_plain=("$problems/sextic.ini" --backend cpu --threads 1 --seed 5 --set gp.population=300
+	--set gp.generations=20 --set data.cases=200 --set gp.stop_on_success=false)
+expect_exit 0 "gp: one process without [islands]" "$evo" run "${gp_plain[@]}" -q -o "$t/gp0"
+sed -i '/"islands": {/,/}/d' "$t/gp1/result.json"   # the settings, all else equal
+same "gp: one island == no islands" "$t/gp1" "$t/gp0"
+expect_exit 2 "gp: several ranks without [islands] exit 2" mpirun_n 2 "$mpi" run "${gp_plain[@]}" \
+	-q -o "$t/gp-no-islands"
+expect_output "... saying what to add" "expected an [islands] section"
+expect_exit 1 "gp: checkpoints with several ranks are refused" mpirun_n 2 "$mpi" run "${gp[@]}" \
+	--checkpoint-every 5 -q -o "$t/gp-ck"
+expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
+expect_exit 2 "gp: a bad topology exits 2" "$evo" run "${gp[@]}" --set islands.topology=star -q \
+	-o "$t/gp-bad"
+expect_output "... naming the key" "islands.topology"
+
+# aco
+cols=2
+expect_exit 0 "aco: 4 islands" mpirun_n 4 "$mpi" run "${aco[@]}" -q -o "$t/aco4"
+expect_exit 0 "aco: 4 islands again" mpirun_n 4 "$mpi" run "${aco[@]}" -q -o "$t/aco4b"
+same "aco: two 4-island runs are identical" "$t/aco4" "$t/aco4b"
+if cmp -s "$t/aco4/best.tour" "$t/aco4b/best.tour"; then cli_ok "aco: the same best.tour"
+else cli_fail "aco: best.tour" "differs"; fi
+if grep -q '"tours": 30720' "$t/aco4/result.json"; then cli_ok "aco: tours summed over the islands"
+else cli_fail "aco: tours" "$(grep tours "$t/aco4/result.json")"; fi
+expect_exit 0 "aco: 4 islands, no migration" mpirun_n 4 "$mpi" run "${aco[@]}" \
+	--set islands.interval=1000 -q -o "$t/aco4-none"
+expect_exit 0 "aco: 3 islands, full" mpirun_n 3 "$mpi" run "${aco[@]}" --set islands.topology=full \
+	-q -o "$t/aco3"
+expect_exit 2 "aco: islands.migrants exits 2" "$evo" run "${aco[@]}" --set islands.migrants=3 -q \
+	-o "$t/aco-bad"
+expect_output "... saying why" "islands send each other their best-so-far tour"
+finish
