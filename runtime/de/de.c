@@ -72,7 +72,7 @@ void de_state_summary(const de_job *job, const de_state *st, long *ndone, long *
 	for (long p = 0; p < job->problems; p++) {
 		*ndone += st[p].done;
 		*alive += !st[p].done;
-		*evals += (long long)job->np * (st[p].gens + 1);
+		*evals += de_job_evals(job, st[p].gens);
 		if (st[p].best < *bmin)
 			*bmin = st[p].best;
 	}
@@ -119,7 +119,7 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 		gen_line(src, "#include <math.h>");
 		de_user_emit(&job->user, src, 0);
 	}
-	return gen_template(src, "de/de_core.h", err);
+	return gen_template(src, de_is_adaptive(job->strategy) ? "de/de_adapt.h" : "de/de_core.h", err);
 }
 
 /* ---- run ---------------------------------------------------------------------- */
@@ -173,6 +173,12 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_double(&j, "F", job->F);
 	rt_json_double(&j, "CR", job->CR);
 	rt_json_string(&j, "strategy", de_job_strategy_name(job));
+	if (de_is_adaptive(job->strategy)) {   /* templates/de/de_adapt.h */
+		rt_json_int(&j, "memory_size", job->params.H);
+		rt_json_double(&j, "p_best", job->params.p_best);
+		rt_json_double(&j, "archive_rate", job->params.arc_rate);
+		rt_json_int(&j, "population_min", job->params.np_min);
+	}
 	rt_json_string(&j, "bounds", de_job_bounds_name(job));
 	rt_json_double(&j, "lower", job->lower);
 	rt_json_double(&j, "upper", job->upper);
@@ -200,7 +206,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		rt_json_int(&j, "problem", (long long)p);
 		rt_json_double(&j, "best", out->best[p]);
 		rt_json_int(&j, "generations", out->gens[p]);
-		rt_json_int(&j, "evaluations", (long long)job->np * (out->gens[p] + 1));
+		rt_json_int(&j, "evaluations", de_job_evals(job, out->gens[p]));
 		rt_json_bool(&j, "reached", out->reached[p]);
 		rt_json_begin_array(&j, "x");
 		for (int k = 0; k < out->dim; k++)
@@ -226,7 +232,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		rt_buf_puts(&b, "\n");
 		for (int h = 0; h < out->hist_len; h++) {
 			long g = (long)h * job->history_every;
-			rt_buf_printf(&b, "%ld,%lld", g, (long long)job->np * (g + 1));
+			rt_buf_printf(&b, "%ld,%lld", g, de_job_evals(job, g));
 			for (size_t p = 0; p < P; p++)
 				rt_buf_printf(&b, ",%.9g", (double)out->hist[p * out->hist_len + h]);
 			rt_buf_puts(&b, "\n");

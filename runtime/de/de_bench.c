@@ -47,6 +47,8 @@ const char de_bench_help[] =
 	"  --python CMD         Python for --torch (default python3)\n"
 	"  --check              instead of timing: run small problems on the CPU and the\n"
 	"                       GPU (fused, naive, streams) and compare best-value histories\n"
+	"                       and best vectors (the adaptive strategies jade, shade, lshade,\n"
+	"                       jso too: fused and streams; the naive kernels have none)\n"
 	"  --seed S, --threads N, -o DIR (writes DIR/bench-de-FUNCTION.json or\n"
 	"  DIR/bench-de-check.json), --quiet\n";
 
@@ -467,7 +469,14 @@ typedef struct check_case {
 	int fn, dim, np, problems, gens, shift, rotate, strategy, bounds, user;
 	double target;
 	int exact;   /* CPU and GPU must agree bit for bit (no sin/exp) */
+	long long evals;   /* max_evals (L-SHADE, jSO: their schedule); 0: gens */
 } check_case;
+
+/* Do a's and b's best vectors differ in any bit? */
+static int bestx_differ(const de_outcome *a, const de_outcome *b)
+{
+	return memcmp(a->bestx, b->bestx, (size_t)a->problems * a->dim * sizeof *a->bestx) != 0;
+}
 
 static const char check_user_body[] =
 	"float s = 0.0f;\n"
@@ -501,23 +510,38 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 {
 	const check_case cases[] = {
 		{ "sphere, shared memory", DE_FN_SPHERE, 30, 150, 4, 300, 0, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 1 },
+		  DE_BOUNDS_REFLECT, 0, 0, 1, 0 },
 		{ "sphere to 1e-8 (stops)", DE_FN_SPHERE, 10, 50, 8, 2000, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 1e-8, 1 },
+		  DE_BOUNDS_CLIP, 0, 1e-8, 1, 0 },
 		{ "rosenbrock shift+rot best/1", DE_FN_ROSENBROCK, 10, 50, 4, 300, 1, 1, DE_BEST_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 0, 1 },
+		  DE_BOUNDS_CLIP, 0, 0, 1, 0 },
 		{ "sphere, global memory", DE_FN_SPHERE, 100, 1000, 3, 60, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_RESAMPLE, 0, 0, 1 },
+		  DE_BOUNDS_RESAMPLE, 0, 0, 1, 0 },
 		{ "rastrigin shift resample", DE_FN_RASTRIGIN, 30, 300, 4, 200, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_RESAMPLE, 0, 0, 0 },
+		  DE_BOUNDS_RESAMPLE, 0, 0, 0, 0 },
 		{ "ackley rotate", DE_FN_ACKLEY, 20, 100, 4, 200, 0, 1, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 0 },
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0 },
 		{ "griewank best/1", DE_FN_GRIEWANK, 10, 40, 4, 200, 1, 0, DE_BEST_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 0 },
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0 },
 		{ "schwefel shift+rot", DE_FN_SCHWEFEL, 10, 100, 4, 200, 1, 1, DE_RAND_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 0, 0 },
+		  DE_BOUNDS_CLIP, 0, 0, 0, 0 },
 		{ "user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 200, 0, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 1, 0, 1 },
+		  DE_BOUNDS_REFLECT, 1, 0, 1, 0 },
+		/* the adaptive strategies (templates/de/de_adapt.h): no naive kernels */
+		{ "jade sphere", DE_FN_SPHERE, 10, 50, 4, 300, 1, 0, DE_JADE, DE_BOUNDS_MIDPOINT, 0, 0,
+		  1, 0 },
+		{ "shade rosenbrock shift+rot", DE_FN_ROSENBROCK, 10, 60, 4, 300, 1, 1, DE_SHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 0 },
+		{ "lshade sphere to 1e-8", DE_FN_SPHERE, 10, 180, 4, 0, 1, 0, DE_LSHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 1e-8, 1, 30000 },
+		{ "lshade rosenbrock, global", DE_FN_ROSENBROCK, 100, 1800, 2, 0, 1, 0, DE_LSHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 40000 },
+		{ "jso sphere", DE_FN_SPHERE, 20, 335, 4, 0, 1, 0, DE_JSO, DE_BOUNDS_MIDPOINT, 0, 0, 1,
+		  40000 },
+		{ "jso user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 0, 0, 0, DE_JSO,
+		  DE_BOUNDS_MIDPOINT, 1, 0, 1, 20000 },
+		{ "lshade rastrigin shift", DE_FN_RASTRIGIN, 30, 540, 2, 0, 1, 0, DE_LSHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 60000 },
 	};
 	const int ncases = (int)(sizeof cases / sizeof cases[0]);
 	int failures = 0, comparisons = 0;
@@ -543,14 +567,15 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		for (int b = 0; b < 4; b++) {
 			de_job job;
 			rt_error e2;
-			if ((b == 0 && !c->cpu) || (b > 0 && !c->gpu))
+			if ((b == 0 && !c->cpu) || (b > 0 && !c->gpu) ||
+			    (b == 2 && de_is_adaptive(cc->strategy)))
 				continue;
 			de_job_default(&job, cc->fn, cc->dim);
 			snprintf(job.name, sizeof job.name, "check-%d", k);
 			job.np = cc->np;
 			job.problems = cc->problems;
 			job.generations = cc->gens;
-			job.max_evals = 0;
+			job.max_evals = cc->evals;
 			job.shift = cc->shift;
 			job.rotate = cc->rotate;
 			job.strategy = cc->strategy;
@@ -599,7 +624,10 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 			int gens_same = 1;
 			for (long p = 0; p < out[a].problems; p++)
 				gens_same &= out[a].gens[p] == out[b].gens[p] || h >= 0;
-			if (h < 0 && gens_same) {
+			if (exact && h < 0 && gens_same && bestx_differ(&out[a], &out[b])) {
+				snprintf(cell[q], sizeof cell[q], "best x differ !");
+				ok = 0;
+			} else if (h < 0 && gens_same) {
 				snprintf(cell[q], sizeof cell[q], exact ? "identical" : "same (1e-5)");
 			} else {
 				int pass = !exact && h >= 20;

@@ -21,7 +21,12 @@ rt_status de_snapshot_alloc(de_snapshot *s, const de_job *job, rt_error *err)
 	s->fit = s->pop ? rt_malloc(P * job->np * sizeof *s->fit, err) : NULL;
 	if (s->fit && hl > 0)
 		s->hist = rt_malloc(P * hl * sizeof *s->hist, err);
-	if (!s->fit || (hl > 0 && !s->hist)) {
+	int adaptive = de_is_adaptive(job->strategy);
+	if (s->fit && adaptive) {
+		s->ad = rt_calloc(P * de_adapt_ad_len(job), sizeof *s->ad, err);
+		s->arch = s->ad ? rt_calloc(P * job->params.a_cap * job->dim, sizeof *s->arch, err) : NULL;
+	}
+	if (!s->fit || (hl > 0 && !s->hist) || (adaptive && !s->arch)) {
 		de_snapshot_free(s);
 		return RT_ERR_SYSTEM;
 	}
@@ -34,6 +39,8 @@ void de_snapshot_free(de_snapshot *s)
 	free(s->pop);
 	free(s->fit);
 	free(s->hist);
+	free(s->ad);
+	free(s->arch);
 	memset(s, 0, sizeof *s);
 }
 
@@ -94,6 +101,10 @@ rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_
 	rt_ckpt_put_bytes(&b, s->pop, P * job->np * job->dim * sizeof *s->pop);
 	rt_ckpt_put_bytes(&b, s->fit, P * job->np * sizeof *s->fit);
 	rt_ckpt_put_bytes(&b, s->hist ? s->hist : &none, P * hl * sizeof *s->hist);
+	if (s->ad) {
+		rt_ckpt_put_bytes(&b, s->ad, P * de_adapt_ad_len(job) * sizeof *s->ad);
+		rt_ckpt_put_bytes(&b, s->arch, P * job->params.a_cap * job->dim * sizeof *s->arch);
+	}
 	rt_status st = rt_ckpt_write(ck->plan.dir, "de", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	if (st == RT_OK) {
@@ -141,6 +152,14 @@ static rt_status check_states(const rt_ckpt *from, const de_job *job, const de_s
 				       "generation %ld (generations %d, best index %d, stopped %d)",
 				       from->path, p, s->gen, (int)q->gens, (int)q->best_index,
 				       (int)q->done);
+		const double *ad = s->ad ? s->ad + (size_t)p * de_adapt_ad_len(job) : NULL;
+		if (ad && !(ad[DE_AD_NP] >= 4 && ad[DE_AD_NP] <= job->np && ad[DE_AD_K] >= 0 &&
+			    ad[DE_AD_K] < job->params.H && ad[DE_AD_AMAX] >= 0 &&
+			    ad[DE_AD_AMAX] <= job->params.a_cap && ad[DE_AD_ACOUNT] >= 0 &&
+			    ad[DE_AD_ACOUNT] <= ad[DE_AD_AMAX] && q->best_index < ad[DE_AD_NP]))
+			return rt_fail(err, RT_ERR_INPUT, "%s: problem %ld: an impossible adaptive state "
+				       "(population %g, memory slot %g, archive %g of %g)", from->path, p,
+				       ad[DE_AD_NP], ad[DE_AD_K], ad[DE_AD_ACOUNT], ad[DE_AD_AMAX]);
 	}
 	return RT_OK;
 }
@@ -163,6 +182,10 @@ rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_err
 		st = rt_ckpt_get_bytes(from, s->fit, P * job->np * sizeof *s->fit, err);
 	if (st == RT_OK)
 		st = rt_ckpt_get_bytes(from, s->hist ? s->hist : &none, P * hl * sizeof *s->hist, err);
+	if (st == RT_OK && s->ad)
+		st = rt_ckpt_get_bytes(from, s->ad, P * de_adapt_ad_len(job) * sizeof *s->ad, err);
+	if (st == RT_OK && s->ad)
+		st = rt_ckpt_get_bytes(from, s->arch, P * job->params.a_cap * job->dim * sizeof *s->arch, err);
 	if (st == RT_OK && from->pos != from->state_size)
 		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
 			     from->state_size - from->pos);

@@ -13,7 +13,10 @@
  * --checkpoint-every N, at every N-th generation too; where a stretch ends
  * changes nothing in the results. Populations are stored as rows
  * (individual i, component j at [i * dim + j]) whatever the backend holds,
- * so the file's layout is the same for CPU and GPU runs. */
+ * so the file's layout is the same for CPU and GPU runs. The adaptive
+ * strategies (de_adapt.h) add each problem's state (memories, active
+ * population, archive count and size, evaluations) and archive (rows),
+ * the rest of their generation being drawn from Philox as above. */
 #ifndef RT_DE_CKPT_H
 #define RT_DE_CKPT_H
 
@@ -31,6 +34,8 @@ typedef struct de_snapshot {
 	float *pop;               /* [problems][np][dim], rows */
 	float *fit;               /* [problems][np] */
 	float *hist;              /* [problems][hist_len], NULL without history */
+	double *ad;               /* adaptive strategies: [problems][ad_len] (de_adapt.h), else NULL */
+	float *arch;              /* adaptive strategies: [problems][a_cap][dim], rows */
 	double seconds;           /* optimisation time so far */
 	double kernel_ms;         /* GPU: kernel time so far (0 on the CPU) */
 } de_snapshot;

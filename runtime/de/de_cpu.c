@@ -33,6 +33,11 @@ struct de_cpu {
 	int *next;         /* [P] generation each problem steps to (split schedule) */
 	int hist_len;
 	long gen_end;      /* for the work items */
+	/* adaptive strategies (de_adapt.c), else NULL: per problem */
+	double *ad;        /* [P][ad_len] state */
+	float *arch;       /* [P][a_cap][D] archive */
+	double *work;      /* [P][work_len] scratch */
+	int *iwork;        /* [P][iwork_len] scratch */
 };
 
 static float *pop_buf(const de_cpu *c, long p, int b)
@@ -43,6 +48,38 @@ static float *pop_buf(const de_cpu *c, long p, int b)
 static float *fit_buf(const de_cpu *c, long p, int b)
 {
 	return c->fit + ((size_t)p * 2 + (size_t)b) * (size_t)c->NP;
+}
+
+/* The adaptive strategies' buffers of problem p. */
+static double *ad_of(const de_cpu *c, long p)
+{
+	return c->ad + (size_t)p * de_adapt_ad_len(c->job);
+}
+
+static float *arch_of(const de_cpu *c, long p)
+{
+	return c->arch + (size_t)p * c->job->params.a_cap * c->D;
+}
+
+static rt_status alloc_adaptive(de_cpu *c, rt_error *err)
+{
+	const de_job *job = c->job;
+	size_t P = (size_t)c->P;
+	c->ad = rt_calloc(P * de_adapt_ad_len(job), sizeof *c->ad, err);
+	c->arch = c->ad ? rt_calloc(P * job->params.a_cap * c->D, sizeof *c->arch, err) : NULL;
+	c->work = c->arch ? rt_malloc(P * de_adapt_work_len(job) * sizeof *c->work, err) : NULL;
+	c->iwork = c->work ? rt_malloc(P * de_adapt_iwork_len(job) * sizeof *c->iwork, err) : NULL;
+	return c->iwork ? RT_OK : RT_ERR_SYSTEM;
+}
+
+/* Generation g of an adaptive strategy for problem p (de_adapt.c). */
+static void adapt_step(de_cpu *c, long p, uint32_t g)
+{
+	int cur = c->cur[p];
+	de_adapt_cpu_step(c->job, p, g, pop_buf(c, p, cur), fit_buf(c, p, cur), pop_buf(c, p, 1 - cur),
+			  fit_buf(c, p, 1 - cur), ad_of(c, p), arch_of(c, p),
+			  c->work + (size_t)p * de_adapt_work_len(c->job),
+			  c->iwork + (size_t)p * de_adapt_iwork_len(c->job));
 }
 
 rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
@@ -62,6 +99,11 @@ rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
 	c->next = c->st ? rt_calloc((size_t)c->P, sizeof *c->next, err) : NULL;
 	if (c->st && c->hist_len > 0)
 		c->hist = rt_malloc((size_t)c->P * c->hist_len * sizeof *c->hist, err);
+	if (c->next && de_is_adaptive(job->strategy) && alloc_adaptive(c, err) != RT_OK) {
+		de_cpu_free(c);
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory for the archives of %ld problems",
+			       job->problems);
+	}
 	if (!c->next || (c->hist_len > 0 && !c->hist)) {
 		de_cpu_free(c);
 		return rt_fail(err, RT_ERR_SYSTEM,
@@ -86,12 +128,18 @@ void de_cpu_free(de_cpu *c)
 	free(c->st);
 	free(c->hist);
 	free(c->next);
+	free(c->ad);
+	free(c->arch);
+	free(c->work);
+	free(c->iwork);
 	free(c);
 }
 
 const float *de_cpu_population(const de_cpu *c, long p) { return pop_buf(c, p, c->cur[p]); }
 const float *de_cpu_fitness(const de_cpu *c, long p) { return fit_buf(c, p, c->cur[p]); }
 de_state de_cpu_state(const de_cpu *c, long p) { return c->st[p]; }
+const double *de_cpu_adapt_state(const de_cpu *c, long p) { return c->ad ? ad_of(c, p) : NULL; }
+const float *de_cpu_archive(const de_cpu *c, long p) { return c->arch ? arch_of(c, p) : NULL; }
 
 /* Initial individuals [b, e) of problem p. */
 static void init_individuals(de_cpu *c, long p, int b, int e)
@@ -161,10 +209,15 @@ static void problem_items(void *ctx, long begin, long end, int thread)
 		if (c->st[p].gens < 0) {
 			init_individuals(c, p, 0, c->NP);
 			finish_generation(c, p, 0);
+			if (c->ad)
+				de_adapt_init(&c->job->params, ad_of(c, p));
 		}
 		while (active(c, p)) {
 			int g = c->st[p].gens + 1;
-			step_individuals(c, p, (uint32_t)g, 0, c->NP);
+			if (c->ad)
+				adapt_step(c, p, (uint32_t)g);
+			else
+				step_individuals(c, p, (uint32_t)g, 0, c->NP);
 			finish_generation(c, p, g);
 		}
 	}
@@ -191,7 +244,7 @@ static void block_items(void *ctx, long begin, long end, int thread)
 /* The schedule: whole problems per thread (else generations split into blocks). */
 static int whole_problems(const de_cpu *c)
 {
-	return c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK;
+	return c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK || c->ad;
 }
 
 rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
@@ -238,6 +291,10 @@ static rt_status save_checkpoint(const de_cpu *c, long gen, double seconds, rt_e
 	}
 	if (s.hist)
 		memcpy(s.hist, c->hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
+	if (s.ad) {
+		memcpy(s.ad, c->ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s.ad);
+		memcpy(s.arch, c->arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s.arch);
+	}
 	st = de_ckpt_save(c->job->ckpt, c->job, &s, err);
 	de_snapshot_free(&s);
 	return st;
@@ -261,6 +318,10 @@ static rt_status restore_checkpoint(de_cpu *c, long *gen, double *seconds, rt_er
 		}
 		if (s.hist)
 			memcpy(c->hist, s.hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
+		if (s.ad) {
+			memcpy(c->ad, s.ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s.ad);
+			memcpy(c->arch, s.arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s.arch);
+		}
 		*gen = s.gen;
 		*seconds = s.seconds;
 	}

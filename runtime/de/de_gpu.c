@@ -110,6 +110,18 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	gen_define_int(src, "DE_NAIVE_BLOCK", DE_NAIVE_THREADS);
 	if (job->problem_base > 0)
 		gen_line(src, "#define DE_PROBLEM_BASE %luu", (unsigned long)job->problem_base);
+	if (de_is_adaptive(job->strategy)) {   /* templates/de/de_adapt.h */
+		const de_params *p = &job->params;
+		gen_define_int(src, "DE_ADAPTIVE", 1);
+		gen_define_int(src, "DE_H", p->H);
+		gen_define_int(src, "DE_NP_MIN", p->np_min);
+		gen_define_int(src, "DE_ACAP", p->a_cap);
+		gen_line(src, "#define DE_PBEST %.17g", p->p_best);
+		gen_line(src, "#define DE_ARC_RATE %.17g", p->arc_rate);
+		gen_line(src, "#define DE_MF0 %.17g", p->mf0);
+		gen_line(src, "#define DE_MCR0 %.17g", p->mcr0);
+		gen_line(src, "#define DE_MAX_EVALS %.17g", p->max_evals);
+	}
 	if (job->function == DE_FN_USER)
 		de_user_emit(&job->user, src, 1);
 	gen_line(src, "%s", "");
@@ -125,12 +137,13 @@ typedef struct de_gpu {
 	int nstreams;
 	gpu_timer *timer;
 	gpu_ptr pop, fit, state, bestx, hist, shift, rot, mut, trial, tfit;
+	gpu_ptr ad, arch, work, iwork;   /* adaptive strategies (de.cu); else 4 bytes each */
 } de_gpu;
 
 static void gpu_release(de_gpu *g)
 {
 	gpu_ptr *bufs[] = { &g->pop, &g->fit, &g->state, &g->bestx, &g->hist, &g->shift,
-			    &g->rot, &g->mut, &g->trial, &g->tfit };
+			    &g->rot, &g->mut, &g->trial, &g->tfit, &g->ad, &g->arch, &g->work, &g->iwork };
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (*bufs[i])
 			gpu_free(g->ctx, *bufs[i]);
@@ -147,6 +160,55 @@ static void gpu_release(de_gpu *g)
 static rt_status alloc(de_gpu *g, gpu_ptr *p, size_t bytes, rt_error *err)
 {
 	return gpu_alloc(g->ctx, bytes ? bytes : 4, p, err);
+}
+
+/* The adaptive strategies' state, archives and scratch (4 bytes each for
+ * the others: the kernel's arguments are always set). */
+static rt_status alloc_adaptive(de_gpu *g, const de_job *job, rt_error *err)
+{
+	int a = de_is_adaptive(job->strategy);
+	size_t P = (size_t)job->problems;
+	rt_status s;
+	if ((s = alloc(g, &g->ad, a ? P * de_adapt_ad_len(job) * sizeof(double) : 0, err)) ||
+	    (s = alloc(g, &g->arch, a ? P * job->params.a_cap * job->dim * sizeof(float) : 0, err)) ||
+	    (s = alloc(g, &g->work, a ? P * de_adapt_work_len(job) * sizeof(double) : 0, err)) ||
+	    (s = alloc(g, &g->iwork, a ? P * de_adapt_iwork_len(job) * sizeof(int) : 0, err)))
+		return s;
+	return RT_OK;
+}
+
+/* Adaptive strategies: the state and archives between the device
+ * (archive [problem][dim][a_cap]) and a snapshot (rows); up: to the device. */
+static rt_status adaptive_transfer(de_gpu *g, const de_job *job, de_snapshot *s, int up,
+				   rt_error *err)
+{
+	size_t P = (size_t)job->problems, D = (size_t)job->dim, A = (size_t)job->params.a_cap;
+	size_t adb = P * de_adapt_ad_len(job) * sizeof(double);
+	float *soa;
+	rt_status r;
+	if (!s->ad)
+		return RT_OK;
+	if (!(soa = rt_malloc(P * A * D * sizeof *soa, err)))
+		return RT_ERR_SYSTEM;
+	if (up) {
+		for (size_t k = 0; k < P * A * D; k++) {   /* k = (p * A + a) * D + j */
+			size_t j = k % D, a = k / D % A, p = k / D / A;
+			soa[(p * D + j) * A + a] = s->arch[k];
+		}
+		r = gpu_upload(g->ctx, g->ad, s->ad, adb, err);
+		if (r == RT_OK)
+			r = gpu_upload(g->ctx, g->arch, soa, P * A * D * sizeof *soa, err);
+	} else {
+		r = gpu_download(g->ctx, s->ad, g->ad, adb, err);
+		if (r == RT_OK)
+			r = gpu_download(g->ctx, soa, g->arch, P * A * D * sizeof *soa, err);
+		for (size_t k = 0; r == RT_OK && k < P * A * D; k++) {
+			size_t j = k % D, a = k / D % A, p = k / D / A;
+			s->arch[k] = soa[(p * D + j) * A + a];
+		}
+	}
+	free(soa);
+	return r;
 }
 
 /* Launch arguments shared by the fused and the naive host loops. */
@@ -167,7 +229,8 @@ static rt_status launch_fused(de_gpu *g, const de_job *job, const de_args *a, in
 		unsigned long long seed = a->seed;
 		gpu_ptr hist = g->hist;
 		void *args[] = { &g->pop, &g->fit, &g->state, &g->bestx, &hist, &g->shift, &g->rot,
-				 &seed, &pbegin, &pend, &ge, &he, &hl, &target, &fstar };
+				 &seed, &pbegin, &pend, &ge, &he, &hl, &target, &fstar, &g->ad, &g->arch,
+				 &g->work, &g->iwork };
 		int n = pend - pbegin;
 		if (n <= 0)
 			continue;
@@ -269,6 +332,8 @@ static rt_status save_checkpoint(de_gpu *g, const de_job *job, int two, const de
 	s.seconds = seconds;
 	s.kernel_ms = kernel_ms;
 	if (r == RT_OK)
+		r = adaptive_transfer(g, job, &s, 0, err);
+	if (r == RT_OK)
 		r = de_ckpt_save(job->ckpt, job, &s, err);
 	free(pop);
 	free(fit);
@@ -314,6 +379,8 @@ static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_st
 		r = gpu_upload(g->ctx, g->bestx, bestx, P * D * sizeof *bestx, err);
 	if (r == RT_OK && hl > 0)
 		r = gpu_upload(g->ctx, g->hist, s.hist, P * hl * sizeof *s.hist, err);
+	if (r == RT_OK)
+		r = adaptive_transfer(g, job, &s, 1, err);
 	if (r == RT_OK) {
 		*gen = s.gen;
 		*seconds = s.seconds;
@@ -403,6 +470,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if (naive && ((s = alloc(&g, &g.mut, P * NPD * sizeof(float), err)) ||
 		      (s = alloc(&g, &g.trial, P * NPD * sizeof(float), err)) ||
 		      (s = alloc(&g, &g.tfit, P * job->np * sizeof(float), err))))
+		goto done;
+	if ((s = alloc_adaptive(&g, job, err)))
 		goto done;
 	if (out->hist_len > 0) {
 		if ((s = alloc(&g, &g.hist, P * out->hist_len * sizeof(float), err)) ||

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "de/de_core.h"
+#include "de/de_adapt.h"
 #include "error.h"
 #include "gen.h"
 #include "gpu.h"
@@ -65,6 +65,9 @@ typedef struct de_job {
 	int variant, popmem, block, streams;   /* GPU tuning (variant: never AUTO after de_job_finish) */
 	int persistent;        /* GPU: grid of resident blocks walking over problems (else a block per problem) */
 	int grid_max;          /* GPU, persistent: at most this many blocks per launch (0: no cap; checks) */
+	int memory_size;       /* adaptive strategies: H (0: the strategy's default) */
+	double p_best, archive_rate;   /* adaptive strategies (< 0: the strategy's default) */
+	long long *nfes_at;    /* L-SHADE, jSO: [gens + 1] evaluations after each generation */
 	de_params params;      /* what the shared core sees */
 	float zoff;            /* zstar when shifted or rotated, else 0 */
 	float *shift_vec;      /* [problems][dim] or NULL */
@@ -114,6 +117,8 @@ float de_job_eval(const de_job *job, long p, const float *x);
 /* The spec's names of the job's strategy ("rand/1/bin") and bounds handling. */
 const char *de_job_strategy_name(const de_job *job);
 const char *de_job_bounds_name(const de_job *job);
+/* Evaluations of one problem after generation gens (0: the initial population). */
+long long de_job_evals(const de_job *job, long gens);
 /* Entries in the history of a run: one every history_every generations
  * from 0 to gens (0 without history). */
 int de_job_hist_len(const de_job *job);
@@ -131,6 +136,17 @@ rt_status de_user_set(de_user *u, const char *body, const char *where, int line,
 		      const char *filepath, rt_error *err);
 void de_user_free(de_user *u);
 
+/* ---- de_adapt.c ---- */
+/* Per-problem sizes of the adaptive state (doubles, templates/de/de_adapt.h)
+ * and of the scratch arrays of a generation (doubles, ints). */
+size_t de_adapt_ad_len(const de_job *job);
+size_t de_adapt_work_len(const de_job *job);
+size_t de_adapt_iwork_len(const de_job *job);
+/* Generation g of problem p from (X, fx) to (Y, fy), rows; ad, arch
+ * (a_cap rows) updated; work and iwork: scratch. */
+void de_adapt_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
+		       float *Y, float *fy, double *ad, float *arch, double *work, int *iwork);
+
 /* ---- de_cpu.c ---- */
 typedef struct de_cpu de_cpu;
 rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err);
@@ -141,6 +157,9 @@ rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err);
 const float *de_cpu_population(const de_cpu *c, long p);
 const float *de_cpu_fitness(const de_cpu *c, long p);
 de_state de_cpu_state(const de_cpu *c, long p);
+/* Adaptive strategies: problem p's state (de_adapt.h) and archive (rows); else NULL. */
+const double *de_cpu_adapt_state(const de_cpu *c, long p);
+const float *de_cpu_archive(const de_cpu *c, long p);
 /* A whole run with progress; fills out (de_outcome_free releases it). */
 rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
 		     rt_error *err);

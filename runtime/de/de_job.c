@@ -10,8 +10,21 @@
  *   population = 300       ; default 10 * dim
  *   F = 0.5
  *   CR = 0.9
- *   strategy = rand/1/bin  ; or best/1/bin
- *   bounds = reflect       ; reflect, clip or resample
+ *   strategy = rand/1/bin  ; or best/1/bin, or the adaptive jade, shade, lshade, jso
+ *                          ;   (templates/de/de_adapt.h; their published defaults:
+ *                          ;   jade    population 100, p_best 0.05, archive_rate 1
+ *                          ;   shade   population 100, memory_size 100, p_best 0.2 (p_i in
+ *                          ;           [2/NP, p_best]), archive_rate 1
+ *                          ;   lshade  population 18 dim -> 4, memory_size 6, p_best 0.11,
+ *                          ;           archive_rate 2.6 (needs max_evals)
+ *                          ;   jso     population 25 ln(dim) sqrt(dim) -> 4, memory_size 5,
+ *                          ;           p_best 0.25 -> 0.125, archive_rate 1 (needs max_evals);
+ *                          ;   F and CR are not used by them)
+ *   memory_size = 0        ; adaptive: success-history slots H (0: the strategy's; jade: 1)
+ *   p_best = 0             ; adaptive: p of current-to-pbest (0: the strategy's)
+ *   archive_rate = -1      ; adaptive: archive size / population (-1: the strategy's; 0: none)
+ *   bounds = reflect       ; reflect, clip, resample or midpoint (the parent's side;
+ *                          ;   the default of the adaptive strategies)
  *   generations = 0        ; 0: no limit but max_evals
  *   max_evals = 300000     ; per problem; default 10000 * dim (CEC); 0: none
  *   target = 1e-8          ; stop a problem when |best - optimum| <= target; 0: off
@@ -51,8 +64,9 @@ static const char *const function_names[] = {
 	"user", NULL
 };
 /* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
-static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", NULL };
-static const char *const bounds_names[] = { "reflect", "clip", "resample", NULL };
+static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade", "shade", "lshade",
+					      "jso", NULL };
+static const char *const bounds_names[] = { "reflect", "clip", "resample", "midpoint", NULL };
 static const char *const shift_names[] = { "none", "random", NULL };
 static const char *const variant_names[] = { "fused", "naive", "auto", NULL };
 static const char *const popmem_names[] = { "auto", "shared", "global", NULL };
@@ -78,6 +92,51 @@ void de_job_default(de_job *job, int fn, int dim)
 	job->seed = 1;
 	job->streams = 1;
 	job->persistent = 0;
+	job->memory_size = 0;
+	job->p_best = 0;
+	job->archive_rate = -1;
+}
+
+/* The published population of an adaptive strategy at dimension dim. */
+static int adaptive_np(int strategy, int dim)
+{
+	double n = strategy == DE_LSHADE ? 18.0 * dim
+		 : strategy == DE_JSO ? round(25.0 * log((double)dim) * sqrt((double)dim)) : 100.0;
+	return n < 4 ? 4 : (int)n;
+}
+
+/* Reads strategy, population and the adaptive strategies' keys. */
+static rt_status read_strategy(de_job *job, rt_spec *spec, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	long v;
+	rt_status st;
+	if ((st = rt_spec_enum(spec, "de", "strategy", strategy_names, DE_RAND_1_BIN, &job->strategy, err)))
+		return st;
+	int adaptive = de_is_adaptive(job->strategy);
+	if ((st = rt_spec_int(spec, "de", "population",
+			      adaptive ? adaptive_np(job->strategy, job->dim) : 10L * job->dim, 4, 1L << 24, &v,
+			      err)))
+		return st;
+	job->np = (int)v;
+	if ((st = rt_spec_int(spec, "de", "memory_size", 0, 0, 100000, &v, err)))
+		return st;
+	job->memory_size = (int)v;
+	if ((st = rt_spec_double(spec, "de", "p_best", 0.0, 0.0, 1.0, &job->p_best, err)))
+		return st;
+	if ((st = rt_spec_double(spec, "de", "archive_rate", -1.0, -1.0, 100.0, &job->archive_rate, err)))
+		return st;
+	if (!adaptive && (rt_spec_find(spec, "de", "memory_size") || rt_spec_find(spec, "de", "p_best") ||
+			  rt_spec_find(spec, "de", "archive_rate")))
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.memory_size, p_best and archive_rate apply to strategy = jade, shade, "
+			       "lshade or jso, not %s",
+			       rt_spec_key_where(spec, "de", "strategy", loc, sizeof loc),
+			       strategy_names[job->strategy]);
+	if (job->archive_rate > -1.0 && job->archive_rate < 0.0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.archive_rate: expected -1 (default) or >= 0, got %g",
+			       rt_spec_key_where(spec, "de", "archive_rate", loc, sizeof loc), job->archive_rate);
+	return RT_OK;
 }
 
 static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
@@ -151,8 +210,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	if (!(job->lower < job->upper))
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.upper: expected a value above de.lower (%g), got %g",
 			       rt_spec_key_where(spec, "de", "upper", loc, sizeof loc), job->lower, job->upper);
-	TRY(rt_spec_int(spec, "de", "population", 10L * job->dim, 4, 1L << 24, &v, err));
-	job->np = (int)v;
+	TRY(read_strategy(job, spec, err));
 	if ((long long)job->np * job->dim > INT_MAX / 2)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.population: population x dim must stay below %d, got %d x %d",
@@ -160,11 +218,17 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 			       job->dim);
 	TRY(rt_spec_double(spec, "de", "F", 0.5, 0.0, 2.0, &job->F, err));
 	TRY(rt_spec_double(spec, "de", "CR", 0.9, 0.0, 1.0, &job->CR, err));
-	TRY(rt_spec_enum(spec, "de", "strategy", strategy_names, DE_RAND_1_BIN, &job->strategy, err));
-	TRY(rt_spec_enum(spec, "de", "bounds", bounds_names, DE_BOUNDS_REFLECT, &job->bounds, err));
+	TRY(rt_spec_enum(spec, "de", "bounds", bounds_names,
+			 de_is_adaptive(job->strategy) ? DE_BOUNDS_MIDPOINT : DE_BOUNDS_REFLECT, &job->bounds,
+			 err));
 	TRY(rt_spec_int(spec, "de", "generations", 0, 0, INT_MAX - 1, &job->generations, err));
 	TRY(rt_spec_int(spec, "de", "max_evals", (long)job->max_evals, 0, LONG_MAX, &v, err));
 	job->max_evals = v;
+	if (v == 0 && de_reduces(job->strategy))
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.strategy = %s reduces the population by evaluations: it needs max_evals > 0",
+			       rt_spec_key_where(spec, "de", "max_evals", loc, sizeof loc),
+			       strategy_names[job->strategy]);
 	if (v > 0 && v < job->np)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.max_evals: expected at least one population (%d evaluations), got %ld",
@@ -187,6 +251,12 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_int(spec, "de", "report_every", 100, 1, INT_MAX, &v, err));
 	job->report_every = (int)v;
 	TRY(rt_spec_enum(spec, "de", "variant", variant_names, DE_VARIANT_AUTO, &job->variant, err));
+	if (job->variant == DE_VARIANT_NAIVE && de_is_adaptive(job->strategy))
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.variant = naive does not implement strategy = %s (only the fused kernel "
+			       "does): use variant = fused or auto",
+			       rt_spec_key_where(spec, "de", "variant", loc, sizeof loc),
+			       strategy_names[job->strategy]);
 	TRY(rt_spec_enum(spec, "de", "pop_memory", popmem_names, DE_POPMEM_AUTO, &job->popmem, err));
 	TRY(rt_spec_int(spec, "de", "block", 0, 0, 1024, &v, err));
 	if (v % 32 != 0)
@@ -207,9 +277,59 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	return RT_OK;
 }
 
+/* The adaptive strategies' parameters (defaults where the job has none)
+ * and L-SHADE's and jSO's schedule: the evaluations after each generation
+ * and the generation limit. */
+static rt_status finish_adaptive(de_job *job, rt_error *err)
+{
+	static const int H[] = { 1, 100, 6, 5 };
+	static const double pb[] = { 0.05, 0.2, 0.11, 0.25 }, rate[] = { 1.0, 1.0, 2.6, 1.0 };
+	int s = job->strategy, k = s - DE_JADE;
+	de_params *p = &job->params;
+	if (s == DE_JADE && job->memory_size > 1)
+		return rt_fail(err, RT_ERR_INPUT, "memory_size: jade keeps one (mu_F, mu_CR), got %d",
+			       job->memory_size);
+	if (de_reduces(s) && job->max_evals <= 0)
+		return rt_fail(err, RT_ERR_INPUT, "strategy %s needs max_evals > 0 (its population shrinks "
+			       "by evaluations)", strategy_names[s]);
+	p->H = job->memory_size > 0 ? job->memory_size : H[k];
+	p->p_best = job->p_best > 0 ? job->p_best : pb[k];
+	p->arc_rate = job->archive_rate >= 0 ? job->archive_rate : rate[k];
+	p->np_min = de_reduces(s) ? 4 : job->np;
+	p->a_cap = (int)round(p->arc_rate * job->np);
+	p->a_cap = p->a_cap < 1 ? 1 : p->a_cap;
+	p->mf0 = s == DE_JSO ? 0.3 : 0.5;
+	p->mcr0 = s == DE_JSO ? 0.8 : 0.5;
+	p->max_evals = (double)job->max_evals;
+	free(job->nfes_at);
+	job->nfes_at = NULL;
+	if (!de_reduces(s))
+		return RT_OK;
+	p->np = job->np;   /* de_adapt_np_next reads it */
+	long g = 0, cap = job->generations > 0 ? job->generations : INT_MAX - 1;
+	double nfes = job->np;
+	for (int na = job->np; g < cap && nfes + na <= p->max_evals; g++) {
+		nfes += na;
+		na = de_adapt_np_next(p, nfes, na);
+	}
+	job->gens = g;
+	job->nfes_at = rt_malloc(((size_t)g + 1) * sizeof *job->nfes_at, err);
+	if (!job->nfes_at)
+		return RT_ERR_SYSTEM;
+	nfes = job->np;
+	job->nfes_at[0] = job->np;
+	for (long q = 1, na = job->np; q <= g; q++) {
+		nfes += (double)na;
+		job->nfes_at[q] = (long long)nfes;
+		na = de_adapt_np_next(p, nfes, (int)na);
+	}
+	return RT_OK;
+}
+
 rt_status de_job_finish(de_job *job, rt_error *err)
 {
 	double lo, hi, zs;
+	rt_status st;
 	long g = job->generations > 0 ? job->generations : INT_MAX - 1;
 	if (job->np < 4)
 		return rt_fail(err, RT_ERR_INPUT, "population: expected at least 4, got %d", job->np);
@@ -231,6 +351,8 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 			       "no stopping rule: set generations or max_evals (target alone may never stop)");
 	}
 	job->gens = g;
+	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)
+		return st;
 	de_params *p = &job->params;
 	p->dim = job->dim;
 	p->np = job->np;
@@ -246,8 +368,12 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "bounds %g, %g are equal in float", job->lower, job->upper);
 	de_function_box(job->function, &lo, &hi, &zs);
 	job->zoff = (job->shift || job->rotate) ? (float)zs : 0.0f;
+	if (de_is_adaptive(job->strategy) && job->variant == DE_VARIANT_NAIVE)
+		return rt_fail(err, RT_ERR_INPUT, "variant naive does not implement strategy %s: use fused",
+			       strategy_names[job->strategy]);
 	if (job->variant == DE_VARIANT_AUTO)   /* the faster as measured on an H100 (de_impl.h) */
-		job->variant = job->dim >= DE_AUTO_NAIVE_DIM ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+		job->variant = job->dim >= DE_AUTO_NAIVE_DIM && !de_is_adaptive(job->strategy)
+			       ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
 	return RT_OK;
 }
 
@@ -318,8 +444,10 @@ void de_job_free(de_job *job)
 {
 	free(job->shift_vec);
 	free(job->rot);
+	free(job->nfes_at);
 	job->shift_vec = NULL;
 	job->rot = NULL;
+	job->nfes_at = NULL;
 	de_user_free(&job->user);
 }
 
@@ -331,13 +459,23 @@ int de_job_reached(const de_job *job, float best)
 
 const char *de_job_strategy_name(const de_job *job)
 {
-	return strategy_names[job->strategy == DE_BEST_1_BIN];
+	int s = job->strategy;
+	return strategy_names[s >= DE_RAND_1_BIN && s <= DE_JSO ? s : DE_RAND_1_BIN];
 }
 
 const char *de_job_bounds_name(const de_job *job)
 {
 	int b = job->bounds;
-	return bounds_names[b == DE_BOUNDS_CLIP || b == DE_BOUNDS_RESAMPLE ? b : DE_BOUNDS_REFLECT];
+	return bounds_names[b >= DE_BOUNDS_REFLECT && b <= DE_BOUNDS_MIDPOINT ? b : DE_BOUNDS_REFLECT];
+}
+
+long long de_job_evals(const de_job *job, long gens)
+{
+	if (gens < 0)
+		return 0;
+	if (job->nfes_at)
+		return job->nfes_at[gens < job->gens ? gens : job->gens];
+	return (long long)job->np * (gens + 1);
 }
 
 int de_job_hist_len(const de_job *job)

@@ -15,10 +15,17 @@
  * __syncthreads per generation suffices (inside the best-of-block reduction,
  * whose scratch alternates between two slots).
  *
+ * The adaptive strategies (DE_ADAPTIVE: JADE, SHADE, L-SHADE, jSO of
+ * templates/de/de_adapt.h) run in de_fused only: each generation is
+ * de_adapt_gen below, the per-individual steps by all threads, the
+ * bookkeeping (archive slots, memory update, population reduction plan) by
+ * thread 0 in the header's order, with the per-problem state, archive and
+ * scratch in global memory.
+ *
  * de_naive_*: the baseline, one kernel per stage with host control (init,
  * evaluate, best, mutate, crossover, evaluate, select), population, mutants
  * and trials in global memory. Same draws, same results. */
-#include "de_core.h"
+#include "de_adapt.h"
 
 #ifndef DE_DIM
 #define DE_DIM 30
@@ -80,6 +87,35 @@
 #define DE_NAIVE_MIN_BLOCKS 4
 #endif
 
+/* Adaptive strategies (de_adapt.h); 0: rand/1 or best/1. */
+#ifndef DE_ADAPTIVE
+#define DE_ADAPTIVE 0
+#endif
+#ifndef DE_H
+#define DE_H 6
+#endif
+#ifndef DE_NP_MIN
+#define DE_NP_MIN 4
+#endif
+#ifndef DE_ACAP
+#define DE_ACAP 780
+#endif
+#ifndef DE_PBEST
+#define DE_PBEST 0.11
+#endif
+#ifndef DE_ARC_RATE
+#define DE_ARC_RATE 2.6
+#endif
+#ifndef DE_MF0
+#define DE_MF0 0.5
+#endif
+#ifndef DE_MCR0
+#define DE_MCR0 0.5
+#endif
+#ifndef DE_MAX_EVALS
+#define DE_MAX_EVALS 300000.0
+#endif
+
 #if DE_BLOCK % 32 != 0 || DE_BLOCK > 1024
 #error "DE_BLOCK must be a multiple of 32, at most 1024"
 #endif
@@ -103,6 +139,14 @@ RT_DEV de_params de_kparams(unsigned long long seed)
 	p.upper = DE_UPPER;
 	p.seed = seed;
 	p.problem_base = DE_PROBLEM_BASE;
+	p.H = DE_H;
+	p.np_min = DE_NP_MIN;
+	p.a_cap = DE_ACAP;
+	p.p_best = DE_PBEST;
+	p.arc_rate = DE_ARC_RATE;
+	p.mf0 = DE_MF0;
+	p.mcr0 = DE_MCR0;
+	p.max_evals = DE_MAX_EVALS;
 	return p;
 }
 
@@ -149,6 +193,75 @@ RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi
 	*bi = k;
 }
 
+#if DE_ADAPTIVE
+#define DE_AD_SIZE DE_AD_LEN(DE_H)
+#define DE_IWORK (3 * DE_NP + DE_ACAP)
+
+/* One generation g of an adaptive strategy by the block, the steps of
+ * de_adapt.h: from (X, fx) to (Y, fy) (structure of arrays), the state ad,
+ * the archive A ([DE_DIM][DE_ACAP]) and scratch wk, iw of problem p; the
+ * new best into *bv, *bi (every thread). */
+RT_DEV void de_adapt_gen(const de_params *P, int p, int g, const float *X, const float *fx, float *Y,
+			 float *fy, double *ad, float *A, double *wk, int *iw, const float *sh,
+			 const float *ro, float *sv, int *si, float *bv, int *bi)
+{
+	__shared__ int s_na_new;
+	const int tid = threadIdx.x;
+	const int na = (int)ad[DE_AD_NP];
+	double *wF = wk, *wCR = wk + DE_NP, *delta = wk + 2 * DE_NP;
+	int *order = iw, *dest = iw + DE_NP, *rank = iw + 2 * DE_NP, *owner = iw + 3 * DE_NP;
+	for (int i = tid; i < na; i += DE_BLOCK)
+		order[de_adapt_rank(fx, na, i)] = i;
+	__syncthreads();
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+		if (i >= na) {
+			fy[i] = DE_INF;
+			continue;
+		}
+		de_apick k = de_adapt_pick(P, ad, order, (uint32_t)p, (uint32_t)g, (uint32_t)i);
+		float *y = Y + i;
+		const float *x = X + i;
+		de_adapt_trial(P, X, 1, DE_NP, A, 1, DE_ACAP, na, &k, y, DE_NP, (uint32_t)p, (uint32_t)g,
+			       (uint32_t)i);
+		float f = de_eval(y, DE_NP, sh, ro), fo = fx[i];
+		wF[i] = k.F;
+		wCR[i] = k.CR;
+		delta[i] = de_adapt_delta(f, fo);
+		int better = f <= fo;
+		for (int j = 0; j < DE_DIM; j++)
+			y[j * DE_NP] = better ? y[j * DE_NP] : x[j * DE_NP];
+		fy[i] = better ? f : fo;
+	}
+	__syncthreads();
+	if (tid == 0) {
+		de_adapt_archive_plan(P, ad, delta, dest, owner, (uint32_t)p, (uint32_t)g);
+		de_adapt_update_memory(P, ad, wF, wCR, delta);
+		s_na_new = de_reduces(P->strategy) ? de_adapt_np_next(P, ad[DE_AD_NFES], na) : na;
+	}
+	__syncthreads();
+	for (int i = tid; i < na; i += DE_BLOCK)
+		if (dest[i] >= 0)
+			for (int j = 0; j < DE_DIM; j++)
+				A[j * DE_ACAP + dest[i]] = X[j * DE_NP + i];
+	const int na_new = s_na_new;
+	if (na_new < na) {   /* uniform over the block */
+		for (int i = tid; i < na; i += DE_BLOCK)
+			rank[i] = de_adapt_rank(fy, na, i);
+		__syncthreads();
+		if (tid == 0)
+			de_adapt_shrink_plan(P, ad, rank, fy, na_new);
+		__syncthreads();
+		for (int j = tid; j < DE_DIM; j += DE_BLOCK)
+			de_adapt_move(Y, 1, DE_NP, rank, na, j);
+	}
+	float lv = DE_INF;
+	int li = 0x7fffffff;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK)
+		de_keep_min(&lv, &li, fy[i], i);
+	de_block_best(lv, li, sv, si, bv, bi);
+}
+#endif
+
 RT_DEV int de_reached(float best, float target, float fstar)
 {
 	return target > 0.0f && fabsf(best - fstar) <= target;
@@ -159,11 +272,15 @@ RT_DEV int de_reached(float best, float target, float fstar)
  *   popg  shared variant: [problem][DE_DIM][DE_NP]; global: two such buffers
  *         per problem, the current one being gens & 1
  *   fitg  [problem][DE_NP] (global variant: [problem][2][DE_NP])
- *   state, bestx [problem][DE_DIM], hist [problem][hist_len] (may be NULL) */
+ *   state, bestx [problem][DE_DIM], hist [problem][hist_len] (may be NULL)
+ *   adaptive strategies only: adg [problem][DE_AD_SIZE], archg
+ *   [problem][DE_DIM][DE_ACAP], workg [problem][3 DE_NP], iworkg
+ *   [problem][DE_IWORK] */
 extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
 de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 	 const float *shift, const float *rot, unsigned long long seed, int pbegin, int pend,
-	 int gen_end, int hist_every, int hist_len, float target, float fstar)
+	 int gen_end, int hist_every, int hist_len, float target, float fstar, double *adg,
+	 float *archg, double *workg, int *iworkg)
 {
 	__shared__ float red_v[2][DE_WARPS];
 	__shared__ int red_i[2][DE_WARPS];
@@ -191,6 +308,17 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 		float *fx = fitg + (long long)p * 2 * DE_NP + cur * DE_NP;
 		float *fy = fitg + (long long)p * 2 * DE_NP + (1 - cur) * DE_NP;
 #endif
+#if DE_ADAPTIVE
+		double *ad = adg + (long long)p * DE_AD_SIZE;
+		float *A = archg + (long long)p * DE_DIM * DE_ACAP;
+		double *wk = workg + (long long)p * 3 * DE_NP;
+		int *iw = iworkg + (long long)p * DE_IWORK;
+#else
+		(void)adg;
+		(void)archg;
+		(void)workg;
+		(void)iworkg;
+#endif
 		float bv;
 		int bi, g = st.gens, done = 0;
 		if (g < 0) {
@@ -202,6 +330,10 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 				fx[i] = f;
 				de_keep_min(&lv, &li, f, i);
 			}
+#if DE_ADAPTIVE
+			if (tid == 0)
+				de_adapt_init(&P, ad);
+#endif
 			de_block_best(lv, li, red_v[0], red_i[0], &bv, &bi);
 			g = 0;
 			if (hist && hist_every > 0 && tid == 0 && hist_len > 0)
@@ -220,6 +352,10 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 		}
 		while (!done && g < gen_end) {
 			g++;
+#if DE_ADAPTIVE
+			de_adapt_gen(&P, p, g, X, fx, Y, fy, ad, A, wk, iw, sh, ro, red_v[g & 1], red_i[g & 1],
+				     &bv, &bi);
+#else
 			float lv = DE_INF;
 			int li = 0x7fffffff;
 			for (int i = tid; i < DE_NP; i += DE_BLOCK) {
@@ -237,6 +373,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 				de_keep_min(&lv, &li, f, i);
 			}
 			de_block_best(lv, li, red_v[g & 1], red_i[g & 1], &bv, &bi);
+#endif
 			float *t = X; X = Y; Y = t;
 			t = fx; fx = fy; fy = t;
 			if (hist && hist_every > 0 && tid == 0 && g % hist_every == 0 &&

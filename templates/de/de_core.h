@@ -33,9 +33,16 @@
 #  define DE_UNROLL
 #endif
 
-enum de_strategy { DE_RAND_1_BIN = 0, DE_BEST_1_BIN = 1 };
-enum de_bounds { DE_BOUNDS_REFLECT = 0, DE_BOUNDS_CLIP = 1, DE_BOUNDS_RESAMPLE = 2 };
-enum de_purpose { DE_DRAW_INIT = 0, DE_DRAW_PICK = 1, DE_DRAW_CROSS = 2, DE_DRAW_RESAMPLE = 3 };
+/* JADE .. JSO: the adaptive strategies of templates/de/de_adapt.h. */
+enum de_strategy { DE_RAND_1_BIN = 0, DE_BEST_1_BIN = 1, DE_JADE = 2, DE_SHADE = 3, DE_LSHADE = 4,
+		   DE_JSO = 5 };
+/* MIDPOINT: halfway between the parent's component and the violated bound
+ * (the rule of the SHADE line). */
+enum de_bounds { DE_BOUNDS_REFLECT = 0, DE_BOUNDS_CLIP = 1, DE_BOUNDS_RESAMPLE = 2,
+		 DE_BOUNDS_MIDPOINT = 3 };
+/* ADAPT .. ARCHIVE: drawn by the adaptive strategies only (de_adapt.h). */
+enum de_purpose { DE_DRAW_INIT = 0, DE_DRAW_PICK = 1, DE_DRAW_CROSS = 2, DE_DRAW_RESAMPLE = 3,
+		  DE_DRAW_ADAPT = 4, DE_DRAW_CRNORM = 5, DE_DRAW_FCAUCHY = 6, DE_DRAW_ARCHIVE = 7 };
 
 /* Everything a generation needs besides the population. On the GPU it is
  * built from the generator's constants, so the compiler folds it away. */
@@ -47,6 +54,14 @@ typedef struct de_params {
 	float lower, upper;    /* the box, for every dimension */
 	uint64_t seed;
 	uint32_t problem_base; /* global index of problem 0 (a process's share, de_shard.c) */
+	/* the adaptive strategies (de_adapt.h); unused by rand/1 and best/1 */
+	int H;                 /* success-history memory size (JADE: 1) */
+	int np_min;            /* L-SHADE, jSO: final population (np is the initial one) */
+	int a_cap;             /* archive slots: round(archive_rate * np), at least 1 */
+	double p_best;         /* JADE, L-SHADE: p; jSO: p at the start; SHADE: upper end of p_i */
+	double arc_rate;       /* archive size / population size */
+	double mf0, mcr0;      /* initial memory values */
+	double max_evals;      /* per problem: L-SHADE's and jSO's schedules */
 } de_params;
 
 /* Per-problem state shared by the GPU kernels and the host (16 bytes). */
@@ -142,11 +157,17 @@ RT_HD de_pick de_pick_indices(const de_params *p, uint32_t problem, uint32_t gen
 	return k;
 }
 
-/* Brings a mutant component back into [lower, upper]. */
-RT_HD float de_bound(const de_params *p, float v, uint32_t problem, uint32_t gen, uint32_t i,
+/* Brings a mutant component back into [lower, upper]; x is the parent's
+ * component (MIDPOINT). */
+RT_HD float de_bound(const de_params *p, float v, float x, uint32_t problem, uint32_t gen, uint32_t i,
 		     uint32_t j)
 {
 	float lo = p->lower, hi = p->upper;
+	if (p->bounds == DE_BOUNDS_MIDPOINT) {
+		v = v < lo ? (lo + x) * 0.5f : v;
+		v = v > hi ? (hi + x) * 0.5f : v;
+		return fminf(fmaxf(v, lo), hi);   /* NaN -> lo */
+	}
 	if (p->bounds == DE_BOUNDS_CLIP)
 		return fminf(fmaxf(v, lo), hi);
 	if (p->bounds == DE_BOUNDS_REFLECT) {
@@ -167,7 +188,7 @@ RT_HD float de_mutant(const de_params *p, const float *pop, int si, int sj, de_p
 {
 	float xa = pop[(int)k.a * si + j * sj], xb = pop[(int)k.b * si + j * sj];
 	float v = fmaf(p->F, xa - xb, pop[(int)k.base * si + j * sj]);
-	return de_bound(p, v, problem, gen, i, (uint32_t)j);
+	return de_bound(p, v, pop[(int)i * si + j * sj], problem, gen, i, (uint32_t)j);
 }
 
 /* Does the trial take the mutant's component j = 8 * block + q? c is CROSS block. */

@@ -1,0 +1,67 @@
+/* de_adapt.c: one generation of the adaptive strategies (JADE, SHADE,
+ * L-SHADE, jSO) for one problem on the CPU, in the order of the sequential
+ * semantics of templates/de/de_adapt.h, with populations as rows
+ * (individual i, component j at [i * dim + j]) and the archive likewise.
+ * The GPU runs the same header functions (templates/de/de.cu). */
+#include <string.h>
+
+#include "de_impl.h"
+
+size_t de_adapt_ad_len(const de_job *job)
+{
+	return (size_t)DE_AD_LEN(job->params.H);
+}
+
+size_t de_adapt_work_len(const de_job *job)
+{
+	return 3 * (size_t)job->np;
+}
+
+size_t de_adapt_iwork_len(const de_job *job)
+{
+	return 3 * (size_t)job->np + (size_t)job->params.a_cap;
+}
+
+void de_adapt_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
+		       float *Y, float *fy, double *ad, float *arch, double *work, int *iwork)
+{
+	const de_params *P = &job->params;
+	int D = job->dim, NP = job->np, na = (int)ad[DE_AD_NP];
+	double *wF = work, *wCR = work + NP, *delta = work + 2 * NP;
+	int *order = iwork, *dest = iwork + NP, *rank = iwork + 2 * NP, *owner = iwork + 3 * NP;
+	for (int i = 0; i < na; i++)
+		order[de_adapt_rank(fx, na, i)] = i;
+	for (int i = 0; i < NP; i++) {
+		float *y = Y + (size_t)i * D;
+		if (i >= na) {
+			fy[i] = DE_INF;
+			continue;
+		}
+		de_apick k = de_adapt_pick(P, ad, order, (uint32_t)p, g, (uint32_t)i);
+		de_adapt_trial(P, X, D, 1, arch, D, 1, na, &k, y, 1, (uint32_t)p, g, (uint32_t)i);
+		float f = de_job_eval(job, p, y);
+		wF[i] = k.F;
+		wCR[i] = k.CR;
+		delta[i] = de_adapt_delta(f, fx[i]);
+		if (!(f <= fx[i])) {
+			memcpy(y, X + (size_t)i * D, (size_t)D * sizeof *y);
+			f = fx[i];
+		}
+		fy[i] = f;
+	}
+	de_adapt_archive_plan(P, ad, delta, dest, owner, (uint32_t)p, g);
+	for (int i = 0; i < na; i++)
+		if (dest[i] >= 0)
+			memcpy(arch + (size_t)dest[i] * D, X + (size_t)i * D, (size_t)D * sizeof *arch);
+	de_adapt_update_memory(P, ad, wF, wCR, delta);
+	if (!de_reduces(P->strategy))
+		return;
+	int na_new = de_adapt_np_next(P, ad[DE_AD_NFES], na);
+	if (na_new >= na)
+		return;
+	for (int i = 0; i < na; i++)
+		rank[i] = de_adapt_rank(fy, na, i);
+	de_adapt_shrink_plan(P, ad, rank, fy, na_new);
+	for (int j = 0; j < D; j++)
+		de_adapt_move(Y, D, 1, rank, na, j);
+}
