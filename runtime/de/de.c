@@ -263,25 +263,39 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	}
 	/* the checkpoint (--resume) is read and checked before any work */
 	if ((st = rt_ckpt_ranks_options("de", &opt, &ranks_opt, err)) != RT_OK ||
-	    (st = de_shard_job(&job, job.spec_path, err)) != RT_OK ||
+	    (!job.islands.on && (st = de_shard_job(&job, job.spec_path, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
-	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK)
+	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK ||
+	    (st = rt_islands_open(&job.islands, job.seed, job.gens, &job.isl, err)) != RT_OK)
 		goto done;
+	if (job.isl)   /* each island its own streams; the problems are the job's */
+		job.params.seed = rt_islands_seed(job.seed, rt_comm_rank());
 	job.ckpt = &ck;
 	rt_info("de: %s: %s, dim %d, population %d, %ld problem(s), up to %ld generations, seed %llu, "
 		"%s", job.name, job.function == DE_FN_USER ? "user objective" :
 		de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
 		(unsigned long long)job.seed, rt_backend_name(chosen));
-	if (rt_comm_size() > 1)
+	if (rt_comm_size() > 1 && job.isl)
+		rt_info("de: %d islands (MPI ranks), each with all %ld problem(s); this is rank 0 "
+			"(its progress below)", rt_comm_size(), job.problems);
+	else if (rt_comm_size() > 1)
 		rt_info("de: %ld problems spread over %d MPI ranks; this is rank 0, problems 0..%ld "
 			"(its progress below)", job.problems_total, rt_comm_size(), job.problems - 1);
 	if (chosen == RT_BACKEND_GPU)
 		st = de_gpu_run(&job, progress_line, NULL, &out, err);
 	else
 		st = de_cpu_run(&job, progress_line, NULL, &out, err);
-	if (st != RT_OK || (st = de_shard_gather(&job, &out, err)) != RT_OK || rt_comm_rank() != 0)
+	if (st == RT_OK && job.isl) {
+		st = rt_islands_close(job.isl, err);
+		job.isl = NULL;
+		if (st == RT_OK)
+			st = de_islands_gather(&job, &out, err);
+	} else if (st == RT_OK) {
+		st = de_shard_gather(&job, &out, err);
+	}
+	if (st != RT_OK || rt_comm_rank() != 0)
 		goto done;
 	if ((st = write_results(&job, &out, dir, err)) != RT_OK)
 		goto done;
@@ -298,6 +312,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		rt_si(out.seconds > 0 ? out.evals / out.seconds : 0, r, sizeof r), out.device, out.detail);
 	rt_info("de: wrote %s/result.json%s", dir, out.hist ? " and history.csv" : "");
 done:
+	rt_islands_free(job.isl);   /* after a failure: no more messages */
 	de_ckpt_close(&ck);
 	de_outcome_free(&out);
 	de_job_free(&job);

@@ -67,6 +67,9 @@ long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen)
 	long end = (gen / job->report_every + 1) * job->report_every;
 	if (ck && ck->plan.every > 0 && (gen / ck->plan.every + 1) * ck->plan.every < end)
 		end = (gen / ck->plan.every + 1) * ck->plan.every;
+	long every = job->isl ? job->islands.interval : 0;   /* and at migrations */
+	if (every > 0 && (gen / every + 1) * every < end)
+		end = (gen / every + 1) * every;
 	return end < job->gens ? end : job->gens;
 }
 

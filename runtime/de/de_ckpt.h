@@ -55,7 +55,8 @@ int de_ckpt_resuming(const de_ckpt *ck);
 
 /* The end of the stretch of generations that starts after generation gen:
  * the next multiple of report_every, of --checkpoint-every N (ck may be
- * NULL), or the generation limit, whichever comes first. */
+ * NULL), of the island model's interval, or the generation limit,
+ * whichever comes first. */
 long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen);
 
 /* Whether a checkpoint is due at generation gen (stop: a stop was requested). */

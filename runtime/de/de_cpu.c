@@ -274,27 +274,51 @@ rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 	}
 }
 
+/* The run's state into the snapshot s (its buffers allocated). */
+static void take_snapshot(const de_cpu *c, de_snapshot *s)
+{
+	size_t row = (size_t)c->NP * c->D;
+	for (long p = 0; p < c->P; p++) {
+		s->st[p] = c->st[p];
+		memcpy(s->pop + (size_t)p * row, de_cpu_population(c, p), row * sizeof *s->pop);
+		memcpy(s->fit + (size_t)p * c->NP, de_cpu_fitness(c, p), (size_t)c->NP * sizeof *s->fit);
+	}
+	if (s->hist)
+		memcpy(s->hist, c->hist, (size_t)c->P * c->hist_len * sizeof *s->hist);
+	if (s->ad) {
+		memcpy(s->ad, c->ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s->ad);
+		memcpy(s->arch, c->arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s->arch);
+	}
+}
+
+/* The snapshot s becomes the run's state. */
+static void put_snapshot(de_cpu *c, const de_snapshot *s)
+{
+	size_t row = (size_t)c->NP * c->D;
+	for (long p = 0; p < c->P; p++) {
+		c->cur[p] = 0;
+		c->st[p] = s->st[p];
+		memcpy(pop_buf(c, p, 0), s->pop + (size_t)p * row, row * sizeof *s->pop);
+		memcpy(fit_buf(c, p, 0), s->fit + (size_t)p * c->NP, (size_t)c->NP * sizeof *s->fit);
+	}
+	if (s->hist)
+		memcpy(c->hist, s->hist, (size_t)c->P * c->hist_len * sizeof *s->hist);
+	if (s->ad) {
+		memcpy(c->ad, s->ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s->ad);
+		memcpy(c->arch, s->arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s->arch);
+	}
+}
+
 /* The run's state at generation gen, as de_ckpt.h stores it. */
 static rt_status save_checkpoint(const de_cpu *c, long gen, double seconds, rt_error *err)
 {
 	de_snapshot s;
-	size_t row = (size_t)c->NP * c->D;
 	rt_status st = de_snapshot_alloc(&s, c->job, err);
 	if (st != RT_OK)
 		return st;
+	take_snapshot(c, &s);
 	s.gen = gen;
 	s.seconds = seconds;
-	for (long p = 0; p < c->P; p++) {
-		s.st[p] = c->st[p];
-		memcpy(s.pop + (size_t)p * row, de_cpu_population(c, p), row * sizeof *s.pop);
-		memcpy(s.fit + (size_t)p * c->NP, de_cpu_fitness(c, p), (size_t)c->NP * sizeof *s.fit);
-	}
-	if (s.hist)
-		memcpy(s.hist, c->hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
-	if (s.ad) {
-		memcpy(s.ad, c->ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s.ad);
-		memcpy(s.arch, c->arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s.arch);
-	}
 	st = de_ckpt_save(c->job->ckpt, c->job, &s, err);
 	de_snapshot_free(&s);
 	return st;
@@ -305,26 +329,34 @@ static rt_status save_checkpoint(const de_cpu *c, long gen, double seconds, rt_e
 static rt_status restore_checkpoint(de_cpu *c, long *gen, double *seconds, rt_error *err)
 {
 	de_snapshot s;
-	size_t row = (size_t)c->NP * c->D;
 	rt_status st = de_snapshot_alloc(&s, c->job, err);
 	if (st == RT_OK)
 		st = de_ckpt_restore(c->job->ckpt, c->job, &s, err);
 	if (st == RT_OK) {
-		for (long p = 0; p < c->P; p++) {
-			c->cur[p] = 0;
-			c->st[p] = s.st[p];
-			memcpy(pop_buf(c, p, 0), s.pop + (size_t)p * row, row * sizeof *s.pop);
-			memcpy(fit_buf(c, p, 0), s.fit + (size_t)p * c->NP, (size_t)c->NP * sizeof *s.fit);
-		}
-		if (s.hist)
-			memcpy(c->hist, s.hist, (size_t)c->P * c->hist_len * sizeof *s.hist);
-		if (s.ad) {
-			memcpy(c->ad, s.ad, (size_t)c->P * de_adapt_ad_len(c->job) * sizeof *s.ad);
-			memcpy(c->arch, s.arch, (size_t)c->P * c->job->params.a_cap * c->D * sizeof *s.arch);
-		}
+		put_snapshot(c, &s);
 		*gen = s.gen;
 		*seconds = s.seconds;
 	}
+	de_snapshot_free(&s);
+	return st;
+}
+
+/* After generation gen: a migration of the island model when one is due,
+ * and *over: the run ends here (want: it would on its own). */
+static rt_status island_step(de_cpu *c, long gen, int want, int *over, rt_error *err)
+{
+	if (!rt_islands_due(c->job->isl, gen)) {
+		*over = rt_islands_may_stop(c->job->isl, gen, want);
+		return RT_OK;
+	}
+	de_snapshot s;
+	rt_status st = de_snapshot_alloc(&s, c->job, err);
+	if (st == RT_OK) {
+		take_snapshot(c, &s);
+		st = de_islands_exchange(c->job, gen, &s, want, over, err);
+	}
+	if (st == RT_OK)
+		put_snapshot(c, &s);
 	de_snapshot_free(&s);
 	return st;
 }
@@ -382,7 +414,9 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		if (!again && de_ckpt_due(job->ckpt, g, stop) &&
 		    (st = save_checkpoint(c, g, rt_now() - t0, err)) != RT_OK)
 			break;
-		if (g >= job->gens || !alive || stop)
+		int over;
+		if ((st = island_step(c, g, g >= job->gens || !alive || stop, &over, err)) != RT_OK ||
+		    over)
 			break;
 		g = de_ckpt_stretch_end(job->ckpt, job, g);
 		st = de_cpu_advance(c, g, err);

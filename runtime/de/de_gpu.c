@@ -301,71 +301,56 @@ static rt_status host_buffers(const de_job *job, int two, float **pop, float **f
 	return *fit ? RT_OK : RT_ERR_SYSTEM;
 }
 
-/* Copies the run's state back from the device (states in st, just
- * downloaded) and writes it as a checkpoint at generation gen. */
-static rt_status save_checkpoint(de_gpu *g, const de_job *job, int two, const de_state *st,
-				 long gen, double seconds, double kernel_ms, rt_error *err)
+/* The run's state from the device into the snapshot s (its buffers
+ * allocated; st: the states, just downloaded). */
+static rt_status take_snapshot(de_gpu *g, const de_job *job, int two, const de_state *st,
+			       de_snapshot *s, rt_error *err)
 {
 	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
 	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
 	float *pop = NULL, *fit = NULL;
-	de_snapshot s;
-	rt_status r = de_snapshot_alloc(&s, job, err);
-	if (r == RT_OK)
-		r = host_buffers(job, two, &pop, &fit, err);
+	rt_status r = host_buffers(job, two, &pop, &fit, err);
 	if (r == RT_OK)
 		r = gpu_download(g->ctx, pop, g->pop, nbuf * NP * D * sizeof *pop, err);
 	if (r == RT_OK)
 		r = gpu_download(g->ctx, fit, g->fit, nbuf * NP * sizeof *fit, err);
 	if (r == RT_OK && hl > 0)
-		r = gpu_download(g->ctx, s.hist, g->hist, P * hl * sizeof *s.hist, err);
+		r = gpu_download(g->ctx, s->hist, g->hist, P * hl * sizeof *s->hist, err);
 	for (size_t p = 0; p < P && r == RT_OK; p++) {
-		s.st[p] = st[p];
+		s->st[p] = st[p];
 		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
 		for (size_t i = 0; i < NP; i++) {   /* structure of arrays to rows */
 			for (size_t j = 0; j < D; j++)
-				s.pop[(p * NP + i) * D + j] = pop[pop_at + j * NP + i];
-			s.fit[p * NP + i] = fit[fit_at + i];
+				s->pop[(p * NP + i) * D + j] = pop[pop_at + j * NP + i];
+			s->fit[p * NP + i] = fit[fit_at + i];
 		}
 	}
-	s.gen = gen;
-	s.seconds = seconds;
-	s.kernel_ms = kernel_ms;
 	if (r == RT_OK)
-		r = adaptive_transfer(g, job, &s, 0, err);
-	if (r == RT_OK)
-		r = de_ckpt_save(job->ckpt, job, &s, err);
+		r = adaptive_transfer(g, job, s, 0, err);
 	free(pop);
 	free(fit);
-	de_snapshot_free(&s);
 	return r;
 }
 
-/* Uploads the state of the checkpoint resumed from: populations,
- * fitness, states (also into st), best vectors and history; *gen,
- * *seconds and *kernel_ms: where the run had got, in how long. */
-static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_state *st, long *gen,
-				    double *seconds, double *kernel_ms, rt_error *err)
+/* The snapshot s onto the device: populations, fitness, states (also
+ * into st), best vectors, history and adaptive state. */
+static rt_status put_snapshot(de_gpu *g, const de_job *job, int two, de_state *st, de_snapshot *s,
+			      rt_error *err)
 {
 	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
 	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
 	float *pop = NULL, *fit = NULL, *bestx = NULL;
-	de_snapshot s;
-	rt_status r = de_snapshot_alloc(&s, job, err);
-	if (r == RT_OK)
-		r = de_ckpt_restore(job->ckpt, job, &s, err);
-	if (r == RT_OK)
-		r = host_buffers(job, two, &pop, &fit, err);
+	rt_status r = host_buffers(job, two, &pop, &fit, err);
 	if (r == RT_OK && !(bestx = rt_malloc(P * D * sizeof *bestx, err)))
 		r = RT_ERR_SYSTEM;
 	for (size_t p = 0; p < P && r == RT_OK; p++) {
-		const float *rows = s.pop + p * NP * D;
-		st[p] = s.st[p];
+		const float *rows = s->pop + p * NP * D;
+		st[p] = s->st[p];
 		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
 		for (size_t i = 0; i < NP; i++) {   /* rows to structure of arrays */
 			for (size_t j = 0; j < D; j++)
 				pop[pop_at + j * NP + i] = rows[i * D + j];
-			fit[fit_at + i] = s.fit[p * NP + i];
+			fit[fit_at + i] = s->fit[p * NP + i];
 		}
 		memcpy(bestx + p * D, rows + (size_t)st[p].best_index * D, D * sizeof *bestx);
 	}
@@ -378,17 +363,71 @@ static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_st
 	if (r == RT_OK)
 		r = gpu_upload(g->ctx, g->bestx, bestx, P * D * sizeof *bestx, err);
 	if (r == RT_OK && hl > 0)
-		r = gpu_upload(g->ctx, g->hist, s.hist, P * hl * sizeof *s.hist, err);
+		r = gpu_upload(g->ctx, g->hist, s->hist, P * hl * sizeof *s->hist, err);
 	if (r == RT_OK)
-		r = adaptive_transfer(g, job, &s, 1, err);
+		r = adaptive_transfer(g, job, s, 1, err);
+	free(pop);
+	free(fit);
+	free(bestx);
+	return r;
+}
+
+/* Copies the run's state back from the device (states in st, just
+ * downloaded) and writes it as a checkpoint at generation gen. */
+static rt_status save_checkpoint(de_gpu *g, const de_job *job, int two, const de_state *st,
+				 long gen, double seconds, double kernel_ms, rt_error *err)
+{
+	de_snapshot s;
+	rt_status r = de_snapshot_alloc(&s, job, err);
+	if (r == RT_OK)
+		r = take_snapshot(g, job, two, st, &s, err);
+	s.gen = gen;
+	s.seconds = seconds;
+	s.kernel_ms = kernel_ms;
+	if (r == RT_OK)
+		r = de_ckpt_save(job->ckpt, job, &s, err);
+	de_snapshot_free(&s);
+	return r;
+}
+
+/* Uploads the state of the checkpoint resumed from (states also into st);
+ * *gen, *seconds and *kernel_ms: where the run had got, in how long. */
+static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_state *st, long *gen,
+				    double *seconds, double *kernel_ms, rt_error *err)
+{
+	de_snapshot s;
+	rt_status r = de_snapshot_alloc(&s, job, err);
+	if (r == RT_OK)
+		r = de_ckpt_restore(job->ckpt, job, &s, err);
+	if (r == RT_OK)
+		r = put_snapshot(g, job, two, st, &s, err);
 	if (r == RT_OK) {
 		*gen = s.gen;
 		*seconds = s.seconds;
 		*kernel_ms = s.kernel_ms;
 	}
-	free(pop);
-	free(fit);
-	free(bestx);
+	de_snapshot_free(&s);
+	return r;
+}
+
+/* After generation gen: a migration of the island model when one is due
+ * (the populations leave the device and come back), and *over: the run
+ * ends here (want: it would on its own). */
+static rt_status island_step(de_gpu *g, const de_job *job, int two, de_state *st, long gen,
+			     int want, int *over, rt_error *err)
+{
+	if (!rt_islands_due(job->isl, gen)) {
+		*over = rt_islands_may_stop(job->isl, gen, want);
+		return RT_OK;
+	}
+	de_snapshot s;
+	rt_status r = de_snapshot_alloc(&s, job, err);
+	if (r == RT_OK)
+		r = take_snapshot(g, job, two, st, &s, err);
+	if (r == RT_OK)
+		r = de_islands_exchange(job, gen, &s, want, over, err);
+	if (r == RT_OK)
+		r = put_snapshot(g, job, two, st, &s, err);
 	de_snapshot_free(&s);
 	return r;
 }
@@ -509,7 +548,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if ((s = gpu_timer_create(g.ctx, &g.timer, err)))
 		goto done;
 
-	de_args a = { job->seed, job->history_every, out->hist_len, (float)job->target,
+	de_args a = { job->params.seed, job->history_every, out->hist_len, (float)job->target,
 		      (float)job->optimum };
 	double kernel_ms = 0, ms, before = 0;
 	long gen = -1;
@@ -549,7 +588,11 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		if (de_ckpt_due(job->ckpt, gen, stop) &&
 		    (s = save_checkpoint(&g, job, two, st, gen, rt_now() - t0, kernel_ms, err)))
 			goto done;
-		if (gen >= job->gens || !alive || stop)
+		int over;
+		if ((s = island_step(&g, job, two, st, gen, gen >= job->gens || !alive || stop, &over,
+				     err)))
+			goto done;
+		if (over)
 			break;
 	}
 	out->seconds = rt_now() - t0;

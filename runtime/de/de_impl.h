@@ -10,6 +10,7 @@
 #include "error.h"
 #include "gen.h"
 #include "gpu.h"
+#include "islands.h"
 #include "kinds.h"
 #include "spec.h"
 
@@ -74,6 +75,8 @@ typedef struct de_job {
 	float *rot;            /* [dim][dim] or NULL */
 	de_user user;          /* function == DE_FN_USER */
 	struct de_ckpt *ckpt;  /* `run`: checkpoints and resume (de_ckpt.h); NULL: none */
+	rt_islands_cfg islands;   /* [islands]: the island model over MPI ranks (islands.h) */
+	struct rt_islands *isl;   /* `run`: its exchange while the run goes; NULL: none */
 } de_job;
 
 /* The result of a run on either backend. */
@@ -187,6 +190,19 @@ rt_status de_shard_job(de_job *job, const char *spec_path, rt_error *err);
 /* Rank 0's out becomes the whole job's (every problem, the evaluations
  * summed, the longest time); the other ranks' stays theirs. */
 rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err);
+
+/* ---- de_islands.c ---- */
+struct de_snapshot;
+/* At migration generation gen (rt_islands_due(job->isl, gen)): every
+ * problem's emigrants leave s, the immigrants of the last migration take
+ * their places in it (states' best values refreshed); *stop: every island
+ * stops now (want: this one would). */
+rt_status de_islands_exchange(const de_job *job, long gen, struct de_snapshot *s, int want,
+			      int *stop, rt_error *err);
+/* After the run (every rank): rank 0's out takes, problem by problem, the
+ * best island's best value, vector, generations and target flag (history:
+ * its own); evaluations summed, times the longest. One process: unchanged. */
+rt_status de_islands_gather(const de_job *job, de_outcome *out, rt_error *err);
 
 /* ---- de.c ---- */
 rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);

@@ -268,6 +268,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_bool(spec, "de", "persistent", 0, &job->persistent, err));
 	if (fn == DE_FN_USER)
 		TRY(read_objective(job, spec, err));
+	TRY(rt_islands_read(&job->islands, spec, err));
 	TRY(rt_spec_check_unused(spec, err));
 	if ((st = de_job_finish(job, err)) != RT_OK) {
 		rt_error_prefix(err, "%s", spec->path);

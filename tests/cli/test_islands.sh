@@ -1,5 +1,6 @@
 # test_islands.sh: the island model ([islands], runtime/islands.c) over MPI
-# ranks for gp (sextic) and aco (random cities), CPU backend. A run of 4
+# ranks for gp (sextic), aco (random cities) and de (Rastrigin, also the
+# adaptive strategies), CPU backend. A run of 4
 # ranks ends identically twice (result.json without timings, history,
 # best.tour), for every topology and choice of emigrants and places (3
 # ranks); migration changes the run (against an interval past the last
@@ -84,4 +85,29 @@ expect_exit 0 "aco: 3 islands, full" mpirun_n 3 "$mpi" run "${aco[@]}" --set isl
 expect_exit 2 "aco: islands.migrants exits 2" "$evo" run "${aco[@]}" --set islands.migrants=3 -q \
 	-o "$t/aco-bad"
 expect_output "... saying why" "islands send each other their best-so-far tour"
+# de: every island runs all 3 problems
+cols=3
+de=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set de.problems=3
+	--set de.max_evals=30000 --set islands.interval=20)
+expect_exit 0 "de: 4 islands" mpirun_n 4 "$mpi" run "${de[@]}" -o "$t/de4"
+expect_output "... each with every problem" "4 islands (MPI ranks), each with all 3 problem(s)"
+expect_exit 0 "de: 4 islands again" mpirun_n 4 "$mpi" run "${de[@]}" -q -o "$t/de4b"
+same "de: two 4-island runs are identical" "$t/de4" "$t/de4b"
+expect_exit 0 "de: 4 islands, no migration" mpirun_n 4 "$mpi" run "${de[@]}" \
+	--set islands.interval=100000 -q -o "$t/de4-none"
+if diff <(timeless "$t/de4/result.json") <(timeless "$t/de4-none/result.json") >/dev/null; then
+	cli_fail "de: migration changes the run" "identical result.json"
+else cli_ok "de: migration changes the run"; fi
+for v in "strategy=lshade" "strategy=jade"; do
+	expect_exit 0 "de: 3 islands, $v, full" mpirun_n 3 "$mpi" run "${de[@]}" --set "de.$v" \
+		--set islands.topology=full -q -o "$t/de3-$v"
+	expect_exit 0 "de: 3 islands, $v, full, again" mpirun_n 3 "$mpi" run "${de[@]}" \
+		--set "de.$v" --set islands.topology=full -q -o "$t/de3-$v-b"
+	same "de: $v: identical twice" "$t/de3-$v" "$t/de3-$v-b"
+done
+expect_exit 0 "de: one process with [islands]" "$evo" run "${de[@]}" -q -o "$t/de1"
+de_plain=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set de.problems=3
+	--set de.max_evals=30000)
+expect_exit 0 "de: one process without [islands]" "$evo" run "${de_plain[@]}" -q -o "$t/de0"
+same "de: one island == no islands" "$t/de1" "$t/de0"
 finish
