@@ -6,7 +6,8 @@
 # ranks); migration changes the run (against an interval past the last
 # generation); one process with [islands] equals the run without; several
 # ranks without [islands], checkpoints with several ranks and aco keys that
-# do not apply end with a message. Needs Open MPI (tools/setup-debian).
+# do not apply end with a message; a rank killed by SIGKILL ends the whole
+# job. Needs Open MPI (tools/setup-debian).
 # Usage: bash test_islands.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -110,4 +111,29 @@ de_plain=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set 
 	--set de.max_evals=30000)
 expect_exit 0 "de: one process without [islands]" "$evo" run "${de_plain[@]}" -q -o "$t/de0"
 same "de: one island == no islands" "$t/de1" "$t/de0"
+# a rank that dies (SIGKILL) ends the whole job, naming it, with no rank left behind
+mpirun_n 3 "$mpi" run "${de[@]}" --set de.max_evals=0 --set de.generations=100000000 -q \
+	-o "$t/de-killed" >"$t/killed.log" 2>&1 &
+job=$!
+ranks=
+for ((k = 0; k < 200; k++)); do
+	ranks=$(pgrep -P "$job" -f evoforge-mpi 2>/dev/null; for c in $(pgrep -P "$job"); do pgrep -P "$c" -f evoforge-mpi; done)
+	[ "$(echo "$ranks" | grep -c .)" -ge 3 ] && break
+	sleep 0.05
+done
+victim=$(echo "$ranks" | sort -n | sed -n 2p)
+kill -KILL "$victim" 2>/dev/null
+for ((k = 0; k < 300; k++)); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$job" 2>/dev/null; then
+	kill -KILL "$job"
+	cli_fail "a killed rank ends the job" "the job was still running 30 s later"
+else
+	wait "$job"
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "exited on signal 9" "$t/killed.log"; then
+		cli_ok "a killed rank ends the job (exit $rc, mpirun names the rank)"
+	else cli_fail "a killed rank ends the job" "exit $rc: $(tail -n 3 "$t/killed.log")"; fi
+fi
+if pgrep -f "$t/de-killed" >/dev/null; then cli_fail "no rank left behind" "$(pgrep -af "$t/de-killed")"
+else cli_ok "no rank left behind"; fi
 finish
