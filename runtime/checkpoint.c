@@ -212,17 +212,18 @@ rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *sp
 	return resume ? rt_ckpt_read(resume, kind, spec, &p->from, err) : RT_OK;
 }
 
-rt_status rt_ckpt_ranks_options(const char *kind, const rt_options **opt, rt_options *copy,
-				rt_error *err)
+rt_status rt_ckpt_ranks_options(const char *kind, int gathered, const rt_options **opt,
+				rt_options *copy, rt_error *err)
 {
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	if ((*opt)->checkpoint_every > 0 || (*opt)->resume)
+	if (!gathered && ((*opt)->checkpoint_every > 0 || (*opt)->resume))
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: checkpoints are not written or resumed "
 			       "in a job of several MPI ranks yet (this one has %d)", kind,
 			       rt_comm_size());
 	*copy = **opt;
-	copy->checkpoint_every = -1;
+	if (copy->checkpoint_every <= 0)
+		copy->checkpoint_every = -1;   /* by time: the ranks would not agree when */
 	*opt = copy;
 	return RT_OK;
 }

@@ -83,12 +83,14 @@ typedef struct rt_ckpt_plan {
 rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *spec, long every,
 			    const char *resume, const char *dir, rt_error *err);
 void rt_ckpt_plan_close(rt_ckpt_plan *p);
-/* A job of several MPI ranks (comm.h) has no checkpoints yet: `run`'s
- * --checkpoint-every N and --resume are refused naming kind, and *opt
- * becomes `copy` with the time-based ones off. One process: nothing. */
+/* Checkpoints in a job of several MPI ranks (comm.h). *opt becomes `copy`
+ * with the time-based ones off (the ranks would not agree on when); a kind
+ * that gathers its ranks' states into one checkpoint (gathered: de's
+ * sharded problems) keeps --checkpoint-every N and --resume, the others
+ * refuse them naming kind. One process: nothing. */
 typedef struct rt_options rt_options;
-rt_status rt_ckpt_ranks_options(const char *kind, const rt_options **opt, rt_options *copy,
-				rt_error *err);
+rt_status rt_ckpt_ranks_options(const char *kind, int gathered, const rt_options **opt,
+				rt_options *copy, rt_error *err);
 /* Is one due after `steps` steps, by count (every > 0: steps a multiple of
  * every) or by time (every == 0)? Stops are for the kind to add. */
 int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps);

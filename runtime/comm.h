@@ -75,5 +75,8 @@ rt_status rt_shard_take(long total, const char *spec_path, const char *key, cons
  * bytes, replaced by the whole array in item order (every rank calls it;
  * shard.c). */
 rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err);
+/* The same into a new array *all (rank 0; the others get NULL), mine kept. */
+rt_status rt_shard_gather_copy(const void *mine, size_t each, long total, void **all,
+			       rt_error *err);
 
 #endif

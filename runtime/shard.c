@@ -17,18 +17,19 @@ rt_status rt_shard_take(long total, const char *spec_path, const char *key, cons
 	return RT_OK;
 }
 
-rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err)
+rt_status rt_shard_gather_copy(const void *mine, size_t each, long total, void **all,
+			       rt_error *err)
 {
 	int size = rt_comm_size(), root = rt_comm_rank() == 0;
 	long begin, end;
 	size_t *counts = NULL;
-	void *all = NULL;
 	rt_status st = RT_OK;
+	*all = NULL;
 	rt_shard_range(total, rt_comm_rank(), size, &begin, &end);
 	if (root) {
 		counts = rt_malloc((size_t)size * sizeof *counts, err);
-		all = rt_malloc((size_t)total * each + 1, err);
-		if (!counts || !all)
+		*all = counts ? rt_malloc((size_t)total * each + 1, err) : NULL;
+		if (!counts || !*all)
 			st = RT_ERR_SYSTEM;
 		for (int r = 0; r < size && !st; r++) {
 			long b, e;
@@ -36,14 +37,23 @@ rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err)
 			counts[r] = (size_t)(e - b) * each;
 		}
 	}
-	if (!st)
-		st = rt_comm_gatherv(*field, (size_t)(end - begin) * each, all, counts, err);
+	if (!st)   /* a root that failed above aborts the job */
+		st = rt_comm_gatherv(mine, (size_t)(end - begin) * each, *all, counts, err);
 	free(counts);
-	if (root && !st) {
+	if (st) {
+		free(*all);
+		*all = NULL;
+	}
+	return st;
+}
+
+rt_status rt_shard_gather(void **field, size_t each, long total, rt_error *err)
+{
+	void *all;
+	rt_status st = rt_shard_gather_copy(*field, each, total, &all, err);
+	if (!st && all) {
 		free(*field);
 		*field = all;
-	} else {
-		free(all);
 	}
 	return st;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "de_ckpt.h"
 #include "log.h"
 #include "signals.h"
@@ -91,7 +92,8 @@ static void put_shape(rt_buf *b, const de_job *job)
 	rt_ckpt_put_u64(b, (uint64_t)de_job_hist_len(job));
 }
 
-rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err)
+/* The job's state as one process holds it, written by this one. */
+static rt_status save_state(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err)
 {
 	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
 	float none = 0;   /* stands for a missing history (no null pointer to memcpy) */
@@ -167,7 +169,8 @@ static rt_status check_states(const rt_ckpt *from, const de_job *job, const de_s
 	return RT_OK;
 }
 
-rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
+/* The state of ck's checkpoint for job (every problem of it) into s. */
+static rt_status restore_state(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
 {
 	size_t P = (size_t)job->problems, hl = (size_t)de_job_hist_len(job);
 	float none;   /* stands for a missing history (no null pointer to memcpy) */
@@ -197,4 +200,90 @@ rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_err
 	if (st == RT_OK)
 		rt_info("de: resuming from %s: generation %ld done", from->path, s->gen);
 	return st;
+}
+
+/* ---- a job spread over MPI ranks (de_shard.c): one checkpoint of every problem ---- */
+
+/* The whole job as one process runs it (the shape of its checkpoint). */
+static de_job whole_job(const de_job *job)
+{
+	de_job whole = *job;   /* pointers shared, never freed through it */
+	whole.problems = job->problems_total;
+	whole.problem_base = 0;
+	whole.params.problem_base = 0;
+	return whole;
+}
+
+/* Each array of a snapshot: its field's offset and bytes per problem. */
+static int snapshot_fields(const de_job *job, const de_snapshot *s, void **f[6], size_t each[6],
+			   de_snapshot *of)
+{
+	int n = 0;
+	f[n] = (void **)&of->st, each[n++] = sizeof *s->st;
+	f[n] = (void **)&of->pop, each[n++] = (size_t)job->np * job->dim * sizeof *s->pop;
+	f[n] = (void **)&of->fit, each[n++] = (size_t)job->np * sizeof *s->fit;
+	if (s->hist)
+		f[n] = (void **)&of->hist, each[n++] = (size_t)de_job_hist_len(job) * sizeof *s->hist;
+	if (s->ad) {
+		f[n] = (void **)&of->ad, each[n++] = (size_t)de_adapt_ad_len(job) * sizeof *s->ad;
+		f[n] = (void **)&of->arch, each[n++] = (size_t)job->params.a_cap * job->dim * sizeof *s->arch;
+	}
+	return n;
+}
+
+/* Every rank's problems gathered on rank 0, which writes them as one
+ * process's checkpoint (so any number of ranks may resume it). */
+static rt_status save_gathered(de_ckpt *ck, const de_job *job, const de_snapshot *s,
+			       rt_error *err)
+{
+	de_job whole = whole_job(job);
+	de_snapshot w = { .gen = s->gen, .seconds = s->seconds, .kernel_ms = s->kernel_ms };
+	void **wf[6], **sf[6];
+	size_t each[6];
+	de_snapshot mine = *s;
+	int n = snapshot_fields(job, s, wf, each, &w);
+	snapshot_fields(job, s, sf, each, &mine);
+	rt_status st = rt_comm_max_double(&w.seconds, err);
+	if (!st)
+		st = rt_comm_max_double(&w.kernel_ms, err);
+	for (int k = 0; k < n && !st; k++)
+		st = rt_shard_gather_copy(*sf[k], each[k], job->problems_total, wf[k], err);
+	if (!st && rt_comm_rank() == 0)
+		st = save_state(ck, &whole, &w, err);
+	de_snapshot_free(&w);
+	return st;
+}
+
+/* The whole job's checkpoint read, and this rank's problems taken from it. */
+static rt_status restore_share(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
+{
+	de_job whole = whole_job(job);
+	de_snapshot w;
+	void **wf[6], **sf[6];
+	size_t each[6];
+	rt_status st = de_snapshot_alloc(&w, &whole, err);
+	if (!st)
+		st = restore_state(ck, &whole, &w, err);
+	if (!st) {
+		int n = snapshot_fields(job, s, sf, each, s);
+		snapshot_fields(job, s, wf, each, &w);
+		for (int k = 0; k < n; k++)
+			memcpy(*sf[k], (char *)*wf[k] + (size_t)job->problem_base * each[k],
+			       (size_t)job->problems * each[k]);
+		s->gen = w.gen;
+		s->seconds = w.seconds;
+		s->kernel_ms = w.kernel_ms;
+	}
+	de_snapshot_free(&w);
+	return st;
+}
+
+rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err)
+{
+	return rt_comm_size() > 1 ? save_gathered(ck, job, s, err) : save_state(ck, job, s, err);
+}
+
+rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
+{
+	return rt_comm_size() > 1 ? restore_share(ck, job, s, err) : restore_state(ck, job, s, err);
 }

@@ -62,10 +62,14 @@ long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen);
 /* Whether a checkpoint is due at generation gen (stop: a stop was requested). */
 int de_ckpt_due(const de_ckpt *ck, long gen, int stop);
 
-/* Writes s as ck->dir/checkpoint.bin. */
+/* Writes s as ck->dir/checkpoint.bin. With several MPI ranks (job a share
+ * of the problems, de_shard.c) every rank calls it at the same generation:
+ * rank 0 gathers the shares and writes one process's checkpoint. */
 rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err);
 
-/* Reads ck->from into s (allocated for job), checking every field. */
+/* Reads ck->from into s (allocated for job), checking every field. With
+ * several ranks each reads the whole job's checkpoint (written by any
+ * number of ranks) and takes its share. */
 rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err);
 
 #endif

@@ -407,6 +407,8 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		int stop = rt_stop_requested(), again = resumed && g == g_first;
 		de_state_summary(job, c->st, &ndone, &alive, &evals, &bmin);
 		out->evals = evals;
+		if ((st = de_shard_agree(job, &alive, &stop, err)) != RT_OK)
+			break;
 		if ((st = de_check_finite(job, c->st, err)) != RT_OK)
 			break;
 		if (progress && !again && (g % job->report_every == 0 || g == job->gens || !alive))

@@ -583,6 +583,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		if ((s = de_check_finite(job, st, err)) != RT_OK)
 			goto done;
 		int stop = rt_stop_requested();
+		if ((s = de_shard_agree(job, &alive, &stop, err)) != RT_OK)
+			goto done;
 		if (progress && (gen % job->report_every == 0 || gen == job->gens || !alive))
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
 		if (de_ckpt_due(job->ckpt, gen, stop) &&

@@ -190,6 +190,11 @@ rt_status de_shard_job(de_job *job, const char *spec_path, rt_error *err);
 /* Rank 0's out becomes the whole job's (every problem, the evaluations
  * summed, the longest time); the other ranks' stays theirs. */
 rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err);
+/* At the end of every stretch of a sharded job: *alive (problems still
+ * running) summed and *stop (a stop requested) combined over the ranks, so
+ * that they end, and write checkpoints, at the same generation. One process
+ * or islands: unchanged. */
+rt_status de_shard_agree(const de_job *job, long *alive, int *stop, rt_error *err);
 
 /* ---- de_islands.c ---- */
 struct de_snapshot;

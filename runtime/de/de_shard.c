@@ -44,3 +44,16 @@ rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err)
 		out->problems = job->problems_total;
 	return RT_OK;
 }
+
+rt_status de_shard_agree(const de_job *job, long *alive, int *stop, rt_error *err)
+{
+	long long a = *alive, s = *stop;
+	rt_status st;
+	if (rt_comm_size() == 1 || job->isl)
+		return RT_OK;
+	if ((st = rt_comm_sum_ll(&a, err)) || (st = rt_comm_sum_ll(&s, err)))
+		return st;
+	*alive = (long)a;
+	*stop = s > 0;
+	return RT_OK;
+}

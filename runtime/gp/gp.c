@@ -774,7 +774,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_options ranks_opt;   /* several MPI ranks: islands, no checkpoints */
 	rt_status st = rt_islands_required("gp", &p.islands, spec->path, err);
 	if (!st)
-		st = rt_ckpt_ranks_options("gp", &opt, &ranks_opt, err);
+		st = rt_ckpt_ranks_options("gp", 0, &opt, &ranks_opt, err);
 	if (!st)
 		st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
 	if (!st && p.multiclass == GP_MULTICLASS_OVR) {

@@ -3,8 +3,11 @@
 # (3: unequal shares) end with the result.json (timings and "ranks" aside)
 # and history.csv of one process (build/evoforge), and two 4-rank runs are
 # identical; the MPI binary started without mpirun is one process; fewer
-# problems than ranks, and checkpoints with several ranks, end the job with
-# a message. Needs Open MPI (tools/setup-debian installs it).
+# problems than ranks ends the job with a message. Checkpoints: rank 0
+# writes one of every problem; a 4-rank job killed (SIGKILL on a rank) after
+# one, resumed on 3 ranks and by one process, ends as the uninterrupted run;
+# de islands with several ranks still refuse them. Needs Open MPI
+# (tools/setup-debian installs it).
 # Usage: bash test_mpi_de.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -38,7 +41,35 @@ same "without mpirun == one process" "$t/one" "$t/singleton"
 expect_exit 2 "fewer problems than ranks exits 2" mpirun_n 4 "$mpi" run "${args[@]}" \
 	--set de.problems=3 -q -o "$t/few"
 expect_output "... saying why" "3 problem(s) cannot be spread over 4 ranks"
-expect_exit 1 "checkpoints with several ranks are refused" mpirun_n 2 "$mpi" run "${args[@]}" \
-	--checkpoint-every 5 -q -o "$t/ck"
+# checkpoints: rank 0 writes every problem's state; any number of ranks resumes it
+expect_exit 0 "4 ranks with a checkpoint every 20 generations" mpirun_n 4 "$mpi" run "${args[@]}" \
+	--checkpoint-every 20 -q -o "$t/ck4"
+same "... end as one process" "$t/one" "$t/ck4"
+long=("${args[@]}" --set de.generations=4000 --set de.target=0)
+expect_exit 0 "one process, 4000 generations" "$evo" run "${long[@]}" -q -o "$t/long"
+mpirun_n 4 "$mpi" run "${long[@]}" --checkpoint-every 100 -q -o "$t/killed" >"$t/killed.log" 2>&1 &
+job=$!
+for ((k = 0; k < 600; k++)); do [ -f "$t/killed/checkpoint.bin" ] && break; sleep 0.05; done
+ranks=$(pgrep -P "$job" -f evoforge-mpi 2>/dev/null; for c in $(pgrep -P "$job"); do pgrep -P "$c" -f evoforge-mpi; done)
+kill -KILL "$(echo "$ranks" | sort -n | sed -n 2p)" 2>/dev/null
+wait "$job"
+rc=$?
+if [ "$rc" -ne 0 ] && [ -f "$t/killed/checkpoint.bin" ]; then
+	cli_ok "a rank killed after a checkpoint: the job ends (exit $rc), the checkpoint is there"
+else cli_fail "a rank killed after a checkpoint" "exit $rc; $(ls "$t/killed")"; fi
+cp -r "$t/killed" "$t/killed-one"
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${long[@]}" --checkpoint-every 100 \
+	--resume "$t/killed" -q -o "$t/killed"
+same "... ends as the uninterrupted run" "$t/long" "$t/killed"
+expect_exit 0 "... resumed by one process" "$evo" run "${long[@]}" --checkpoint-every 100 \
+	--resume "$t/killed-one" -q -o "$t/killed-one"
+same "... ends as the uninterrupted run" "$t/long" "$t/killed-one"
+expect_exit 0 "one process's checkpoint" "$evo" run "${args[@]}" --checkpoint-every 50 -q \
+	-o "$t/ck1"
+expect_exit 0 "... resumed on 4 ranks (nothing left to run)" mpirun_n 4 "$mpi" run "${args[@]}" \
+	--checkpoint-every 50 --resume "$t/ck1" -q -o "$t/ck1"
+same "... ends as one process" "$t/one" "$t/ck1"
+expect_exit 1 "islands with several ranks refuse checkpoints" mpirun_n 2 "$mpi" run "${args[@]}" \
+	--set islands.interval=10 --checkpoint-every 5 -q -o "$t/ck-islands"
 expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
 finish
