@@ -1,4 +1,5 @@
 /* checkpoint.c: writing and checking checkpoint files (checkpoint.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,12 +74,24 @@ rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *st
 	return st;
 }
 
+/* Several ranks each writing their own state (islands): a file each. */
+static int file_per_rank;
+
+const char *rt_ckpt_file_name(void)
+{
+	static char name[64];
+	if (!file_per_rank || rt_comm_size() == 1)
+		return RT_CKPT_FILE;
+	snprintf(name, sizeof name, "checkpoint-rank-%d.bin", rt_comm_rank());
+	return name;
+}
+
 rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
 			rt_error *err)
 {
 	char path[RT_PATH_MAX];
 	rt_buf file = {0};
-	rt_status st = rt_format(path, sizeof path, err, "%s/%s", dir, RT_CKPT_FILE);
+	rt_status st = rt_format(path, sizeof path, err, "%s/%s", dir, rt_ckpt_file_name());
 	if (st == RT_OK)
 		st = rt_ckpt_format(kind, spec, state, &file, err);
 	if (st == RT_OK)
@@ -152,7 +165,7 @@ rt_status rt_ckpt_read(const char *path, const char *kind, const rt_spec *spec, 
 	rt_status st;
 	memset(ck, 0, sizeof *ck);
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-		st = rt_format(ck->path, sizeof ck->path, err, "%s/%s", path, RT_CKPT_FILE);
+		st = rt_format(ck->path, sizeof ck->path, err, "%s/%s", path, rt_ckpt_file_name());
 	else
 		st = rt_format(ck->path, sizeof ck->path, err, "%s", path);
 	if (st == RT_OK)
@@ -212,12 +225,13 @@ rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *sp
 	return resume ? rt_ckpt_read(resume, kind, spec, &p->from, err) : RT_OK;
 }
 
-rt_status rt_ckpt_ranks_options(const char *kind, int gathered, const rt_options **opt,
+rt_status rt_ckpt_ranks_options(const char *kind, int mode, const rt_options **opt,
 				rt_options *copy, rt_error *err)
 {
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	if (!gathered && ((*opt)->checkpoint_every > 0 || (*opt)->resume))
+	file_per_rank = mode == RT_CKPT_RANKS_EACH;
+	if (mode == RT_CKPT_RANKS_REFUSE && ((*opt)->checkpoint_every > 0 || (*opt)->resume))
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: checkpoints are not written or resumed "
 			       "in a job of several MPI ranks yet (this one has %d)", kind,
 			       rt_comm_size());

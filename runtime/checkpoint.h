@@ -84,13 +84,19 @@ rt_status rt_ckpt_plan_open(rt_ckpt_plan *p, const char *kind, const rt_spec *sp
 			    const char *resume, const char *dir, rt_error *err);
 void rt_ckpt_plan_close(rt_ckpt_plan *p);
 /* Checkpoints in a job of several MPI ranks (comm.h). *opt becomes `copy`
- * with the time-based ones off (the ranks would not agree on when); a kind
- * that gathers its ranks' states into one checkpoint (gathered: de's
- * sharded problems) keeps --checkpoint-every N and --resume, the others
- * refuse them naming kind. One process: nothing. */
+ * with the time-based ones off (the ranks would not agree on when). mode:
+ * RT_CKPT_RANKS_REFUSE: --checkpoint-every N and --resume are refused
+ * naming kind; RT_CKPT_RANKS_GATHERED: rank 0 writes one checkpoint of the
+ * whole job (de's sharded problems); RT_CKPT_RANKS_EACH: every rank writes
+ * and resumes its own file, checkpoint-rank-R.bin (islands). One process:
+ * nothing. */
+enum { RT_CKPT_RANKS_REFUSE = 0, RT_CKPT_RANKS_GATHERED = 1, RT_CKPT_RANKS_EACH = 2 };
 typedef struct rt_options rt_options;
-rt_status rt_ckpt_ranks_options(const char *kind, int gathered, const rt_options **opt,
+rt_status rt_ckpt_ranks_options(const char *kind, int mode, const rt_options **opt,
 				rt_options *copy, rt_error *err);
+/* This process's checkpoint file in a folder: checkpoint.bin, or
+ * checkpoint-rank-R.bin (RT_CKPT_RANKS_EACH with several ranks). */
+const char *rt_ckpt_file_name(void);
 /* Is one due after `steps` steps, by count (every > 0: steps a multiple of
  * every) or by time (every == 0)? Stops are for the kind to add. */
 int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps);

@@ -52,9 +52,10 @@ rt_status rt_comm_wait(rt_comm_request *req, rt_error *err);
 /* Receives the message rank src sent under tag, of whatever size: *buf is
  * allocated (free it), *bytes its size. */
 rt_status rt_comm_recv(int src, int tag, void **buf, size_t *bytes, rt_error *err);
-/* Starts the maximum over the ranks of *v, written to *v when req completes
- * (*v must stay valid until then). One process: done at once, *req NULL. */
-rt_status rt_comm_imax_int(int *v, rt_comm_request **req, rt_error *err);
+/* Starts the maxima over the ranks of v[0..n-1], written to v when req
+ * completes (v must stay valid until then). One process: done at once,
+ * *req NULL. */
+rt_status rt_comm_imax_int(int *v, int n, rt_comm_request **req, rt_error *err);
 /* The rank holding the lowest v (ties: the lowest rank), on every rank. */
 rt_status rt_comm_minloc(double v, int *rank, rt_error *err);
 

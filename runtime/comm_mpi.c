@@ -185,12 +185,12 @@ rt_status rt_comm_recv(int src, int tag, void **buf, size_t *bytes, rt_error *er
 	return RT_OK;
 }
 
-rt_status rt_comm_imax_int(int *v, rt_comm_request **req, rt_error *err)
+rt_status rt_comm_imax_int(int *v, int n, rt_comm_request **req, rt_error *err)
 {
 	rt_status st;
 	if ((st = new_request(req, err)))
 		return st;
-	st = mpi_check(MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
+	st = mpi_check(MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MAX, MPI_COMM_WORLD,
 				      &(*req)->req), "MPI_Iallreduce", err);
 	if (st) {
 		free(*req);

@@ -81,9 +81,9 @@ rt_status rt_comm_recv(int src, int tag, void **buf, size_t *bytes, rt_error *er
 	return no_peer(err);
 }
 
-rt_status rt_comm_imax_int(int *v, rt_comm_request **req, rt_error *err)
+rt_status rt_comm_imax_int(int *v, int n, rt_comm_request **req, rt_error *err)
 {
-	(void)v, (void)err;
+	(void)v, (void)n, (void)err;
 	*req = NULL;
 	return RT_OK;
 }

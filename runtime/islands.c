@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "comm.h"
 #include "islands.h"
 #include "rng.h"
@@ -30,8 +31,12 @@ struct rt_islands {
 	long last_migration;       /* generation of the last one (0: none) */
 	long migrations;           /* done so far */
 	int wish;                  /* this rank would stop (kept until the next migration) */
-	int agreed;                /* the combined wish of the last migration, while in flight */
-	rt_comm_request *agree_req;
+	int wish_signal;           /* ... because a stop was requested (a signal) */
+	int agreed[2];             /* the wishes of the last migration combined: of the run, of a signal */
+	int agreed_known;          /* agreed complete (a checkpoint waited for it) */
+	rt_comm_request *agree_req;   /* agreed, while in flight */
+	rt_islands_inbox pending;  /* the last migration's packages, received early (a checkpoint) */
+	int have_pending;
 	rt_comm_request **sends;   /* in flight, with their packages */
 	void **send_pkgs;
 	int nsends, cap_sends;
@@ -302,8 +307,20 @@ static rt_status receive(rt_islands *isl, long m, rt_islands_inbox *in, rt_error
 	return st;
 }
 
+/* The packages of migration m for this rank: received early, or now. */
+static rt_status take_in(rt_islands *isl, long m, rt_islands_inbox *in, rt_error *err)
+{
+	if (!isl->have_pending)
+		return receive(isl, m, in, err);
+	*in = isl->pending;
+	memset(&isl->pending, 0, sizeof isl->pending);
+	isl->have_pending = 0;
+	return RT_OK;
+}
+
 rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t bytes,
-			     int want_stop, rt_islands_inbox *in, int *stop, rt_error *err)
+			     int want_stop, int stop_requested, rt_islands_inbox *in, int *stop,
+			     rt_error *err)
 {
 	long m = g / isl->cfg.interval;
 	memset(in, 0, sizeof *in);
@@ -317,27 +334,105 @@ rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t by
 		st = start_send(isl, pkg, bytes, peers[i], (int)(1 + m % TAG_CYCLE), err);
 	free(peers);
 	if (!st)
-		st = receive(isl, m - 1, in, err);
-	/* the wish of the last migration, combined over the ranks meanwhile */
+		st = take_in(isl, m - 1, in, err);
+	/* the wishes of the last migration, combined over the ranks meanwhile */
 	if (!st && isl->agree_req) {
 		st = rt_comm_wait(isl->agree_req, err);
 		isl->agree_req = NULL;
-		*stop = isl->agreed;
+		isl->agreed_known = 1;
 	}
-	isl->agreed = isl->wish || want_stop;
+	if (isl->agreed_known)
+		*stop = isl->agreed[0] || isl->agreed[1];
+	isl->agreed_known = 0;
+	isl->agreed[0] = isl->wish || want_stop;
+	isl->agreed[1] = isl->wish_signal || stop_requested;
 	if (!st)
-		st = rt_comm_imax_int(&isl->agreed, &isl->agree_req, err);
-	isl->wish = 0;
+		st = rt_comm_imax_int(isl->agreed, 2, &isl->agree_req, err);
+	isl->wish = isl->wish_signal = 0;
 	isl->migrations = m;
 	return st;
 }
 
-int rt_islands_may_stop(rt_islands *isl, long g, int want_stop)
+int rt_islands_may_stop(rt_islands *isl, long g, int want_stop, int stop_requested)
 {
 	if (!isl || isl->size == 1 || g >= isl->last_migration)
-		return want_stop;
+		return want_stop || stop_requested;
 	isl->wish |= want_stop;
+	isl->wish_signal |= stop_requested;
 	return 0;
+}
+
+/* ---- checkpoints ----------------------------------------------------------------- */
+
+rt_status rt_islands_save(rt_islands *isl, rt_buf *b, rt_error *err)
+{
+	rt_status st = RT_OK;
+	if (isl->size > 1 && isl->migrations > 0 && !isl->have_pending) {
+		st = receive(isl, isl->migrations, &isl->pending, err);
+		isl->have_pending = !st;
+	}
+	if (!st && isl->agree_req) {
+		st = rt_comm_wait(isl->agree_req, err);
+		isl->agree_req = NULL;
+		isl->agreed_known = !st;
+	}
+	if (st)
+		return st;
+	/* a signal's wishes are left out: the resumed run is not stopping */
+	rt_ckpt_put_u64(b, (uint64_t)isl->size);
+	rt_ckpt_put_u64(b, (uint64_t)isl->migrations);
+	rt_ckpt_put_u64(b, (uint64_t)isl->wish);
+	rt_ckpt_put_u64(b, (uint64_t)isl->agreed_known);
+	rt_ckpt_put_u64(b, (uint64_t)isl->agreed[0]);
+	rt_ckpt_put_u64(b, (uint64_t)(isl->have_pending ? isl->pending.n : -1));
+	for (int i = 0; isl->have_pending && i < isl->pending.n; i++) {
+		rt_ckpt_put_u64(b, (uint64_t)isl->pending.bytes[i]);
+		rt_ckpt_put_bytes(b, isl->pending.pkg[i], isl->pending.bytes[i]);
+	}
+	return RT_OK;
+}
+
+rt_status rt_islands_restore(rt_islands *isl, rt_ckpt *from, rt_error *err)
+{
+	uint64_t v[6];
+	rt_status st = RT_OK;
+	for (int k = 0; k < 6 && !st; k++)
+		st = rt_ckpt_get_u64(from, &v[k], err);
+	if (st)
+		return st;
+	if (v[0] != (uint64_t)isl->size)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a checkpoint of a job of %llu islands; this one "
+			       "has %d (islands resume with as many ranks as they had)", from->path,
+			       (unsigned long long)v[0], isl->size);
+	if (v[1] > (uint64_t)LONG_MAX || v[2] > 1 || v[3] > 1 || v[4] > 1 ||
+	    (v[5] != (uint64_t)-1 && v[5] > (uint64_t)isl->size))
+		return rt_fail(err, RT_ERR_INPUT, "%s: an impossible island state", from->path);
+	isl->migrations = (long)v[1];
+	isl->wish = (int)v[2];
+	isl->agreed_known = (int)v[3];
+	isl->agreed[0] = (int)v[4];
+	isl->agreed[1] = 0;
+	if (v[5] == (uint64_t)-1)
+		return RT_OK;
+	int n = (int)v[5];
+	isl->pending.pkg = rt_calloc((size_t)n + 1, sizeof *isl->pending.pkg, err);
+	isl->pending.bytes = isl->pending.pkg ? rt_calloc((size_t)n + 1, sizeof(size_t), err) : NULL;
+	isl->have_pending = 1;
+	if (!isl->pending.bytes)
+		return err->status;
+	for (int i = 0; i < n && !st; i++, isl->pending.n++) {
+		uint64_t len;
+		if ((st = rt_ckpt_get_u64(from, &len, err)))
+			break;
+		if (len > from->state_size - from->pos)
+			return rt_fail(err, RT_ERR_INPUT, "%s: a migration package of %llu bytes",
+				       from->path, (unsigned long long)len);
+		if (!(isl->pending.pkg[i] = rt_malloc((size_t)len + 1, err)))
+			return err->status;
+		isl->pending.bytes[i] = (size_t)len;
+		st = rt_ckpt_get_bytes(from, isl->pending.pkg[i], (size_t)len, err);
+	}
+	return st;
 }
 
 void rt_islands_free(rt_islands *isl)
@@ -346,6 +441,7 @@ void rt_islands_free(rt_islands *isl)
 		return;
 	for (int i = 0; i < isl->nsends; i++)
 		free(isl->sends[i]);   /* requests left in flight: the job is ending */
+	rt_islands_inbox_free(&isl->pending);
 	free(isl->sends);
 	free(isl->send_pkgs);
 	free(isl);
@@ -358,7 +454,7 @@ rt_status rt_islands_close(rt_islands *isl, rt_error *err)
 	rt_islands_inbox last = { 0 };
 	rt_status st = RT_OK;
 	if (isl->size > 1 && isl->migrations > 0)
-		st = receive(isl, isl->migrations, &last, err);
+		st = take_in(isl, isl->migrations, &last, err);
 	rt_islands_inbox_free(&last);
 	rt_status s2 = rt_comm_wait(isl->agree_req, st ? &(rt_error){ 0 } : err);
 	if (!st)

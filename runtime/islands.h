@@ -82,13 +82,25 @@ void rt_islands_inbox_free(rt_islands_inbox *in);
 /* At migration generation g: starts sending pkg (copied) to this
  * migration's targets, fills *in with the packages sent to this rank at the
  * previous migration, and says whether every rank stops now (*stop).
- * want_stop: this rank would stop after generation g. */
+ * want_stop: this rank's run would end after generation g (solved, a
+ * target, a limit); stop_requested: a stop was requested (a signal). */
 rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t bytes,
-			     int want_stop, rt_islands_inbox *in, int *stop, rt_error *err);
+			     int want_stop, int stop_requested, rt_islands_inbox *in, int *stop,
+			     rt_error *err);
 /* After generation g that is not a migration: may this rank stop (it wants
- * to when want_stop)? Only after the last migration; before it the wish is
- * kept for the next migration. */
-int rt_islands_may_stop(rt_islands *isl, long g, int want_stop);
+ * to when want_stop or stop_requested)? Only after the last migration;
+ * before it the wishes are kept for the next migration. isl NULL (no
+ * islands): want_stop || stop_requested. */
+int rt_islands_may_stop(rt_islands *isl, long g, int want_stop, int stop_requested);
+/* Checkpoints (every rank its own file, checkpoint.h's RT_CKPT_RANKS_EACH):
+ * the exchange's state after a generation, so that a run resumed from it
+ * goes on as this one: migrations done, the run's wish, the last
+ * migration's combined wish (waited for now) and packages (received now,
+ * taken in at the next migration as they would have been). A signal's
+ * wishes are left out. Restore checks that the job has as many ranks. */
+rt_status rt_islands_save(rt_islands *isl, rt_buf *b, rt_error *err);
+typedef struct rt_ckpt rt_ckpt;
+rt_status rt_islands_restore(rt_islands *isl, rt_ckpt *from, rt_error *err);
 /* Ends the exchange (every rank, after its last generation): completes the
  * sends and takes in, unused, the last migration's packages; frees isl. */
 rt_status rt_islands_close(rt_islands *isl, rt_error *err);

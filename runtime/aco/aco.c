@@ -167,7 +167,7 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	/* the checkpoint (--resume) is read and checked before any work */
 	if ((st = aco_job_from_spec(spec, opt, &job, err)) != RT_OK ||
 	    (st = rt_islands_required("aco", &job.islands, job.spec_path, err)) != RT_OK ||
-	    (st = rt_ckpt_ranks_options("aco", 0, &opt, &ranks_opt, err)) != RT_OK ||
+	    (st = rt_ckpt_ranks_options("aco", job.islands.on ? RT_CKPT_RANKS_EACH : RT_CKPT_RANKS_REFUSE, &opt, &ranks_opt, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = aco_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
 	    (st = aco_job_prepare(&job, err)) != RT_OK ||

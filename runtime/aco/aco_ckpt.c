@@ -88,11 +88,13 @@ rt_status aco_ckpt_save(aco_ckpt *ck, const aco_job *job, aco_backend *b, const 
 		put_outcome(&buf, job, out);
 		rt_ckpt_put_bytes(&buf, tau, n * n * sizeof *tau);
 		rt_ckpt_put_bytes(&buf, slots, 2 * n * sizeof *slots);
-		st = rt_ckpt_write(ck->plan.dir, "aco", ck->plan.spec, &buf, err);
+		st = job->isl ? rt_islands_save(job->isl, &buf, err) : RT_OK;
+		if (st == RT_OK)
+			st = rt_ckpt_write(ck->plan.dir, "aco", ck->plan.spec, &buf, err);
 	}
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
-		rt_info("aco: checkpoint: iteration %ld in %s/%s", i, ck->plan.dir, RT_CKPT_FILE);
+		rt_info("aco: checkpoint: iteration %ld in %s/%s", i, ck->plan.dir, rt_ckpt_file_name());
 	}
 	rt_buf_free(&buf);
 	free(tau);
@@ -211,6 +213,8 @@ static rt_status get_backend(rt_ckpt *from, const aco_job *job, aco_backend *b,
 			st = rt_fail(err, RT_ERR_INPUT, "%s: saved tour %d is not a tour of %d cities",
 				     from->path, s, job->n);
 	}
+	if (st == RT_OK && job->isl)
+		st = rt_islands_restore(job->isl, from, err);
 	if (st == RT_OK && from->pos != from->state_size)
 		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
 			     from->state_size - from->pos);

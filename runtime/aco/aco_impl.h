@@ -207,9 +207,11 @@ void aco_mmas_set_limits(const aco_job *job, aco_mmas *m);
 
 /* ---- islands (aco_islands.c) ---- */
 /* After iteration i: a migration when one is due (the best-so-far may
- * change), and *stop: the run ends here (want_stop: it would on its own). */
+ * change), and *stop: the run ends here (want_stop: it would on its own;
+ * stop_requested: a stop was requested). */
 rt_status aco_islands_step(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
-			   aco_outcome *out, int want_stop, int *stop, rt_error *err);
+			   aco_outcome *out, int want_stop, int stop_requested, int *stop,
+			   rt_error *err);
 /* After the run, on every rank: out's best tour becomes the best island's,
  * its tours the job's sum and its time the longest. One process: unchanged. */
 rt_status aco_islands_share_best(const aco_job *job, aco_outcome *out, rt_error *err);

@@ -99,16 +99,18 @@ static rt_status take_best(const aco_job *job, aco_backend *b, aco_mmas *m, long
 }
 
 rt_status aco_islands_step(const aco_job *job, aco_backend *b, aco_mmas *m, long i,
-			   aco_outcome *out, int want_stop, int *stop, rt_error *err)
+			   aco_outcome *out, int want_stop, int stop_requested, int *stop,
+			   rt_error *err)
 {
 	if (!rt_islands_due(job->isl, i)) {
-		*stop = rt_islands_may_stop(job->isl, i, want_stop);
+		*stop = rt_islands_may_stop(job->isl, i, want_stop, stop_requested);
 		return RT_OK;
 	}
 	rt_buf pkg = { 0 };
 	rt_islands_inbox in = { 0 };
 	pack_tour(&pkg, out->best_length, out->best_tour, job->n);
-	rt_status st = rt_islands_migrate(job->isl, i, pkg.data, pkg.len, want_stop, &in, stop, err);
+	rt_status st = rt_islands_migrate(job->isl, i, pkg.data, pkg.len, want_stop, stop_requested,
+					  &in, stop, err);
 	rt_buf_free(&pkg);
 	if (!st)
 		st = take_best(job, b, m, i, out, &in, err);

@@ -193,7 +193,8 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 	int islands_over = 0;   /* with islands, the stop they agreed on after iteration i */
 	while (st == RT_OK) {
 		int stop = rt_stop_requested();
-		if (i > i_first && aco_ckpt_due(job->ckpt, i, stop)) {
+		/* islands write a stop's checkpoint when they stop, together */
+		if (i > i_first && aco_ckpt_due(job->ckpt, i, job->isl ? islands_over : stop)) {
 			out->seconds = rt_now() - t0;
 			if ((st = aco_ckpt_save(job->ckpt, job, b, &m, i, out, err)) != RT_OK)
 				break;
@@ -216,9 +217,8 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 			i_report = i;
 		}
 		if (job->isl)
-			st = aco_islands_step(job, b, &m, i, out,
-					      finished(job, out, i, rt_now() - t0, rt_stop_requested()),
-					      &islands_over, err);
+			st = aco_islands_step(job, b, &m, i, out, finished(job, out, i, rt_now() - t0, 0),
+					      rt_stop_requested(), &islands_over, err);
 	}
 	out->seconds = rt_now() - t0;
 	/* host share: whatever the device was not measured busy for */

@@ -262,7 +262,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		return st;
 	}
 	/* the checkpoint (--resume) is read and checked before any work */
-	if ((st = rt_ckpt_ranks_options("de", !job.islands.on, &opt, &ranks_opt, err)) != RT_OK ||
+	if ((st = rt_ckpt_ranks_options("de", job.islands.on ? RT_CKPT_RANKS_EACH : RT_CKPT_RANKS_GATHERED, &opt, &ranks_opt, err)) != RT_OK ||
 	    (!job.islands.on && (st = de_shard_job(&job, job.spec_path, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||

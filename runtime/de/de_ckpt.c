@@ -110,11 +110,13 @@ static rt_status save_state(de_ckpt *ck, const de_job *job, const de_snapshot *s
 		rt_ckpt_put_bytes(&b, s->ad, P * de_adapt_ad_len(job) * sizeof *s->ad);
 		rt_ckpt_put_bytes(&b, s->arch, P * job->params.a_cap * job->dim * sizeof *s->arch);
 	}
-	rt_status st = rt_ckpt_write(ck->plan.dir, "de", ck->plan.spec, &b, err);
+	rt_status st = job->isl ? rt_islands_save(job->isl, &b, err) : RT_OK;
+	if (st == RT_OK)
+		st = rt_ckpt_write(ck->plan.dir, "de", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
-		rt_info("de: checkpoint: generation %ld in %s/%s", s->gen, ck->plan.dir, RT_CKPT_FILE);
+		rt_info("de: checkpoint: generation %ld in %s/%s", s->gen, ck->plan.dir, rt_ckpt_file_name());
 	}
 	return st;
 }
@@ -192,6 +194,8 @@ static rt_status restore_state(de_ckpt *ck, const de_job *job, de_snapshot *s, r
 		st = rt_ckpt_get_bytes(from, s->ad, P * de_adapt_ad_len(job) * sizeof *s->ad, err);
 	if (st == RT_OK && s->ad)
 		st = rt_ckpt_get_bytes(from, s->arch, P * job->params.a_cap * job->dim * sizeof *s->arch, err);
+	if (st == RT_OK && job->isl)
+		st = rt_islands_restore(job->isl, from, err);
 	if (st == RT_OK && from->pos != from->state_size)
 		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
 			     from->state_size - from->pos);
@@ -278,12 +282,19 @@ static rt_status restore_share(de_ckpt *ck, const de_job *job, de_snapshot *s, r
 	return st;
 }
 
+/* Sharded problems gather their states into one checkpoint; islands each
+ * write their own (checkpoint.h's RT_CKPT_RANKS_EACH). */
+static int gathered(const de_job *job)
+{
+	return rt_comm_size() > 1 && !job->isl;
+}
+
 rt_status de_ckpt_save(de_ckpt *ck, const de_job *job, const de_snapshot *s, rt_error *err)
 {
-	return rt_comm_size() > 1 ? save_gathered(ck, job, s, err) : save_state(ck, job, s, err);
+	return gathered(job) ? save_gathered(ck, job, s, err) : save_state(ck, job, s, err);
 }
 
 rt_status de_ckpt_restore(de_ckpt *ck, const de_job *job, de_snapshot *s, rt_error *err)
 {
-	return rt_comm_size() > 1 ? restore_share(ck, job, s, err) : restore_state(ck, job, s, err);
+	return gathered(job) ? restore_share(ck, job, s, err) : restore_state(ck, job, s, err);
 }

@@ -342,18 +342,19 @@ static rt_status restore_checkpoint(de_cpu *c, long *gen, double *seconds, rt_er
 }
 
 /* After generation gen: a migration of the island model when one is due,
- * and *over: the run ends here (want: it would on its own). */
-static rt_status island_step(de_cpu *c, long gen, int want, int *over, rt_error *err)
+ * and *over: the run ends here (want: it would on its own; asked: a stop
+ * was requested). */
+static rt_status island_step(de_cpu *c, long gen, int want, int asked, int *over, rt_error *err)
 {
 	if (!rt_islands_due(c->job->isl, gen)) {
-		*over = rt_islands_may_stop(c->job->isl, gen, want);
+		*over = rt_islands_may_stop(c->job->isl, gen, want, asked);
 		return RT_OK;
 	}
 	de_snapshot s;
 	rt_status st = de_snapshot_alloc(&s, c->job, err);
 	if (st == RT_OK) {
 		take_snapshot(c, &s);
-		st = de_islands_exchange(c->job, gen, &s, want, over, err);
+		st = de_islands_exchange(c->job, gen, &s, want, asked, over, err);
 	}
 	if (st == RT_OK)
 		put_snapshot(c, &s);
@@ -413,12 +414,16 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 			break;
 		if (progress && !again && (g % job->report_every == 0 || g == job->gens || !alive))
 			progress(ctx, job, g, bmin, ndone, evals, rt_now() - t0);
-		if (!again && de_ckpt_due(job->ckpt, g, stop) &&
+		int over = 0, natural = g >= job->gens || !alive;
+		if (again)   /* the checkpoint's generation: its migration is done */
+			over = job->isl ? g >= job->gens : natural || stop;
+		else if ((st = island_step(c, g, natural, stop, &over, err)) != RT_OK)
+			break;
+		/* islands write a stop's checkpoint when they stop, together */
+		if (!again && de_ckpt_due(job->ckpt, g, job->isl ? over : stop) &&
 		    (st = save_checkpoint(c, g, rt_now() - t0, err)) != RT_OK)
 			break;
-		int over;
-		if ((st = island_step(c, g, g >= job->gens || !alive || stop, &over, err)) != RT_OK ||
-		    over)
+		if (over)
 			break;
 		g = de_ckpt_stretch_end(job->ckpt, job, g);
 		st = de_cpu_advance(c, g, err);

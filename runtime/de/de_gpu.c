@@ -412,12 +412,12 @@ static rt_status restore_checkpoint(de_gpu *g, const de_job *job, int two, de_st
 
 /* After generation gen: a migration of the island model when one is due
  * (the populations leave the device and come back), and *over: the run
- * ends here (want: it would on its own). */
+ * ends here (want: it would on its own; asked: a stop was requested). */
 static rt_status island_step(de_gpu *g, const de_job *job, int two, de_state *st, long gen,
-			     int want, int *over, rt_error *err)
+			     int want, int asked, int *over, rt_error *err)
 {
 	if (!rt_islands_due(job->isl, gen)) {
-		*over = rt_islands_may_stop(job->isl, gen, want);
+		*over = rt_islands_may_stop(job->isl, gen, want, asked);
 		return RT_OK;
 	}
 	de_snapshot s;
@@ -425,7 +425,7 @@ static rt_status island_step(de_gpu *g, const de_job *job, int two, de_state *st
 	if (r == RT_OK)
 		r = take_snapshot(g, job, two, st, &s, err);
 	if (r == RT_OK)
-		r = de_islands_exchange(job, gen, &s, want, over, err);
+		r = de_islands_exchange(job, gen, &s, want, asked, over, err);
 	if (r == RT_OK)
 		r = put_snapshot(g, job, two, st, &s, err);
 	de_snapshot_free(&s);
@@ -587,12 +587,13 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 			goto done;
 		if (progress && (gen % job->report_every == 0 || gen == job->gens || !alive))
 			progress(pctx, job, gen, bmin, ndone, evals, rt_now() - t0);
-		if (de_ckpt_due(job->ckpt, gen, stop) &&
-		    (s = save_checkpoint(&g, job, two, st, gen, rt_now() - t0, kernel_ms, err)))
-			goto done;
 		int over;
-		if ((s = island_step(&g, job, two, st, gen, gen >= job->gens || !alive || stop, &over,
+		if ((s = island_step(&g, job, two, st, gen, gen >= job->gens || !alive, stop, &over,
 				     err)))
+			goto done;
+		/* islands write a stop's checkpoint when they stop, together */
+		if (de_ckpt_due(job->ckpt, gen, job->isl ? over : stop) &&
+		    (s = save_checkpoint(&g, job, two, st, gen, rt_now() - t0, kernel_ms, err)))
 			goto done;
 		if (over)
 			break;

@@ -201,9 +201,9 @@ struct de_snapshot;
 /* At migration generation gen (rt_islands_due(job->isl, gen)): every
  * problem's emigrants leave s, the immigrants of the last migration take
  * their places in it (states' best values refreshed); *stop: every island
- * stops now (want: this one would). */
+ * stops now (want: this one's run would end; asked: a stop was requested). */
 rt_status de_islands_exchange(const de_job *job, long gen, struct de_snapshot *s, int want,
-			      int *stop, rt_error *err);
+			      int asked, int *stop, rt_error *err);
 /* After the run (every rank): rank 0's out takes, problem by problem, the
  * best island's best value, vector, generations and target flag (history:
  * its own); evaluations summed, times the longest. One process: unchanged. */

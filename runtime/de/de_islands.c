@@ -97,8 +97,8 @@ static rt_status take(const de_job *job, long g, de_snapshot *s, long p, rt_ckpt
 	return RT_OK;
 }
 
-rt_status de_islands_exchange(const de_job *job, long g, de_snapshot *s, int want, int *stop,
-			      rt_error *err)
+rt_status de_islands_exchange(const de_job *job, long g, de_snapshot *s, int want, int asked,
+			      int *stop, rt_error *err)
 {
 	size_t np = (size_t)job->np, cap = (size_t)job->islands.migrants * rt_comm_size();
 	double *fd = rt_malloc(np * sizeof *fd, err);
@@ -110,7 +110,7 @@ rt_status de_islands_exchange(const de_job *job, long g, de_snapshot *s, int wan
 	rt_ckpt *r = NULL;
 	rt_status st = rows ? pack(job, g, s, fd, idx, &out, err) : err->status;
 	if (!st)
-		st = rt_islands_migrate(job->isl, g, out.data, out.len, want, &in, stop, err);
+		st = rt_islands_migrate(job->isl, g, out.data, out.len, want, asked, &in, stop, err);
 	if (!st && in.n > 0 && !(r = rt_calloc((size_t)in.n, sizeof *r, err)))
 		st = err->status;
 	for (int q = 0; q < in.n && !st; q++) {

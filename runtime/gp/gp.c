@@ -238,23 +238,31 @@ static rt_status record_generation(const gp_problem *p, gp_result *res, int g, d
 	return RT_OK;
 }
 
-/* Is the run over after generation g? */
+/* Is the run over after generation g (a stop request aside)? */
 static int run_over(const gp_problem *p, const gp_result *res, int g)
 {
-	return g == p->generations || (res->solved && p->stop_on_success) || rt_stop_requested();
+	return g == p->generations || (res->solved && p->stop_on_success);
 }
 
 /* After generation g: the island model's migration when one is due (the
- * population and fitness may change), and *stop: the run ends here. */
+ * population and fitness may change), and *stop: the run ends here (over,
+ * or a stop was requested; with islands when they agree). */
 static rt_status island_step(const gp_problem *p, rt_islands *isl, int g, gp_tree *pop,
 			     double *fit, const gp_result *res, int *stop, rt_error *err)
 {
-	int want = run_over(p, res, g);
+	int want = run_over(p, res, g), asked = rt_stop_requested();
 	if (!rt_islands_due(isl, g)) {
-		*stop = rt_islands_may_stop(isl, g, want);
+		*stop = rt_islands_may_stop(isl, g, want, asked);
 		return RT_OK;
 	}
-	return gp_islands_migrate(isl, g, pop, fit, p->population, want, stop, err);
+	return gp_islands_migrate(isl, g, pop, fit, p->population, want, asked, stop, err);
+}
+
+/* Is a checkpoint's stop due after generation g: with islands when they
+ * stop (every rank at the same generation), else on a stop request. */
+static int stopping(const rt_islands *isl, int stop)
+{
+	return isl ? stop : rt_stop_requested();
 }
 
 /* The first generation: initialised, or the checkpoint's (*g_first then
@@ -342,10 +350,13 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 		rec.nodes = gp.nodes;
 		if ((st = record_generation(p, res, g, fit, sizes, n, cur, NULL, &rec, err)))
 			break;
-		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res, err)))
-			break;
 		int stop;
-		if ((st = island_step(p, isl, g, cur, fit, res, &stop, err)) || stop)
+		if ((st = island_step(p, isl, g, cur, fit, res, &stop, err)))
+			break;
+		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res,
+								stopping(isl, stop), err)))
+			break;
+		if (stop)
 			break;
 	}
 	if (gp.async && gp.inflight > 0) {
@@ -390,14 +401,8 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 		rec.host_s = (rt_now() - rec.t0) - rec.device_s;   /* breeding kernels, transfers */
 		if ((st = record_generation(p, res, g, fit, sizes, n, NULL, bd, &rec, err)))
 			break;
-		if (p->ckpt && gp_ckpt_due(p->ckpt, g)) {
-			if (!(st = gp_gpu_breeder_trees(bd, pop, err)))
-				st = gp_ckpt_after_generation(p->ckpt, g, pop, fit, n, res, err);
-			for (int i = 0; i < n; i++)
-				gp_tree_free(&pop[i]);
-		}
 		int stop = 0;
-		if (!st && rt_islands_due(isl, g)) {
+		if (rt_islands_due(isl, g)) {
 			/* the device hands the population over for the migration */
 			if (!(st = gp_gpu_breeder_trees(bd, pop, err)) &&
 			    !(st = island_step(p, isl, g, pop, fit, res, &stop, err)))
@@ -406,8 +411,14 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 				sizes[i] = (uint32_t)pop[i].n;
 				gp_tree_free(&pop[i]);
 			}
-		} else if (!st) {
+		} else {
 			st = island_step(p, isl, g, NULL, fit, res, &stop, err);
+		}
+		if (!st && p->ckpt && gp_ckpt_due(p->ckpt, g, stopping(isl, stop))) {
+			if (!(st = gp_gpu_breeder_trees(bd, pop, err)))
+				st = gp_ckpt_after_generation(p->ckpt, g, pop, fit, n, res, 1, err);
+			for (int i = 0; i < n; i++)
+				gp_tree_free(&pop[i]);
 		}
 		if (st || stop)
 			break;
@@ -433,6 +444,8 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 				    : err->status;
 	if (isl)   /* each island its own random streams */
 		seed = rt_islands_seed(seed, rt_comm_rank());
+	if (p->ckpt)
+		p->ckpt->isl = isl;   /* the exchange's state goes into checkpoints */
 	if (!st && ev->breeder)
 		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, err);
 	else if (!st)
@@ -774,7 +787,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_options ranks_opt;   /* several MPI ranks: islands, no checkpoints */
 	rt_status st = rt_islands_required("gp", &p.islands, spec->path, err);
 	if (!st)
-		st = rt_ckpt_ranks_options("gp", 0, &opt, &ranks_opt, err);
+		st = rt_ckpt_ranks_options("gp", p.islands.on ? RT_CKPT_RANKS_EACH : RT_CKPT_RANKS_REFUSE, &opt, &ranks_opt, err);
 	if (!st)
 		st = rt_job_outdir(opt, p.name, dir, sizeof dir, err);
 	if (!st && p.multiclass == GP_MULTICLASS_OVR) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gp_ckpt.h"
+#include "islands.h"
 #include "log.h"
 #include "signals.h"
 
@@ -61,8 +62,10 @@ static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
 		gp_ckpt_put_tree(&b, &pop[i]);
 	rt_ckpt_put_bytes(&b, fit, (size_t)n * sizeof *fit);
 	gp_ckpt_put_result(&b, res);
-	rt_status st = ck->head.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
-				       : rt_ckpt_write(ck->plan.dir, "gp", ck->plan.spec, &b, err);
+	rt_status st = ck->isl ? rt_islands_save(ck->isl, &b, err) : RT_OK;
+	if (!st)
+		st = ck->head.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint)")
+				     : rt_ckpt_write(ck->plan.dir, "gp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	return st;
 }
@@ -81,20 +84,20 @@ void gp_ckpt_close(gp_ckpt *ck)
 	rt_buf_free(&ck->head);
 }
 
-int gp_ckpt_due(const gp_ckpt *ck, int g)
+int gp_ckpt_due(const gp_ckpt *ck, int g, int stopping)
 {
-	return rt_ckpt_plan_due(&ck->plan, g + 1) || rt_stop_requested();
+	return rt_ckpt_plan_due(&ck->plan, g + 1) || stopping;
 }
 
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
-				   int n, const gp_result *res, rt_error *err)
+				   int n, const gp_result *res, int stopping, rt_error *err)
 {
-	if (!gp_ckpt_due(ck, g))
+	if (!gp_ckpt_due(ck, g, stopping))
 		return RT_OK;
 	rt_status st = save(ck, g, pop, fit, n, res, err);
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
-		rt_info("checkpoint: generation %d in %s/%s", g, ck->plan.dir, RT_CKPT_FILE);
+		rt_info("checkpoint: generation %d in %s/%s", g, ck->plan.dir, rt_ckpt_file_name());
 	}
 	return st;
 }
@@ -175,6 +178,8 @@ rt_status gp_ckpt_restore(gp_ckpt *ck, gp_tree *pop, double *fit, int n, gp_resu
 		st = rt_ckpt_get_bytes(from, fit, (size_t)n * sizeof *fit, err);
 	if (st == RT_OK)
 		st = get_result_into(from, res, max_history, err);
+	if (st == RT_OK && ck->isl)
+		st = rt_islands_restore(ck->isl, from, err);
 	if (st == RT_OK && from->pos != from->state_size)
 		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", from->path,
 			     from->state_size - from->pos);

@@ -17,6 +17,8 @@ typedef struct gp_ckpt {
 	rt_ckpt_plan plan;        /* when checkpoints are written; the one resumed from */
 	rt_buf head;              /* written before the run's state: a one-vs-rest run's finished
 				   * sub-problems (gp_ovr.c); empty for a round run */
+	struct rt_islands *isl;   /* the island model's exchange (set by the run), its state
+				   * written after the run's; NULL: none */
 } gp_ckpt;
 
 /* Sets ck up for a run of spec into dir as opt says (--checkpoint-every,
@@ -25,12 +27,12 @@ rt_status gp_ckpt_open(gp_ckpt *ck, const rt_spec *spec, const rt_options *opt, 
 		       rt_error *err);
 void gp_ckpt_close(gp_ckpt *ck);
 
-/* Is a checkpoint due after generation g (by count, by time, or a stop)? */
-int gp_ckpt_due(const gp_ckpt *ck, int g);
-/* After generation g: writes a checkpoint when one is due (or a stop was
- * requested by a signal). */
+/* Is a checkpoint due after generation g (by count, by time, or the run
+ * stopping: the caller says, stopping)? */
+int gp_ckpt_due(const gp_ckpt *ck, int g, int stopping);
+/* After generation g: writes a checkpoint when one is due. */
 rt_status gp_ckpt_after_generation(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit,
-				   int n, const gp_result *res, rt_error *err);
+				   int n, const gp_result *res, int stopping, rt_error *err);
 
 /* A program as the state holds it (its node count, then its nodes; also
  * the island model's packages, gp_islands.c): put into b, or read from ck

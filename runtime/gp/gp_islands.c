@@ -99,13 +99,14 @@ static rt_status take_immigrants(rt_islands *isl, int g, const rt_islands_inbox 
 }
 
 rt_status gp_islands_migrate(rt_islands *isl, int g, gp_tree *pop, double *fit, int n,
-			     int want_stop, int *stop, rt_error *err)
+			     int want_stop, int stop_requested, int *stop, rt_error *err)
 {
 	rt_buf out = { 0 };
 	rt_islands_inbox in = { 0 };
 	rt_status st = pack_emigrants(isl, g, pop, fit, n, &out, err);
 	if (!st)
-		st = rt_islands_migrate(isl, g, out.data, out.len, want_stop, &in, stop, err);
+		st = rt_islands_migrate(isl, g, out.data, out.len, want_stop, stop_requested, &in, stop,
+					 err);
 	rt_buf_free(&out);
 	if (!st)
 		st = take_immigrants(isl, g, &in, pop, fit, n, err);

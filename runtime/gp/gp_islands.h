@@ -7,9 +7,10 @@
 
 /* At migration generation g (rt_islands_due): sends pop / fit's emigrants,
  * puts the immigrants in, says whether every island stops now (*stop);
- * want_stop: this island would stop after g. */
+ * want_stop: this island's run would end after g; stop_requested: a stop
+ * was requested (rt_islands_migrate). */
 rt_status gp_islands_migrate(rt_islands *isl, int g, gp_tree *pop, double *fit, int n,
-			     int want_stop, int *stop, rt_error *err);
+			     int want_stop, int stop_requested, int *stop, rt_error *err);
 /* After the run, on every rank: res's best becomes the best island's, its
  * totals the job's (programs and GPop summed, times the longest). One
  * process: unchanged. */

@@ -109,7 +109,7 @@ rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
 		ck->saved_epoch = s->epoch;
-		rt_info("checkpoint: epoch %ld in %s/%s", s->epoch, ck->plan.dir, RT_CKPT_FILE);
+		rt_info("checkpoint: epoch %ld in %s/%s", s->epoch, ck->plan.dir, rt_ckpt_file_name());
 	}
 	return st;
 }

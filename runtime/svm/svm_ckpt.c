@@ -167,7 +167,7 @@ static rt_status write_table(svm_ckpt *ck, rt_error *err)
 	rt_buf_free(&b);
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
-		rt_info("checkpoint: %ld binary problem(s) in %s/%s", ck->count, ck->plan.dir, RT_CKPT_FILE);
+		rt_info("checkpoint: %ld binary problem(s) in %s/%s", ck->count, ck->plan.dir, rt_ckpt_file_name());
 	}
 	return st;
 }
