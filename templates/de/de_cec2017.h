@@ -37,6 +37,13 @@
 #define DE_CEC_DMAX 100     /* the suite's largest D */
 #define DE_CEC_MAXC 6       /* most composition components */
 #define DE_CEC_HYB 100      /* component ids >= this: hybrid function id - 100 */
+/* The large functions are called, not inlined, on the GPU: inlined into
+ * every caller they made NVRTC take minutes. */
+#if defined(__CUDACC__)
+#  define DE_CEC_HD static __host__ __device__ __noinline__
+#else
+#  define DE_CEC_HD static inline
+#endif
 
 /* The basic functions (their own scaling of z inside). */
 enum de_cec_basic {
@@ -68,7 +75,7 @@ RT_HD long de_cec_data_len(int fn, int n)
  * (F21..F30) function: a basic id (simple: k = 0), a hybrid's group
  * function with its share in percent (*pct), or a composition's component
  * with sigma and lambda. -1 past the last. */
-RT_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
+DE_CEC_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
 {
 	/* hybrids: 6 (id, percent) pairs per function, id -1 ends */
 	static const signed char hyb[10][12] = {
@@ -158,7 +165,7 @@ RT_HD float de_cec_grierosen_pair(float u, float u1)
 }
 
 /* Modified Schwefel over z (scaled by 10, plus 420.97), CEC 2014/2017 penalty. */
-RT_HD float de_cec_schwefel(const float *z, int m)
+DE_CEC_HD float de_cec_schwefel(const float *z, int m)
 {
 	float s = 0.0f;
 	for (int i = 0; i < m; i++) {
@@ -177,7 +184,7 @@ RT_HD float de_cec_schwefel(const float *z, int m)
 /* Lunacek bi-Rastrigin from t = 2 sign(o) (x - o) / 10 and r = t rotated
  * (t itself in hybrids): min(sum t^2, d n + s sum (t + mu0 - mu1)^2) +
  * 10 sum (1 - cos 2 pi r). */
-RT_HD float de_cec_lunacek(const float *t, const float *r, int m)
+DE_CEC_HD float de_cec_lunacek(const float *t, const float *r, int m)
 {
 	const float mu0 = 2.5f;
 	float s = 1.0f - 1.0f / (2.0f * sqrtf((float)m + 20.0f) - 8.2f);
@@ -192,7 +199,7 @@ RT_HD float de_cec_lunacek(const float *t, const float *r, int m)
 	return fminf(a, fmaf(s, b, (float)m)) + c;
 }
 
-RT_HD float de_cec_katsuura(const float *z, int m)
+DE_CEC_HD float de_cec_katsuura(const float *z, int m)
 {
 	float e = 10.0f / powf((float)m, 1.2f), l = 0.0f;
 	for (int i = 0; i < m; i++) {
@@ -209,7 +216,7 @@ RT_HD float de_cec_katsuura(const float *z, int m)
 
 /* sum_i sum_k a^k (cos(2 pi b^k (u + 1/2)) + 1) = sum 2 a^k sin^2(pi (1/2 - t_k)),
  * t_k = frac(b^k (u + 1/2)) by t <- frac(3 t): no huge arguments. */
-RT_HD float de_cec_weierstrass(const float *z, int m)
+DE_CEC_HD float de_cec_weierstrass(const float *z, int m)
 {
 	float s = 0.0f;
 	for (int i = 0; i < m; i++) {
@@ -228,7 +235,7 @@ RT_HD float de_cec_weierstrass(const float *z, int m)
 
 /* HGBat (alpha 1/4) and HappyCat (1/8) over u = z / 20 (their t = u - 1),
  * from A = sum u^2, B = sum u without the textbook's cancellation. */
-RT_HD float de_cec_hgbat_cat(const float *z, int m, int cat)
+DE_CEC_HD float de_cec_hgbat_cat(const float *z, int m, int cat)
 {
 	float A = 0.0f, AB = 0.0f, A2B = 0.0f, B = 0.0f;
 	for (int i = 0; i < m; i++) {
@@ -244,7 +251,7 @@ RT_HD float de_cec_hgbat_cat(const float *z, int m, int cat)
 	return sqrtf(fabsf((A - 3.0f * B + 2.0f * (float)m) * AB)) + tail;
 }
 
-RT_HD float de_cec_basic(int id, const float *z, int m, const float *o)
+DE_CEC_HD float de_cec_basic(int id, const float *z, int m, const float *o)
 {
 	float s = 0.0f, s2 = 0.0f;
 	switch (id) {
@@ -377,7 +384,7 @@ RT_HD void de_cec_transform(const float *x, int stride, int n, const float *o, c
 
 /* Hybrid function hf (11..20) with its shift o, rotation M, shuffle S:
  * z = M (x - o), y_i = z_{S_i}, groups of ceil(p n) consecutive y. */
-RT_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const float *o, const float *M,
+DE_CEC_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const float *o, const float *M,
 			  const float *S, float *a, float *b)
 {
 	int pct, g0 = 0, ng = 0;
@@ -397,7 +404,7 @@ RT_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const float
 }
 
 /* Component c (a basic id or DE_CEC_HYB + hybrid) of data d at x; a, b scratch. */
-RT_HD float de_cec_component(int id, const float *x, int stride, int n, const float *d, int nc, int c,
+DE_CEC_HD float de_cec_component(int id, const float *x, int stride, int n, const float *d, int nc, int c,
 			     float *a, float *b)
 {
 	const float *o = d + (long)c * n, *M = d + (long)nc * n + (long)c * n * n;
@@ -422,7 +429,7 @@ RT_HD float de_cec_component(int id, const float *x, int stride, int n, const fl
 
 /* Composition fn (21..30): sum w_c (lambda_c g_c + 100 c) / sum w_c with
  * w_c = exp(-|x - o_c|^2 / (2 n sigma_c^2)) / |x - o_c| (log space). */
-RT_HD float de_cec_composition(int fn, const float *x, int stride, int n, const float *d, float *a,
+DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, const float *d, float *a,
 			       float *b)
 {
 	float lw[DE_CEC_MAXC], g[DE_CEC_MAXC], lmax = -DE_INF;
