@@ -35,8 +35,14 @@ rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err)
 	out->reached = rt_calloc(P, sizeof *out->reached, err);
 	if (out->hist_len > 0)
 		out->hist = rt_calloc(P * out->hist_len, sizeof *out->hist, err);
+	out->cec_nchecks = job->cec_nchecks;
+	if (out->cec_nchecks > 0) {
+		out->cec = rt_malloc(P * out->cec_nchecks * sizeof *out->cec, err);
+		for (size_t k = 0; out->cec && k < P * out->cec_nchecks; k++)
+			out->cec[k] = NAN;   /* a checkpoint before a resumed run's start */
+	}
 	if (!out->best || !out->bestx || !out->gens || !out->reached ||
-	    (out->hist_len > 0 && !out->hist)) {
+	    (out->hist_len > 0 && !out->hist) || (out->cec_nchecks > 0 && !out->cec)) {
 		de_outcome_free(out);
 		return RT_ERR_SYSTEM;
 	}
@@ -50,11 +56,16 @@ void de_outcome_free(de_outcome *out)
 	free(out->gens);
 	free(out->reached);
 	free(out->hist);
+	free(out->cec);
 	memset(out, 0, sizeof *out);
 }
 
 void de_outcome_fill_history(de_outcome *out, const de_job *job)
 {
+	for (long p = 0; p < out->problems && out->cec; p++)   /* CEC checkpoints after a stop */
+		for (int k = 0; k < out->cec_nchecks; k++)
+			if (job->cec_gen[k] > out->gens[p])
+				out->cec[(size_t)p * out->cec_nchecks + k] = out->best[p];
 	if (!out->hist)
 		return;
 	for (long p = 0; p < out->problems; p++)
@@ -140,6 +151,33 @@ static int cmp_float(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* CEC 2017's errors at its checkpoints: fractions of max_evals, the
+ * evaluations of the generation each was taken at, and per problem the
+ * errors (null: before a resumed run's start). */
+static void write_cec_errors(rt_json *j, const de_job *job, const de_outcome *out)
+{
+	int K = out->cec_nchecks;
+	rt_json_begin_object(j, "cec_errors");
+	rt_json_int(j, "max_evals", job->max_evals);
+	rt_json_begin_array(j, "fractions");
+	for (int k = 0; k < K; k++)
+		rt_json_double(j, NULL, de_cec_fraction(k));
+	rt_json_end_array(j);
+	rt_json_begin_array(j, "evaluations");
+	for (int k = 0; k < K; k++)
+		rt_json_int(j, NULL, de_job_evals(job, job->cec_gen[k]));
+	rt_json_end_array(j);
+	rt_json_begin_array(j, "errors");
+	for (long p = 0; p < out->problems; p++) {
+		rt_json_begin_array(j, NULL);
+		for (int k = 0; k < K; k++)
+			rt_json_double(j, NULL, out->cec[(size_t)p * K + k]);
+		rt_json_end_array(j);
+	}
+	rt_json_end_array(j);
+	rt_json_end_object(j);
+}
+
 static rt_status write_results(const de_job *job, const de_outcome *out, const char *dir,
 			       rt_error *err)
 {
@@ -168,6 +206,11 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
 	rt_json_string(&j, "function", de_function_name(job->function));
+	if (job->function == DE_FN_CEC2017) {   /* best values are errors F(x) - F* */
+		rt_json_int(&j, "cec_function", job->cec_fn);
+		rt_json_int(&j, "cec_fstar", 100LL * job->cec_fn);
+		rt_json_int(&j, "cec_seed", (long long)job->cec_seed);
+	}
 	rt_json_int(&j, "dim", job->dim);
 	rt_json_int(&j, "population", job->np);
 	rt_json_double(&j, "F", job->F);
@@ -215,6 +258,8 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		rt_json_end_object(&j);
 	}
 	rt_json_end_array(&j);
+	if (out->cec)
+		write_cec_errors(&j, job, out);
 	rt_json_end_object(&j);
 	free(sorted);
 	snprintf(path, sizeof path, "%s/result.json", dir);

@@ -470,6 +470,7 @@ typedef struct check_case {
 	double target;
 	int exact;   /* CPU and GPU must agree bit for bit (no sin/exp) */
 	long long evals;   /* max_evals (L-SHADE, jSO: their schedule); 0: gens */
+	int cec;     /* fn DE_FN_CEC2017: its function number (instance data of cec_seed 1) */
 } check_case;
 
 /* Do a's and b's best vectors differ in any bit? */
@@ -510,38 +511,47 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 {
 	const check_case cases[] = {
 		{ "sphere, shared memory", DE_FN_SPHERE, 30, 150, 4, 300, 0, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 1, 0 },
+		  DE_BOUNDS_REFLECT, 0, 0, 1, 0, 0 },
 		{ "sphere to 1e-8 (stops)", DE_FN_SPHERE, 10, 50, 8, 2000, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 1e-8, 1, 0 },
+		  DE_BOUNDS_CLIP, 0, 1e-8, 1, 0, 0 },
 		{ "rosenbrock shift+rot best/1", DE_FN_ROSENBROCK, 10, 50, 4, 300, 1, 1, DE_BEST_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 0, 1, 0 },
+		  DE_BOUNDS_CLIP, 0, 0, 1, 0, 0 },
 		{ "sphere, global memory", DE_FN_SPHERE, 100, 1000, 3, 60, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_RESAMPLE, 0, 0, 1, 0 },
+		  DE_BOUNDS_RESAMPLE, 0, 0, 1, 0, 0 },
 		{ "rastrigin shift resample", DE_FN_RASTRIGIN, 30, 300, 4, 200, 1, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_RESAMPLE, 0, 0, 0, 0 },
+		  DE_BOUNDS_RESAMPLE, 0, 0, 0, 0, 0 },
 		{ "ackley rotate", DE_FN_ACKLEY, 20, 100, 4, 200, 0, 1, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 0, 0 },
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0, 0 },
 		{ "griewank best/1", DE_FN_GRIEWANK, 10, 40, 4, 200, 1, 0, DE_BEST_1_BIN,
-		  DE_BOUNDS_REFLECT, 0, 0, 0, 0 },
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0, 0 },
 		{ "schwefel shift+rot", DE_FN_SCHWEFEL, 10, 100, 4, 200, 1, 1, DE_RAND_1_BIN,
-		  DE_BOUNDS_CLIP, 0, 0, 0, 0 },
+		  DE_BOUNDS_CLIP, 0, 0, 0, 0, 0 },
 		{ "user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 200, 0, 0, DE_RAND_1_BIN,
-		  DE_BOUNDS_REFLECT, 1, 0, 1, 0 },
+		  DE_BOUNDS_REFLECT, 1, 0, 1, 0, 0 },
 		/* the adaptive strategies (templates/de/de_adapt.h): no naive kernels */
 		{ "jade sphere", DE_FN_SPHERE, 10, 50, 4, 300, 1, 0, DE_JADE, DE_BOUNDS_MIDPOINT, 0, 0,
-		  1, 0 },
+		  1, 0, 0 },
 		{ "shade rosenbrock shift+rot", DE_FN_ROSENBROCK, 10, 60, 4, 300, 1, 1, DE_SHADE,
-		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 0 },
+		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 0, 0 },
 		{ "lshade sphere to 1e-8", DE_FN_SPHERE, 10, 180, 4, 0, 1, 0, DE_LSHADE,
-		  DE_BOUNDS_MIDPOINT, 0, 1e-8, 1, 30000 },
+		  DE_BOUNDS_MIDPOINT, 0, 1e-8, 1, 30000, 0 },
 		{ "lshade rosenbrock, global", DE_FN_ROSENBROCK, 100, 1800, 2, 0, 1, 0, DE_LSHADE,
-		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 40000 },
+		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 40000, 0 },
 		{ "jso sphere", DE_FN_SPHERE, 20, 335, 4, 0, 1, 0, DE_JSO, DE_BOUNDS_MIDPOINT, 0, 0, 1,
-		  40000 },
+		  40000, 0 },
 		{ "jso user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 0, 0, 0, DE_JSO,
-		  DE_BOUNDS_MIDPOINT, 1, 0, 1, 20000 },
+		  DE_BOUNDS_MIDPOINT, 1, 0, 1, 20000, 0 },
 		{ "lshade rastrigin shift", DE_FN_RASTRIGIN, 30, 540, 2, 0, 1, 0, DE_LSHADE,
-		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 60000 },
+		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 60000, 0 },
+		/* CEC 2017 (templates/de/de_cec2017.h): F1 is fmaf and products only */
+		{ "cec2017 F1 lshade", DE_FN_CEC2017, 10, 180, 2, 0, 0, 0, DE_LSHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 20000, 1 },
+		{ "cec2017 F13 hybrid rand/1", DE_FN_CEC2017, 10, 100, 2, 200, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0, 13 },
+		{ "cec2017 F22 composition", DE_FN_CEC2017, 10, 100, 2, 200, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 0, 0, 0, 22 },
+		{ "cec2017 F29 comp lshade", DE_FN_CEC2017, 10, 180, 2, 0, 0, 0, DE_LSHADE,
+		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 20000, 29 },
 	};
 	const int ncases = (int)(sizeof cases / sizeof cases[0]);
 	int failures = 0, comparisons = 0;
@@ -588,6 +598,8 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 			job.streams = b == 3 ? 2 : 1;
 			job.persistent = b == 3;   /* one block per stream walks over 2+ problems */
 			job.grid_max = 1;
+			job.cec_fn = cc->cec;
+			job.cec_seed = 1;
 			if (cc->user) {
 				job.lower = -5;
 				job.upper = 5;

@@ -71,6 +71,9 @@ long de_ckpt_stretch_end(const de_ckpt *ck, const de_job *job, long gen)
 	long every = job->isl ? job->islands.interval : 0;   /* and at migrations */
 	if (every > 0 && (gen / every + 1) * every < end)
 		end = (gen / every + 1) * every;
+	long cec = de_cec_next(job, gen);   /* and at CEC 2017's error checkpoints */
+	if (cec < end)
+		end = cec;
 	return end < job->gens ? end : job->gens;
 }
 

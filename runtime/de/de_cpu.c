@@ -407,6 +407,7 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		float bmin;
 		int stop = rt_stop_requested(), again = resumed && g == g_first;
 		de_state_summary(job, c->st, &ndone, &alive, &evals, &bmin);
+		de_cec_note(job, c->st, g, out->cec);
 		out->evals = evals;
 		if ((st = de_shard_agree(job, &alive, &stop, err)) != RT_OK)
 			break;

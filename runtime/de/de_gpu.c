@@ -103,6 +103,10 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	define_float(src, "DE_ZOFF", job->zoff);
 	gen_define_int(src, "DE_SHIFT", job->shift != 0);
 	gen_define_int(src, "DE_ROTATE", job->rotate != 0);
+	if (job->function == DE_FN_CEC2017) {   /* its data in the `rot` buffer */
+		gen_define_int(src, "DE_CEC", 1);
+		gen_define_int(src, "DE_CEC_FN", job->cec_fn);
+	}
 	gen_define_int(src, "DE_BLOCK", *block);
 	gen_define_int(src, "DE_MIN_BLOCKS", min_blocks);
 	gen_define_int(src, "DE_NAIVE_MIN_BLOCKS", 65536 / (DE_MIN_REGS * DE_NAIVE_THREADS));
@@ -525,6 +529,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 			 (s = gpu_upload(g.ctx, g.rot, job->rot,
 					 (size_t)job->dim * job->dim * sizeof(float), err))))
 		goto done;
+	size_t cec_bytes = job->cec_data ? (size_t)de_cec_data_len(job->cec_fn, job->dim) * sizeof(float) : 0;
+	if (job->cec_data && ((s = alloc(&g, &g.rot, cec_bytes, err)) ||
+			      (s = gpu_upload(g.ctx, g.rot, job->cec_data, cec_bytes, err))))
+		goto done;
 	st = rt_malloc(P * sizeof *st, err);
 	if (!st) {
 		s = RT_ERR_SYSTEM;
@@ -579,6 +587,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		long long evals;
 		float bmin;
 		de_state_summary(job, st, &ndone, &alive, &evals, &bmin);
+		de_cec_note(job, st, gen, out->cec);
 		out->evals = evals;
 		if ((s = de_check_finite(job, st, err)) != RT_OK)
 			goto done;

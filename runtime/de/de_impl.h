@@ -42,6 +42,9 @@ typedef struct de_user {
 	float (*fn)(const float *x, int n);   /* CPU: the compiled objective */
 } de_user;
 
+/* CEC 2017's error checkpoints: fractions of max_evals (de_cec.c). */
+#define DE_CEC_CHECKS 14
+
 /* Everything a run needs. Built by de_job_from_spec or de_job_default, then
  * de_job_prepare (shift vectors, rotation, CPU user objective). */
 typedef struct de_job {
@@ -77,6 +80,12 @@ typedef struct de_job {
 	struct de_ckpt *ckpt;  /* `run`: checkpoints and resume (de_ckpt.h); NULL: none */
 	rt_islands_cfg islands;   /* [islands]: the island model over MPI ranks (islands.h) */
 	struct rt_islands *isl;   /* `run`: its exchange while the run goes; NULL: none */
+	/* function == DE_FN_CEC2017 (de_cec.c, templates/de/de_cec2017.h) */
+	int cec_fn;            /* 1, 3 .. 30 */
+	uint64_t cec_seed;     /* the instance data's seed (not the run's) */
+	float *cec_data;       /* [de_cec_data_len] instance data, or NULL before prepare */
+	int cec_nchecks;       /* error checkpoints (0: none) */
+	long cec_gen[DE_CEC_CHECKS];   /* generation whose best is checkpoint k's */
 } de_job;
 
 /* The result of a run on either backend. */
@@ -89,6 +98,8 @@ typedef struct de_outcome {
 	int *reached;          /* [problems] stopped at the target */
 	float *hist;           /* [problems][hist_len] or NULL */
 	int hist_len;
+	float *cec;            /* [problems][job->cec_nchecks] errors at the CEC checkpoints, or NULL */
+	int cec_nchecks;
 	double seconds;        /* optimisation wall time (no compile, no setup) */
 	double compile_seconds;
 	double kernel_ms;      /* GPU: time between events around the loop */
@@ -125,6 +136,21 @@ long long de_job_evals(const de_job *job, long gens);
 /* Entries in the history of a run: one every history_every generations
  * from 0 to gens (0 without history). */
 int de_job_hist_len(const de_job *job);
+
+/* ---- de_cec.c ---- */
+/* Reads cec_function, cec_seed, cec_data of a spec with function = cec2017. */
+rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err);
+/* The checkpoint generations (after gens and the schedule are known). */
+void de_cec_plan(de_job *job);
+/* The fraction of max_evals of checkpoint k. */
+double de_cec_fraction(int k);
+/* Generates the instance data from cec_seed. */
+rt_status de_cec_prepare(de_job *job, rt_error *err);
+/* The next checkpoint generation after gen (LONG_MAX: none). */
+long de_cec_next(const de_job *job, long gen);
+/* After every problem reached generation gen (or stopped): their best
+ * values into errs [problems][cec_nchecks] at the checkpoints of gen. */
+void de_cec_note(const de_job *job, const de_state *st, long gen, float *errs);
 
 /* ---- de_user.c ---- */
 /* Appends the user's function as C (cuda 0) or CUDA (cuda 1) to src, with
@@ -212,7 +238,8 @@ rt_status de_islands_gather(const de_job *job, de_outcome *out, rt_error *err);
 /* ---- de.c ---- */
 rt_status de_outcome_alloc(de_outcome *out, const de_job *job, rt_error *err);
 void de_outcome_free(de_outcome *out);
-/* Fills history entries after a problem stopped with its final best value. */
+/* Fills history entries (and CEC checkpoints) after a problem stopped with
+ * its final best value. */
 void de_outcome_fill_history(de_outcome *out, const de_job *job);
 /* Over the problems' states: how many reached the target, how many still
  * run, the evaluations done and the lowest best value (for progress). */

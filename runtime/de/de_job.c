@@ -3,7 +3,8 @@
  * shift vectors, the rotation matrix, the CPU's compiled user objective).
  *
  *   [de]
- *   function = sphere      ; sphere rosenbrock rastrigin ackley griewank schwefel user
+ *   function = sphere      ; sphere rosenbrock rastrigin ackley griewank schwefel user, or
+ *                          ;   cec2017 with cec_function and cec_seed (de_cec.c)
  *   dim = 30
  *   lower = -100           ; default: the function's textbook box
  *   upper = 100
@@ -61,7 +62,7 @@ static const char *const function_names[] = {
 #define DE_NAME_(E, name, lo, hi, zs, doc) #name,
 	DE_FUNCTIONS(DE_NAME_)
 #undef DE_NAME_
-	"user", NULL
+	"user", "cec2017", NULL
 };
 /* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
 static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade", "shade", "lshade",
@@ -204,6 +205,8 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_int(spec, "de", "dim", 30, 1, 1 << 20, &v, err));
 	job->dim = (int)v;
 	job->max_evals = 10000LL * job->dim;
+	if (fn == DE_FN_CEC2017)
+		TRY(de_cec_read(job, spec, err));
 	de_function_box(fn, &lo, &hi, &zs);
 	TRY(rt_spec_double(spec, "de", "lower", lo, -1e30, 1e30, &job->lower, err));
 	TRY(rt_spec_double(spec, "de", "upper", hi, -1e30, 1e30, &job->upper, err));
@@ -242,6 +245,10 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	job->problems_total = job->problems;
 	TRY(rt_spec_enum(spec, "de", "shift", shift_names, 0, &job->shift, err));
 	TRY(rt_spec_bool(spec, "de", "rotate", 0, &job->rotate, err));
+	if (fn == DE_FN_CEC2017 && (job->shift || job->rotate))
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: de.shift and de.rotate: CEC 2017 has its own shifts and rotations (cec_seed)",
+			       rt_spec_key_where(spec, "de", job->shift ? "shift" : "rotate", loc, sizeof loc));
 	if (fn == DE_FN_USER && (job->shift || job->rotate))
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.shift and de.rotate apply to the built-in functions, not to a user objective",
@@ -375,6 +382,7 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	if (job->variant == DE_VARIANT_AUTO)   /* the faster as measured on an H100 (de_impl.h) */
 		job->variant = job->dim >= DE_AUTO_NAIVE_DIM && !de_is_adaptive(job->strategy)
 			       ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+	de_cec_plan(job);
 	return RT_OK;
 }
 
@@ -436,6 +444,8 @@ rt_status de_job_prepare(de_job *job, int cpu, rt_error *err)
 	}
 	if (job->rotate && !job->rot && (st = make_rotation(job, err)) != RT_OK)
 		return st;
+	if ((st = de_cec_prepare(job, err)) != RT_OK)
+		return st;
 	if (cpu && job->function == DE_FN_USER && !job->user.fn)
 		return de_user_load(&job->user, job->name, err);
 	return RT_OK;
@@ -446,6 +456,8 @@ void de_job_free(de_job *job)
 	free(job->shift_vec);
 	free(job->rot);
 	free(job->nfes_at);
+	free(job->cec_data);
+	job->cec_data = NULL;
 	job->shift_vec = NULL;
 	job->rot = NULL;
 	job->nfes_at = NULL;
@@ -488,6 +500,8 @@ float de_job_eval(const de_job *job, long p, const float *x)
 {
 	if (job->function == DE_FN_USER)
 		return de_sane(job->user.fn(x, job->dim));
+	if (job->function == DE_FN_CEC2017)
+		return de_sane(de_cec2017_eval(job->cec_fn, x, 1, job->dim, job->cec_data));
 	return de_sane(de_function_eval(job->function, x, 1, job->dim,
 					job->shift_vec ? job->shift_vec + (size_t)p * job->dim : NULL,
 					job->rot, job->zoff));

@@ -35,6 +35,8 @@ rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err)
 	    (st = rt_shard_gather((void **)&out->reached, sizeof *out->reached, P, err)) ||
 	    (out->hist && (st = rt_shard_gather((void **)&out->hist,
 						(size_t)out->hist_len * sizeof *out->hist, P, err))) ||
+	    (out->cec && (st = rt_shard_gather((void **)&out->cec,
+					       (size_t)out->cec_nchecks * sizeof *out->cec, P, err))) ||
 	    (st = rt_comm_sum_ll(&evals, err)) || (st = rt_comm_max_double(&out->seconds, err)) ||
 	    (st = rt_comm_max_double(&out->compile_seconds, err)) ||
 	    (st = rt_comm_max_double(&out->kernel_ms, err)))

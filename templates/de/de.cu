@@ -66,6 +66,12 @@
 #ifndef DE_USER
 #define DE_USER 0
 #endif
+#ifndef DE_CEC   /* CEC 2017 function DE_CEC_FN, its data in the `rot` buffer (de_cec2017.h) */
+#define DE_CEC 0
+#endif
+#ifndef DE_CEC_FN
+#define DE_CEC_FN 1
+#endif
 #ifndef DE_BLOCK
 #define DE_BLOCK 320
 #endif
@@ -160,6 +166,9 @@ RT_DEV float de_eval(const float *x, int stride, const float *shift, const float
 	for (int j = 0; j < DE_DIM; j++)
 		v[j] = x[j * stride];
 	return de_sane(de_user_objective(v, DE_DIM));
+#elif DE_CEC
+	(void)shift;
+	return de_sane(de_cec2017_eval(DE_CEC_FN, x, stride, DE_DIM, rot));
 #else
 	return de_sane(de_function_eval(DE_FUNCTION, x, stride, DE_DIM, shift, rot, DE_ZOFF));
 #endif
@@ -289,7 +298,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 #endif
 	const de_params P = de_kparams(seed);
 	const int tid = threadIdx.x;
-	const float *ro = DE_ROTATE ? rot : (const float *)0;
+	const float *ro = DE_ROTATE || DE_CEC ? rot : (const float *)0;
 
 	for (int p = pbegin + (int)blockIdx.x; p < pend; p += (int)gridDim.x) {
 		de_state st = state[p];
@@ -430,7 +439,7 @@ de_naive_eval(const float *pop, float *fit, const de_state *state, const float *
 	if (!de_naive_item(pbegin, pend, &p, &i) || state[p].done)
 		return;
 	const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
-	const float *ro = DE_ROTATE ? rot : (const float *)0;
+	const float *ro = DE_ROTATE || DE_CEC ? rot : (const float *)0;
 	fit[(long long)p * DE_NP + i] = de_eval(pop + (long long)p * DE_POP_WORDS + i, DE_NP, sh, ro);
 }
 

@@ -68,7 +68,8 @@ enum de_function {
 	DE_FUNCTIONS(DE_ENUM_)
 #undef DE_ENUM_
 	DE_FN_COUNT,
-	DE_FN_USER = DE_FN_COUNT   /* a user objective ([objective] in the spec) */
+	DE_FN_USER = DE_FN_COUNT,  /* a user objective ([objective] in the spec) */
+	DE_FN_CEC2017              /* the CEC 2017 suite (de_cec2017.h; job's cec_function) */
 };
 
 /* Component k of z (see above): shift may be NULL; rot (n x n, row-major)
@@ -209,7 +210,7 @@ RT_HD const char *de_function_name(int fn)
 		DE_FUNCTIONS(DE_NAME_)
 #undef DE_NAME_
 	};
-	return fn >= 0 && fn < DE_FN_COUNT ? names[fn] : "user";
+	return fn >= 0 && fn < DE_FN_COUNT ? names[fn] : fn == DE_FN_CEC2017 ? "cec2017" : "user";
 }
 
 RT_HD const char *de_function_formula(int fn)
@@ -219,7 +220,8 @@ RT_HD const char *de_function_formula(int fn)
 		DE_FUNCTIONS(DE_DOC_)
 #undef DE_DOC_
 	};
-	return fn >= 0 && fn < DE_FN_COUNT ? docs[fn] : "user objective";
+	return fn >= 0 && fn < DE_FN_COUNT ? docs[fn]
+	     : fn == DE_FN_CEC2017 ? "CEC 2017 F_i(x) - F_i* (de_cec2017.h)" : "user objective";
 }
 
 /* The textbook box (lower, upper) and the optimum's z component. */
@@ -241,5 +243,7 @@ RT_HD void de_function_box(int fn, double *lower, double *upper, double *zstar)
 	}
 }
 #endif
+
+#include "de_cec2017.h"
 
 #endif
