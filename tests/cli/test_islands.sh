@@ -5,9 +5,11 @@
 # best.tour), for every topology and choice of emigrants and places (3
 # ranks); migration changes the run (against an interval past the last
 # generation); one process with [islands] equals the run without; several
-# ranks without [islands], checkpoints with several ranks and aco keys that
-# do not apply end with a message; a rank killed by SIGKILL ends the whole
-# job. Needs Open MPI (tools/setup-debian).
+# ranks without [islands] and aco keys that do not apply end with a message;
+# a rank killed by SIGKILL ends the whole job. Checkpoints (a file per
+# rank): gp, de and aco islands killed (SIGKILL on a rank) or stopped
+# (SIGTERM) after one, resumed on as many ranks, end as the uninterrupted
+# run; on fewer ranks the resume exits 2. Needs Open MPI (tools/setup-debian).
 # Usage: bash test_islands.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -63,9 +65,6 @@ same "gp: one island == no islands" "$t/gp1" "$t/gp0"
 expect_exit 2 "gp: several ranks without [islands] exit 2" mpirun_n 2 "$mpi" run "${gp_plain[@]}" \
 	-q -o "$t/gp-no-islands"
 expect_output "... saying what to add" "expected an [islands] section"
-expect_exit 1 "gp: checkpoints with several ranks are refused" mpirun_n 2 "$mpi" run "${gp[@]}" \
-	--checkpoint-every 5 -q -o "$t/gp-ck"
-expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
 expect_exit 2 "gp: a bad topology exits 2" "$evo" run "${gp[@]}" --set islands.topology=star -q \
 	-o "$t/gp-bad"
 expect_output "... naming the key" "islands.topology"
@@ -111,6 +110,47 @@ de_plain=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set 
 	--set de.max_evals=30000)
 expect_exit 0 "de: one process without [islands]" "$evo" run "${de_plain[@]}" -q -o "$t/de0"
 same "de: one island == no islands" "$t/de1" "$t/de0"
+# checkpoints: every island its own file; killed or stopped, resumed on as many ranks
+ranks_of() {   # the evoforge-mpi processes under mpirun's pid $1
+	{ pgrep -P "$1" -f evoforge-mpi; for c in $(pgrep -P "$1"); do pgrep -P "$c" -f evoforge-mpi; done; } 2>/dev/null | sort -n
+}
+# kill_after NAME FILE SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
+# FILE is there, SIGNAL goes to rank 1 (KILL) or to
+# mpirun (TERM, which forwards it to every rank); the job must end non-zero
+# with a checkpoint of rank 2's.
+kill_after() {
+	local name=$1 file=$2 sig=$3 n=$4 job k
+	shift 4
+	mpirun_n "$n" "$mpi" run "$@" -q -o "$t/$name" >"$t/$name.log" 2>&1 &
+	job=$!
+	for ((k = 0; k < 600; k++)); do [ -f "$t/$name/$file" ] && break; sleep 0.02; done
+	if [ "$sig" = KILL ]; then kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
+	else kill -TERM "$job"; fi
+	wait "$job"
+	local rc=$?
+	if [ "$rc" -ne 0 ] && [ -f "$t/$name/checkpoint-rank-2.bin" ]; then cli_ok "$name: SIG$sig ends the job (exit $rc), checkpoints there"
+	else cli_fail "$name: SIG$sig" "exit $rc; $(ls "$t/$name" | tr '\n' ' ')"; fi
+}
+gpck=("${gp[@]}" --set gp.population=2000 --set gp.generations=80)
+expect_exit 0 "gp: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${gpck[@]}" -q -o "$t/gpck-ref"
+expect_exit 0 "gp: 3 islands, a checkpoint every 4 generations" mpirun_n 3 "$mpi" run "${gpck[@]}" \
+	--checkpoint-every 4 -q -o "$t/gpck-every"
+same "... end as without" "$t/gpck-ref" "$t/gpck-every"
+if [ -f "$t/gpck-every/checkpoint-rank-2.bin" ]; then cli_ok "... a file per rank"
+else cli_fail "... a file per rank" "$(ls "$t/gpck-every")"; fi
+kill_after gpck-killed checkpoint-rank-2.bin KILL 3 "${gpck[@]}" --checkpoint-every 4
+cp -r "$t/gpck-killed" "$t/gpck-two"
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
+	--resume "$t/gpck-killed" -q -o "$t/gpck-killed"
+same "... ends as the uninterrupted run" "$t/gpck-ref" "$t/gpck-killed"
+expect_exit 2 "... resumed on 2 ranks exits 2" mpirun_n 2 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
+	--resume "$t/gpck-two" -q -o "$t/gpck-two"
+expect_output "... saying why" "a checkpoint of a job of 3 islands; this one has 2"
+kill_after gpck-term checkpoint-rank-2.bin TERM 3 "${gpck[@]}" --checkpoint-every 4
+expect_exit 0 "... resumed" mpirun_n 3 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
+	--resume "$t/gpck-term" -q -o "$t/gpck-term"
+same "... ends as the uninterrupted run" "$t/gpck-ref" "$t/gpck-term"
+
 # a rank that dies (SIGKILL) ends the whole job, naming it, with no rank left behind
 mpirun_n 3 "$mpi" run "${de[@]}" --set de.max_evals=0 --set de.generations=100000000 -q \
 	-o "$t/de-killed" >"$t/killed.log" 2>&1 &
@@ -136,4 +176,19 @@ else
 fi
 if pgrep -f "$t/de-killed" >/dev/null; then cli_fail "no rank left behind" "$(pgrep -af "$t/de-killed")"
 else cli_ok "no rank left behind"; fi
+# de and aco islands: killed after a checkpoint, resumed, equal the uninterrupted run
+cols=3
+deck=("${de[@]}" --set de.max_evals=0 --set de.generations=20000 --set de.target=0)
+expect_exit 0 "de: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${deck[@]}" -q -o "$t/deck-ref"
+kill_after deck-killed checkpoint-rank-2.bin KILL 3 "${deck[@]}" --checkpoint-every 2000
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${deck[@]}" --checkpoint-every 2000 \
+	--resume "$t/deck-killed" -q -o "$t/deck-killed"
+same "... ends as the uninterrupted run" "$t/deck-ref" "$t/deck-killed"
+cols=2
+acock=("${aco[@]}" --set aco.iterations=300)
+expect_exit 0 "aco: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${acock[@]}" -q -o "$t/acock-ref"
+kill_after acock-killed checkpoint-rank-2.bin KILL 3 "${acock[@]}" --checkpoint-every 40
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${acock[@]}" --checkpoint-every 40 \
+	--resume "$t/acock-killed" -q -o "$t/acock-killed"
+same "... ends as the uninterrupted run" "$t/acock-ref" "$t/acock-killed"
 finish

@@ -5,9 +5,8 @@
 # identical; the MPI binary started without mpirun is one process; fewer
 # problems than ranks ends the job with a message. Checkpoints: rank 0
 # writes one of every problem; a 4-rank job killed (SIGKILL on a rank) after
-# one, resumed on 3 ranks and by one process, ends as the uninterrupted run;
-# de islands with several ranks still refuse them. Needs Open MPI
-# (tools/setup-debian installs it).
+# one, resumed on 3 ranks and by one process, ends as the uninterrupted run.
+# Needs Open MPI (tools/setup-debian installs it).
 # Usage: bash test_mpi_de.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -69,7 +68,4 @@ expect_exit 0 "one process's checkpoint" "$evo" run "${args[@]}" --checkpoint-ev
 expect_exit 0 "... resumed on 4 ranks (nothing left to run)" mpirun_n 4 "$mpi" run "${args[@]}" \
 	--checkpoint-every 50 --resume "$t/ck1" -q -o "$t/ck1"
 same "... ends as one process" "$t/one" "$t/ck1"
-expect_exit 1 "islands with several ranks refuse checkpoints" mpirun_n 2 "$mpi" run "${args[@]}" \
-	--set islands.interval=10 --checkpoint-every 5 -q -o "$t/ck-islands"
-expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
 finish
