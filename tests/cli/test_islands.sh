@@ -176,6 +176,16 @@ else
 fi
 if pgrep -f "$t/de-killed" >/dev/null; then cli_fail "no rank left behind" "$(pgrep -af "$t/de-killed")"
 else cli_ok "no rank left behind"; fi
+# one-vs-rest (Shuttle, 7 classes each an island run): killed, resumed
+ovr=("$problems/shuttle-ovr.ini" --backend cpu --threads 1 --seed 2 --set gp.population=200
+	--set gp.generations=12 --set islands.interval=3)
+expect_exit 0 "gp one-vs-rest: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${ovr[@]}" -q \
+	-o "$t/ovr-ref"
+kill_after ovr-killed checkpoint-rank-2.bin KILL 3 "${ovr[@]}" --checkpoint-every 2
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${ovr[@]}" --checkpoint-every 2 \
+	--resume "$t/ovr-killed" -q -o "$t/ovr-killed"
+same "... ends as the uninterrupted run" "$t/ovr-ref" "$t/ovr-killed"
+
 # de and aco islands: killed after a checkpoint, resumed, equal the uninterrupted run
 cols=3
 deck=("${de[@]}" --set de.max_evals=0 --set de.generations=20000 --set de.target=0)
