@@ -111,39 +111,6 @@ static uint64_t data_stream(const de_job *job, int c, int what)
 	       ((uint64_t)c << 2) | (uint64_t)what;
 }
 
-/* Rows of a random orthogonal n x n matrix into out (floats). */
-static rt_status random_rotation(rt_rng *rng, int n, float *out, rt_error *err)
-{
-	double *m = rt_malloc((size_t)n * n * sizeof *m, err);
-	if (!m)
-		return RT_ERR_SYSTEM;
-	for (int k = 0; k < n; k++) {
-		double *r = m + (size_t)k * n, norm;
-		do {
-			for (int j = 0; j < n; j++)
-				r[j] = rt_rng_normal(rng);
-			for (int q = 0; q < k; q++) {
-				const double *o = m + (size_t)q * n;
-				double d = 0;
-				for (int j = 0; j < n; j++)
-					d += r[j] * o[j];
-				for (int j = 0; j < n; j++)
-					r[j] -= d * o[j];
-			}
-			norm = 0;
-			for (int j = 0; j < n; j++)
-				norm += r[j] * r[j];
-			norm = sqrt(norm);
-		} while (norm < 1e-6);
-		for (int j = 0; j < n; j++) {
-			r[j] /= norm;
-			out[(size_t)k * n + j] = (float)r[j];
-		}
-	}
-	free(m);
-	return RT_OK;
-}
-
 rt_status de_cec_prepare(de_job *job, rt_error *err)
 {
 	int n = job->dim, nc = de_cec_components(job->cec_fn);
@@ -161,7 +128,7 @@ rt_status de_cec_prepare(de_job *job, rt_error *err)
 		for (int j = 0; j < n; j++)
 			d[(size_t)c * n + j] = (float)(-80.0 + 160.0 * rt_rng_uniform_double(&rng));
 		rt_rng_init(&rng, job->cec_seed, data_stream(job, c, 1));
-		if ((st = random_rotation(&rng, n, d + (size_t)nc * n + (size_t)c * n * n, err)) != RT_OK) {
+		if ((st = de_random_rotation(&rng, n, d + (size_t)nc * n + (size_t)c * n * n, err)) != RT_OK) {
 			free(d);
 			return st;
 		}

@@ -12,6 +12,7 @@
 #include "gpu.h"
 #include "islands.h"
 #include "kinds.h"
+#include "rng.h"
 #include "spec.h"
 
 /* Most lines a user objective may have. */
@@ -124,6 +125,10 @@ rt_status de_job_finish(de_job *job, rt_error *err);
  * when cpu is set. */
 rt_status de_job_prepare(de_job *job, int cpu, rt_error *err);
 void de_job_free(de_job *job);
+/* Rows of a random orthogonal n x n matrix into out (floats): Gaussian
+ * rows from rng, modified Gram-Schmidt in double (de_job.c; also the CEC
+ * suite's rotations). */
+rt_status de_random_rotation(rt_rng *rng, int n, float *out, rt_error *err);
 /* Stop rule: has this best value reached the target? */
 int de_job_reached(const de_job *job, float best);
 /* Evaluates x (contiguous) for problem p on the CPU. */

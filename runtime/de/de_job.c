@@ -386,20 +386,16 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	return RT_OK;
 }
 
-/* Rows of a random orthogonal matrix: Gaussian rows, modified Gram-Schmidt. */
-static rt_status make_rotation(de_job *job, rt_error *err)
+rt_status de_random_rotation(rt_rng *rng, int n, float *out, rt_error *err)
 {
-	int n = job->dim;
 	double *m = rt_malloc((size_t)n * n * sizeof *m, err);
-	rt_rng rng;
 	if (!m)
 		return RT_ERR_SYSTEM;
-	rt_rng_init(&rng, job->seed, DE_STREAM_ROTATION);
 	for (int k = 0; k < n; k++) {
 		double *r = m + (size_t)k * n, norm;
 		do {
 			for (int j = 0; j < n; j++)
-				r[j] = rt_rng_normal(&rng);
+				r[j] = rt_rng_normal(rng);
 			for (int q = 0; q < k; q++) {
 				const double *o = m + (size_t)q * n;
 				double d = 0;
@@ -413,15 +409,22 @@ static rt_status make_rotation(de_job *job, rt_error *err)
 				norm += r[j] * r[j];
 			norm = sqrt(norm);
 		} while (norm < 1e-6);
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < n; j++) {
 			r[j] /= norm;
+			out[(size_t)k * n + j] = (float)r[j];
+		}
 	}
-	job->rot = rt_malloc((size_t)n * n * sizeof *job->rot, err);
-	if (job->rot)
-		for (size_t k = 0; k < (size_t)n * n; k++)
-			job->rot[k] = (float)m[k];
 	free(m);
-	return job->rot ? RT_OK : RT_ERR_SYSTEM;
+	return RT_OK;
+}
+
+/* The job's rotation, from its seed's rotation stream. */
+static rt_status make_rotation(de_job *job, rt_error *err)
+{
+	rt_rng rng;
+	rt_rng_init(&rng, job->seed, DE_STREAM_ROTATION);
+	job->rot = rt_malloc((size_t)job->dim * job->dim * sizeof *job->rot, err);
+	return job->rot ? de_random_rotation(&rng, job->dim, job->rot, err) : RT_ERR_SYSTEM;
 }
 
 rt_status de_job_prepare(de_job *job, int cpu, rt_error *err)
