@@ -80,7 +80,12 @@ static const char usage_run[] =
 	"Progress goes to stdout, one line per generation; results go to\n"
 	"DIR/result.json and DIR/history.csv (written atomically). SIGINT or\n"
 	"SIGTERM ends the current step, writes the results so far (marked\n"
-	"\"interrupted\") and exits 3; a second signal ends the run at once.\n";
+	"\"interrupted\") and exits 3; a second signal ends the run at once.\n"
+	"\n"
+	"Under mpirun, build/evoforge-mpi spreads de's problems, mbp's networks and\n"
+	"svm's binary problems over the ranks; with an [islands] section (interval,\n"
+	"migrants, topology ring|random|full, emigrants best|random, replace\n"
+	"worst|random) gp, de and aco run one island per rank (README: MPI).\n";
 
 static const char usage_gen[] =
 	"usage: evoforge gen [options] SPEC -o DIR\n"
