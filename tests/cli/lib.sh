@@ -51,3 +51,26 @@ mpi_setup() {
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 }
 mpirun_n() { local n=$1; shift; mpirun -np "$n" --oversubscribe "$@"; }
+
+# ranks_of PID: the evoforge-mpi processes (MPI ranks) started by the
+# mpirun of PID, lowest pid first.
+ranks_of() {
+	{ pgrep -P "$1" -f evoforge-mpi; for c in $(pgrep -P "$1"); do pgrep -P "$c" -f evoforge-mpi; done; } 2>/dev/null | sort -n
+}
+
+# same_run NAME DIR-A DIR-B FILE...: two runs' outputs are the same:
+# result.json without its timings (keys ending _s, _ms, per_s, _per_min)
+# and rank count, and each FILE byte for byte (present in DIR-A).
+same_run() {
+	local name=$1 a=$2 b=$3 f bad=""
+	shift 3
+	diff <(grep -vE '_s"|_ms"|per_s"|_per_min"|"ranks"' "$a/result.json") \
+		<(grep -vE '_s"|_ms"|per_s"|_per_min"|"ranks"' "$b/result.json") >"$cli_tmp/diff" ||
+		bad="result.json"
+	for f in "$@"; do
+		[ -s "$a/$f" ] || bad="$bad $f(missing in $a)"
+		cmp -s "$a/$f" "$b/$f" || bad="$bad $f"
+	done
+	if [ -z "$bad" ]; then cli_ok "$name"
+	else cli_fail "$name" "differs: $bad; $(head -5 "$cli_tmp/diff")"; fi
+}

@@ -111,9 +111,6 @@ de_plain=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set 
 expect_exit 0 "de: one process without [islands]" "$evo" run "${de_plain[@]}" -q -o "$t/de0"
 same "de: one island == no islands" "$t/de1" "$t/de0"
 # checkpoints: every island its own file; killed or stopped, resumed on as many ranks
-ranks_of() {   # the evoforge-mpi processes under mpirun's pid $1
-	{ pgrep -P "$1" -f evoforge-mpi; for c in $(pgrep -P "$1"); do pgrep -P "$c" -f evoforge-mpi; done; } 2>/dev/null | sort -n
-}
 # kill_after NAME FILE SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
 # FILE is there, SIGNAL goes to rank 1 (KILL) or to
 # mpirun (TERM, which forwards it to every rank); the job must end non-zero
@@ -157,11 +154,11 @@ mpirun_n 3 "$mpi" run "${de[@]}" --set de.max_evals=0 --set de.generations=10000
 job=$!
 ranks=
 for ((k = 0; k < 200; k++)); do
-	ranks=$(pgrep -P "$job" -f evoforge-mpi 2>/dev/null; for c in $(pgrep -P "$job"); do pgrep -P "$c" -f evoforge-mpi; done)
+	ranks=$(ranks_of "$job")
 	[ "$(echo "$ranks" | grep -c .)" -ge 3 ] && break
 	sleep 0.05
 done
-victim=$(echo "$ranks" | sort -n | sed -n 2p)
+victim=$(echo "$ranks" | sed -n 2p)
 kill -KILL "$victim" 2>/dev/null
 for ((k = 0; k < 300; k++)); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$job" 2>/dev/null; then

@@ -15,13 +15,7 @@ mpi_setup "$evo" test_mbp_mpi.sh || { finish; exit; }
 args=("$(dirname "$0")/../../problems/mbp-sonar.ini" --backend cpu --threads 1 --seed 3
 	--set mbp.networks=6 --set mbp.folds=2 --set mbp.epochs=25 --set mbp.report_every=10)
 mini=(--set mbp.networks=5 --set mbp.mode=minibatch --set mbp.batch_size=16)
-same() {   # same NAME DIR-A DIR-B: result.json without timings and rank count, the two files
-	if diff <(grep -vE '_s"|_ms"|_per_min"|"ranks"' "$2/result.json") \
-		<(grep -vE '_s"|_ms"|_per_min"|"ranks"' "$3/result.json") >"$t/diff" &&
-		cmp "$2/network.net" "$3/network.net" >>"$t/diff" 2>&1 &&
-		cmp "$2/predictions.csv" "$3/predictions.csv" >>"$t/diff" 2>&1; then cli_ok "$1"
-	else cli_fail "$1" "$(head -5 "$t/diff")"; fi
-}
+same() { same_run "$@" network.net predictions.csv; }   # same NAME DIR-A DIR-B (lib.sh)
 
 expect_exit 0 "one process (build/evoforge)" "$evo" run "${args[@]}" -q -o "$t/one"
 if [ "$(grep -c '"network":' "$t/one/result.json")" = 6 ] &&

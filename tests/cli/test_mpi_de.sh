@@ -14,12 +14,7 @@ t=$cli_tmp
 mpi_setup "$evo" test_mpi_de.sh || { finish; exit; }
 args=("$(dirname "$0")/../../problems/de-sphere.ini" --backend cpu --threads 1 --seed 3
 	--set de.problems=10 --set de.max_evals=0 --set de.generations=150 --set de.shift=random)
-same() {   # same NAME DIR-A DIR-B: result.json without timings and rank count, history.csv
-	if diff <(grep -vE '_s"|_ms"|per_s"|"ranks"' "$2/result.json") \
-		<(grep -vE '_s"|_ms"|per_s"|"ranks"' "$3/result.json") >"$t/diff" &&
-		cmp -s "$2/history.csv" "$3/history.csv"; then cli_ok "$1"
-	else cli_fail "$1" "$(head -5 "$t/diff")"; fi
-}
+same() { same_run "$@" history.csv; }   # same NAME DIR-A DIR-B (lib.sh)
 
 expect_exit 0 "one process (build/evoforge)" "$evo" run "${args[@]}" -q -o "$t/one"
 expect_exit 0 "4 ranks" mpirun_n 4 "$mpi" run "${args[@]}" -o "$t/four"
@@ -49,8 +44,7 @@ expect_exit 0 "one process, 4000 generations" "$evo" run "${long[@]}" -q -o "$t/
 mpirun_n 4 "$mpi" run "${long[@]}" --checkpoint-every 100 -q -o "$t/killed" >"$t/killed.log" 2>&1 &
 job=$!
 for ((k = 0; k < 600; k++)); do [ -f "$t/killed/checkpoint.bin" ] && break; sleep 0.05; done
-ranks=$(pgrep -P "$job" -f evoforge-mpi 2>/dev/null; for c in $(pgrep -P "$job"); do pgrep -P "$c" -f evoforge-mpi; done)
-kill -KILL "$(echo "$ranks" | sort -n | sed -n 2p)" 2>/dev/null
+kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
 wait "$job"
 rc=$?
 if [ "$rc" -ne 0 ] && [ -f "$t/killed/checkpoint.bin" ]; then

@@ -41,17 +41,6 @@ grid=$(spec grid "$t/four.csv" "")
 printf '[grid]\nlog2c = -1,3,2\nlog2g = 1,-3,-2\nfolds = 3\n' >>"$grid"
 common=(--backend cpu --threads 1 --seed 3 -q)
 
-same() {   # same NAME DIR-A DIR-B FILE...: result.json without timings and rank count, FILEs
-	local name=$1 a=$2 b=$3 f bad=""
-	shift 3
-	diff <(grep -vE '_s"|_ms"|per_s"|"ranks"' "$a/result.json") \
-		<(grep -vE '_s"|_ms"|per_s"|"ranks"' "$b/result.json") >"$t/diff" || bad="result.json"
-	for f in "$@"; do
-		[ -s "$a/$f" ] || bad="$bad $f(missing in $a)"
-		cmp -s "$a/$f" "$b/$f" || bad="$bad $f"
-	done
-	if [ -z "$bad" ]; then cli_ok "$name"; else cli_fail "$name" "differs: $bad; $(head -5 "$t/diff")"; fi
-}
 
 for job in train three cv grid; do
 	expect_exit 0 "$job: one process" "$evo" run "${!job}" "${common[@]}" -o "$t/$job-one"
@@ -60,7 +49,7 @@ expect_exit 0 "train: 4 ranks" mpirun_n 4 "$mpi" run "$train" --backend cpu --th
 	-o "$t/train-four"
 expect_output "rank 0 says how the problems are spread" \
 	"spread over 4 MPI ranks, round-robin"
-same "train: 4 ranks (6 pairs) == one process" "$t/train-one" "$t/train-four" model.txt \
+same_run "train: 4 ranks (6 pairs) == one process" "$t/train-one" "$t/train-four" model.txt \
 	predictions.csv
 if grep -q '"classes": 4' "$t/train-one/result.json" && grep -q '"ranks": 4' "$t/train-four/result.json" &&
 	grep -q '"ranks": 1' "$t/train-one/result.json"; then
@@ -74,13 +63,13 @@ if diff <(grep -vE '_s"|_ms"|per_s"' "$t/train-four/result.json") \
 else cli_fail "two 4-rank runs" "result.json or model.txt differs"; fi
 expect_exit 0 "3 classes (3 pairs) on 4 ranks" mpirun_n 4 "$mpi" run "$three" "${common[@]}" \
 	-o "$t/three-four"
-same "3 pairs on 4 ranks == one process" "$t/three-one" "$t/three-four" model.txt
+same_run "3 pairs on 4 ranks == one process" "$t/three-one" "$t/three-four" model.txt
 expect_exit 0 "3-fold cross-validation: 4 ranks" mpirun_n 4 "$mpi" run "$cv" "${common[@]}" \
 	-o "$t/cv-four"
-same "cross-validation: 4 ranks == one process" "$t/cv-one" "$t/cv-four"
+same_run "cross-validation: 4 ranks == one process" "$t/cv-one" "$t/cv-four"
 expect_exit 0 "grid (9 cells x 3 folds): 3 ranks" mpirun_n 3 "$mpi" run "$grid" "${common[@]}" \
 	-o "$t/grid-three"
-same "grid: 3 ranks == one process" "$t/grid-one" "$t/grid-three" grid.csv
+same_run "grid: 3 ranks == one process" "$t/grid-one" "$t/grid-three" grid.csv
 if grep -q '"cv_accuracy"' "$t/cv-one/result.json" && [ "$(wc -l <"$t/grid-one/grid.csv")" = 10 ]; then
 	cli_ok "the searches wrote their accuracy and 9 grid cells"
 else cli_fail "search outputs" "$(cat "$t/cv-one/result.json" "$t/grid-one/grid.csv")"; fi
