@@ -1,8 +1,12 @@
 /* checkpoint.c: writing and checking checkpoint files (checkpoint.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "checkpoint.h"
@@ -74,16 +78,64 @@ rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *st
 	return st;
 }
 
-/* Several ranks each writing their own state (islands): a file each. */
+/* Several ranks each writing their own state (islands): a file each per
+ * epoch (checkpoint.h), the epoch of the next write and which epochs the
+ * write leaves behind. */
 static int file_per_rank;
+static long rank_epoch, rank_keep = -1;
+static char last_name[96];
+
+static int per_rank(void)
+{
+	return file_per_rank && rt_comm_size() > 1;
+}
+
+static void rank_file_name(char *name, size_t size, long epoch)
+{
+	snprintf(name, size, "checkpoint-rank-%d-migration-%ld.bin", rt_comm_rank(), epoch);
+}
+
+/* The epoch of a name of this rank's files; -1: not one of them. */
+static long rank_file_epoch(const char *name)
+{
+	int rank, end = 0;
+	long epoch;
+	if (sscanf(name, "checkpoint-rank-%d-migration-%ld.bin%n", &rank, &epoch, &end) != 2 ||
+	    end == 0 || name[end] != '\0' || rank != rt_comm_rank() || epoch < 0)
+		return -1;
+	return epoch;
+}
+
+void rt_ckpt_rank_epoch(long epoch, long keep)
+{
+	rank_epoch = epoch;
+	rank_keep = keep;
+}
 
 const char *rt_ckpt_file_name(void)
 {
-	static char name[64];
-	if (!file_per_rank || rt_comm_size() == 1)
+	if (!per_rank())
 		return RT_CKPT_FILE;
-	snprintf(name, sizeof name, "checkpoint-rank-%d.bin", rt_comm_rank());
-	return name;
+	if (!last_name[0])
+		rank_file_name(last_name, sizeof last_name, rank_epoch);
+	return last_name;
+}
+
+/* Removes this rank's files in dir of epochs below rank_keep. */
+static void drop_old_rank_files(const char *dir)
+{
+	DIR *d = rank_keep > 0 ? opendir(dir) : NULL;
+	struct dirent *e;
+	char path[RT_PATH_MAX];
+	while (d && (e = readdir(d))) {
+		long epoch = rank_file_epoch(e->d_name);
+		if (epoch >= 0 && epoch < rank_keep &&
+		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+		    remove(path) != 0)
+			rt_warn("%s: cannot remove an old checkpoint: %s", path, strerror(errno));
+	}
+	if (d)
+		closedir(d);
 }
 
 rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
@@ -91,12 +143,59 @@ rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, 
 {
 	char path[RT_PATH_MAX];
 	rt_buf file = {0};
+	if (per_rank())
+		rank_file_name(last_name, sizeof last_name, rank_epoch);
 	rt_status st = rt_format(path, sizeof path, err, "%s/%s", dir, rt_ckpt_file_name());
 	if (st == RT_OK)
 		st = rt_ckpt_format(kind, spec, state, &file, err);
 	if (st == RT_OK)
 		st = rt_write_file_atomic(path, file.data, file.len, err);
 	rt_buf_free(&file);
+	if (st == RT_OK && per_rank())
+		drop_old_rank_files(dir);
+	return st;
+}
+
+/* The latest epoch of this rank's files in dir; -1: none. */
+static long latest_rank_epoch(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long latest = -1;
+	while (d && (e = readdir(d))) {
+		long epoch = rank_file_epoch(e->d_name);
+		if (epoch > latest)
+			latest = epoch;
+	}
+	if (d)
+		closedir(d);
+	return latest;
+}
+
+/* The file in dir this rank resumes from: the ranks agree on the latest
+ * epoch they all have (every rank keeps its files back to it: checkpoint.h). */
+static rt_status agreed_rank_file(const char *dir, char *path, size_t size, rt_error *err)
+{
+	long mine = latest_rank_epoch(dir);
+	if (mine > INT_MAX - 1)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a checkpoint at migration %ld", dir, mine);
+	int v[2] = { mine < 0 ? 1 : -(int)mine, (int)mine };   /* minus the lowest, the highest */
+	rt_comm_request *req = NULL;
+	rt_status st = rt_comm_imax_int(v, 2, &req, err);
+	if (st == RT_OK)
+		st = rt_comm_wait(req, err);
+	if (st)
+		return st;
+	if (v[0] > 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: a rank of %d finds no checkpoint-rank-R-migration-M.bin "
+			       "of its own there (this is rank %d%s; islands resume on as many ranks as they had)",
+			       dir, rt_comm_size(), rt_comm_rank(), mine < 0 ? ", without one" : "");
+	rank_epoch = -v[0];
+	rank_file_name(last_name, sizeof last_name, rank_epoch);
+	st = rt_format(path, size, err, "%s/%s", dir, last_name);
+	if (st == RT_OK && access(path, R_OK) != 0)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: missing: the ranks' latest common migration is %ld, "
+			     "and this rank's files go to %ld", path, rank_epoch, mine);
 	return st;
 }
 
@@ -164,7 +263,14 @@ rt_status rt_ckpt_read(const char *path, const char *kind, const rt_spec *spec, 
 	struct stat sb;
 	rt_status st;
 	memset(ck, 0, sizeof *ck);
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+	int is_dir = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+	if (per_rank() && !is_dir)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: islands on %d ranks resume from the folder of their "
+			     "checkpoint-rank-R-migration-M.bin files, not from one file", path,
+			     rt_comm_size());
+	else if (per_rank())
+		st = agreed_rank_file(path, ck->path, sizeof ck->path, err);
+	else if (is_dir)
 		st = rt_format(ck->path, sizeof ck->path, err, "%s/%s", path, rt_ckpt_file_name());
 	else
 		st = rt_format(ck->path, sizeof ck->path, err, "%s", path);

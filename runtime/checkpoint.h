@@ -88,15 +88,27 @@ void rt_ckpt_plan_close(rt_ckpt_plan *p);
  * RT_CKPT_RANKS_REFUSE: --checkpoint-every N and --resume are refused
  * naming kind; RT_CKPT_RANKS_GATHERED: rank 0 writes one checkpoint of the
  * whole job (de's sharded problems); RT_CKPT_RANKS_EACH: every rank writes
- * and resumes its own file, checkpoint-rank-R.bin (islands). One process:
+ * and resumes its own files, checkpoint-rank-R-migration-M.bin (islands;
+ * see rt_ckpt_rank_epoch). One process:
  * nothing. */
 enum { RT_CKPT_RANKS_REFUSE = 0, RT_CKPT_RANKS_GATHERED = 1, RT_CKPT_RANKS_EACH = 2 };
 typedef struct rt_options rt_options;
 rt_status rt_ckpt_ranks_options(const char *kind, int mode, const rt_options **opt,
 				rt_options *copy, rt_error *err);
-/* This process's checkpoint file in a folder: checkpoint.bin, or
- * checkpoint-rank-R.bin (RT_CKPT_RANKS_EACH with several ranks). */
+/* This process's checkpoint file in a folder: checkpoint.bin, or with
+ * RT_CKPT_RANKS_EACH on several ranks checkpoint-rank-R-migration-M.bin,
+ * the one written or read last. */
 const char *rt_ckpt_file_name(void);
+/* RT_CKPT_RANKS_EACH on several ranks. The ranks run apart, so a crash can
+ * leave their latest files at different epochs (islands: migrations done);
+ * each rank therefore keeps its latest file of every epoch from `keep` on,
+ * and a resume from a folder takes, on every rank, the file of the latest
+ * epoch that all ranks have (agreed over the ranks; runs are deterministic,
+ * so a file of the same epoch written at another step is as good). The
+ * caller (islands.c) sets the epoch of the next write and the lowest epoch
+ * that every rank is known to have written (-1: none yet); the write then
+ * removes this rank's older files. */
+void rt_ckpt_rank_epoch(long epoch, long keep);
 /* Is one due after `steps` steps, by count (every > 0: steps a multiple of
  * every) or by time (every == 0)? Stops are for the kind to add. */
 int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps);

@@ -4,6 +4,7 @@
  * and the agreed early stop. Knows nothing of what a package holds. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,10 @@ static const char *const topology_names[] = { "ring", "random", "full", NULL };
 static const char *const emigrant_names[] = { "best", "random", NULL };
 static const char *const replace_names[] = { "worst", "random", NULL };
 
+/* The epochs of the exchanges this process has closed (one-vs-rest GP runs
+ * one per class), so that checkpoints' epochs grow over the whole job. */
+static long job_epochs;
+
 struct rt_islands {
 	rt_islands_cfg cfg;
 	uint64_t seed;             /* the job's */
@@ -37,6 +42,9 @@ struct rt_islands {
 	rt_comm_request *agree_req;   /* agreed, while in flight */
 	rt_islands_inbox pending;  /* the last migration's packages, received early (a checkpoint) */
 	int have_pending;
+	long epoch_base;           /* checkpoints' epochs: epoch_base + migrations (job_epochs) */
+	long saved_epoch;          /* the epoch of this rank's latest checkpoint (-1: none) */
+	long every_rank_saved;     /* ... as it was at the last migration: every rank has that one */
 	rt_comm_request **sends;   /* in flight, with their packages */
 	void **send_pkgs;
 	int nsends, cap_sends;
@@ -113,6 +121,8 @@ rt_status rt_islands_open(const rt_islands_cfg *c, uint64_t seed, long generatio
 	isl->rank = rt_comm_rank();
 	isl->size = rt_comm_size();
 	isl->island_seed = rt_islands_seed(seed, isl->rank);
+	isl->saved_epoch = isl->every_rank_saved = -1;
+	isl->epoch_base = job_epochs;
 	/* migrations at interval, 2 interval, ... strictly before the last generation */
 	isl->last_migration = generations > 0 ? (generations - 1) / c->interval * c->interval
 					      : LONG_MAX;   /* no limit: a stop ends the run */
@@ -324,6 +334,9 @@ rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t by
 {
 	long m = g / isl->cfg.interval;
 	memset(in, 0, sizeof *in);
+	/* every rank has been here once this migration's wishes are combined,
+	 * so it has written its checkpoints of before it */
+	isl->every_rank_saved = isl->saved_epoch;
 	*stop = 0;
 	int *peers = rt_malloc((size_t)isl->size * 2 * sizeof *peers, err);
 	if (!peers)
@@ -378,8 +391,12 @@ rt_status rt_islands_save(rt_islands *isl, rt_buf *b, rt_error *err)
 	}
 	if (st)
 		return st;
+	/* the wait above makes every rank past this migration */
+	isl->saved_epoch = isl->epoch_base + isl->migrations;
+	rt_ckpt_rank_epoch(isl->saved_epoch, isl->migrations > 0 ? isl->every_rank_saved : -1);
 	/* a signal's wishes are left out: the resumed run is not stopping */
 	rt_ckpt_put_u64(b, (uint64_t)isl->size);
+	rt_ckpt_put_u64(b, (uint64_t)isl->epoch_base);
 	rt_ckpt_put_u64(b, (uint64_t)isl->migrations);
 	rt_ckpt_put_u64(b, (uint64_t)isl->wish);
 	rt_ckpt_put_u64(b, (uint64_t)isl->agreed_known);
@@ -394,9 +411,9 @@ rt_status rt_islands_save(rt_islands *isl, rt_buf *b, rt_error *err)
 
 rt_status rt_islands_restore(rt_islands *isl, rt_ckpt *from, rt_error *err)
 {
-	uint64_t v[6];
+	uint64_t v[7];
 	rt_status st = RT_OK;
-	for (int k = 0; k < 6 && !st; k++)
+	for (int k = 0; k < 7 && !st; k++)
 		st = rt_ckpt_get_u64(from, &v[k], err);
 	if (st)
 		return st;
@@ -404,17 +421,19 @@ rt_status rt_islands_restore(rt_islands *isl, rt_ckpt *from, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "%s: a checkpoint of a job of %llu islands; this one "
 			       "has %d (islands resume with as many ranks as they had)", from->path,
 			       (unsigned long long)v[0], isl->size);
-	if (v[1] > (uint64_t)LONG_MAX || v[2] > 1 || v[3] > 1 || v[4] > 1 ||
-	    (v[5] != (uint64_t)-1 && v[5] > (uint64_t)isl->size))
+	if (v[1] > (uint64_t)LONG_MAX / 2 || v[2] > (uint64_t)LONG_MAX / 2 || v[3] > 1 || v[4] > 1 ||
+	    v[5] > 1 || (v[6] != (uint64_t)-1 && v[6] > (uint64_t)isl->size))
 		return rt_fail(err, RT_ERR_INPUT, "%s: an impossible island state", from->path);
-	isl->migrations = (long)v[1];
-	isl->wish = (int)v[2];
-	isl->agreed_known = (int)v[3];
-	isl->agreed[0] = (int)v[4];
+	isl->epoch_base = (long)v[1];
+	isl->migrations = (long)v[2];
+	isl->wish = (int)v[3];
+	isl->agreed_known = (int)v[4];
+	isl->agreed[0] = (int)v[5];
 	isl->agreed[1] = 0;
-	if (v[5] == (uint64_t)-1)
+	isl->saved_epoch = isl->epoch_base + isl->migrations;   /* every rank resumed from this epoch */
+	if (v[6] == (uint64_t)-1)
 		return RT_OK;
-	int n = (int)v[5];
+	int n = (int)v[6];
 	isl->pending.pkg = rt_calloc((size_t)n + 1, sizeof *isl->pending.pkg, err);
 	isl->pending.bytes = isl->pending.pkg ? rt_calloc((size_t)n + 1, sizeof(size_t), err) : NULL;
 	isl->have_pending = 1;
@@ -455,6 +474,7 @@ rt_status rt_islands_close(rt_islands *isl, rt_error *err)
 	rt_status st = RT_OK;
 	if (isl->size > 1 && isl->migrations > 0)
 		st = take_in(isl, isl->migrations, &last, err);
+	job_epochs = isl->epoch_base + isl->migrations + 1;
 	rt_islands_inbox_free(&last);
 	rt_status s2 = rt_comm_wait(isl->agree_req, st ? &(rt_error){ 0 } : err);
 	if (!st)
@@ -469,4 +489,25 @@ rt_status rt_islands_close(rt_islands *isl, rt_error *err)
 rt_status rt_islands_best_rank(double best, int *rank, rt_error *err)
 {
 	return rt_comm_minloc(key_of(best), rank, err);
+}
+
+rt_status rt_islands_take_best(double best, const rt_buf *mine, const char *what, rt_ckpt *r,
+			       int *got, rt_error *err)
+{
+	int best_rank;
+	memset(r, 0, sizeof *r);
+	*got = 0;
+	rt_status st = rt_islands_best_rank(best, &best_rank, err);
+	if (st)
+		return st;
+	void *data = mine->data;
+	size_t bytes = mine->len;
+	if ((st = rt_comm_bcast(&data, &bytes, best_rank, err)) || rt_comm_rank() == best_rank)
+		return st;
+	snprintf(r->path, sizeof r->path, "%s", what);
+	r->data = data;
+	r->size = r->state_size = bytes;
+	r->state = data;
+	*got = 1;
+	return RT_OK;
 }

@@ -97,7 +97,11 @@ int rt_islands_may_stop(rt_islands *isl, long g, int want_stop, int stop_request
  * goes on as this one: migrations done, the run's wish, the last
  * migration's combined wish (waited for now) and packages (received now,
  * taken in at the next migration as they would have been). A signal's
- * wishes are left out. Restore checks that the job has as many ranks. */
+ * wishes are left out. Restore checks that the job has as many ranks.
+ * Files are kept per epoch, the migrations done (rt_ckpt_rank_epoch): a
+ * rank's checkpoint at migration m follows every rank's arrival there, so
+ * every rank has written the checkpoints it wrote before m, and older ones
+ * go; a crash's files resume from the latest migration all ranks have. */
 rt_status rt_islands_save(rt_islands *isl, rt_buf *b, rt_error *err);
 typedef struct rt_ckpt rt_ckpt;
 rt_status rt_islands_restore(rt_islands *isl, rt_ckpt *from, rt_error *err);
@@ -109,5 +113,18 @@ void rt_islands_free(rt_islands *isl);
 /* The rank whose island holds the lowest `best` (NaN: worst; ties: the
  * lowest rank), on every rank. */
 rt_status rt_islands_best_rank(double best, int *rank, rt_error *err);
+/* The best island's result on every rank: `mine` is this island's, packed
+ * by the kind with rt_ckpt_put_*; the rank of the lowest `best` sends its
+ * own. Elsewhere *got is 1 and *r reads the best one's (named `what` in
+ * messages; rt_ckpt_free it); on the best rank *got is 0. */
+rt_status rt_islands_take_best(double best, const rt_buf *mine, const char *what, rt_ckpt *r,
+			       int *got, rt_error *err);
+/* Is a checkpoint's stop due? With islands (isl set) when they stop
+ * together (islands_stop, the same generation on every rank), without on a
+ * stop request: each rank on its own would write at a different generation. */
+static inline int rt_islands_stopping(const rt_islands *isl, int islands_stop, int stop_requested)
+{
+	return isl ? islands_stop : stop_requested;
+}
 
 #endif

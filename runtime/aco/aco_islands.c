@@ -122,25 +122,23 @@ rt_status aco_islands_share_best(const aco_job *job, aco_outcome *out, rt_error 
 {
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	int best_rank;
 	rt_status st;
-	if ((st = rt_islands_best_rank((double)out->best_length, &best_rank, err)) ||
-	    (st = rt_comm_sum_ll(&out->tours, err)) || (st = rt_comm_max_double(&out->seconds, err)))
+	if ((st = rt_comm_sum_ll(&out->tours, err)) || (st = rt_comm_max_double(&out->seconds, err)))
 		return st;
 	rt_buf b = { 0 };
-	if (rt_comm_rank() == best_rank) {
-		rt_ckpt_put_u64(&b, (uint64_t)out->best_iteration);
-		pack_tour(&b, out->best_length, out->best_tour, job->n);
-	}
-	void *data = b.data;
-	size_t bytes = b.len;
-	if (!(st = rt_comm_bcast(&data, &bytes, best_rank, err)) && rt_comm_rank() != best_rank) {
-		rt_ckpt r = { .path = "the best island's tour", .state = data, .state_size = bytes };
+	rt_ckpt_put_u64(&b, (uint64_t)out->best_iteration);
+	pack_tour(&b, out->best_length, out->best_tour, job->n);
+	rt_ckpt r;
+	int got;
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (the best island's tour)")
+		      : rt_islands_take_best((double)out->best_length, &b, "the best island's tour", &r,
+					     &got, err);
+	if (!st && got) {
 		uint64_t it = 0;
 		if (!(st = rt_ckpt_get_u64(&r, &it, err)))
 			st = unpack_tour(&r, job->n, &out->best_length, out->best_tour, err);
 		out->best_iteration = (long)it;
-		free(data);
+		rt_ckpt_free(&r);
 	}
 	rt_buf_free(&b);
 	return st;

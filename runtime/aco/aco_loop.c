@@ -194,7 +194,7 @@ rt_status aco_loop_run(const aco_job *job, aco_backend *b, aco_progress_fn progr
 	while (st == RT_OK) {
 		int stop = rt_stop_requested();
 		/* islands write a stop's checkpoint when they stop, together */
-		if (i > i_first && aco_ckpt_due(job->ckpt, i, job->isl ? islands_over : stop)) {
+		if (i > i_first && aco_ckpt_due(job->ckpt, i, rt_islands_stopping(job->isl, islands_over, stop))) {
 			out->seconds = rt_now() - t0;
 			if ((st = aco_ckpt_save(job->ckpt, job, b, &m, i, out, err)) != RT_OK)
 				break;

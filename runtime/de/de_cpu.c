@@ -421,7 +421,7 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		else if ((st = island_step(c, g, natural, stop, &over, err)) != RT_OK)
 			break;
 		/* islands write a stop's checkpoint when they stop, together */
-		if (!again && de_ckpt_due(job->ckpt, g, job->isl ? over : stop) &&
+		if (!again && de_ckpt_due(job->ckpt, g, rt_islands_stopping(job->isl, over, stop)) &&
 		    (st = save_checkpoint(c, g, rt_now() - t0, err)) != RT_OK)
 			break;
 		if (over)

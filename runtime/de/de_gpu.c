@@ -601,7 +601,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 				     err)))
 			goto done;
 		/* islands write a stop's checkpoint when they stop, together */
-		if (de_ckpt_due(job->ckpt, gen, job->isl ? over : stop) &&
+		if (de_ckpt_due(job->ckpt, gen, rt_islands_stopping(job->isl, over, stop)) &&
 		    (s = save_checkpoint(&g, job, two, st, gen, rt_now() - t0, kernel_ms, err)))
 			goto done;
 		if (over)

@@ -262,7 +262,7 @@ static rt_status island_step(const gp_problem *p, rt_islands *isl, int g, gp_tre
  * stop (every rank at the same generation), else on a stop request. */
 static int stopping(const rt_islands *isl, int stop)
 {
-	return isl ? stop : rt_stop_requested();
+	return rt_islands_stopping(isl, stop, rt_stop_requested());
 }
 
 /* The first generation: initialised, or the checkpoint's (*g_first then

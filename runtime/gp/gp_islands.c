@@ -121,38 +121,32 @@ rt_status gp_islands_share_best(gp_result *res, rt_error *err)
 {
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	int best_rank;
 	long long programs = (long long)res->programs;
 	rt_status st;
-	if ((st = rt_islands_best_rank(res->best_fitness, &best_rank, err)) ||
-	    (st = rt_comm_sum_ll(&programs, err)) || (st = rt_comm_sum_double(&res->gpop, err)) ||
+	if ((st = rt_comm_sum_ll(&programs, err)) || (st = rt_comm_sum_double(&res->gpop, err)) ||
 	    (st = rt_comm_max_double(&res->eval_s, err)) ||
 	    (st = rt_comm_max_double(&res->breed_s, err)) ||
 	    (st = rt_comm_max_double(&res->run_s, err)))
 		return st;
 	res->programs = (uint64_t)programs;
 	rt_buf b = { 0 };
-	if (rt_comm_rank() == best_rank) {
-		rt_ckpt_put_f64(&b, res->best_fitness);
-		rt_ckpt_put_u64(&b, (uint64_t)(int64_t)res->best_generation);
-		rt_ckpt_put_u64(&b, (uint64_t)res->solved);
-		gp_ckpt_put_tree(&b, &res->best);
-	}
-	void *data = b.data;
-	size_t bytes = b.len;
-	if ((st = rt_comm_bcast(&data, &bytes, best_rank, err)))
-		goto out;
-	if (rt_comm_rank() != best_rank) {
-		rt_ckpt r = { .path = "the best island's result", .state = data, .state_size = bytes };
+	rt_ckpt_put_f64(&b, res->best_fitness);
+	rt_ckpt_put_u64(&b, (uint64_t)(int64_t)res->best_generation);
+	rt_ckpt_put_u64(&b, (uint64_t)res->solved);
+	gp_ckpt_put_tree(&b, &res->best);
+	rt_ckpt r;
+	int got;
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory (the best island's result)")
+		      : rt_islands_take_best(res->best_fitness, &b, "the best island's result", &r, &got, err);
+	if (!st && got) {
 		uint64_t gen = 0, solved = 0;
 		if (!(st = rt_ckpt_get_f64(&r, &res->best_fitness, err)) &&
 		    !(st = rt_ckpt_get_u64(&r, &gen, err)) && !(st = rt_ckpt_get_u64(&r, &solved, err)))
 			st = gp_ckpt_get_tree(&r, &res->best, err);
 		res->best_generation = (int)(int64_t)gen;
 		res->solved = (int)solved;
-		free(data);
+		rt_ckpt_free(&r);
 	}
-out:
 	rt_buf_free(&b);
 	return st;
 }

@@ -6,10 +6,13 @@
 # ranks); migration changes the run (against an interval past the last
 # generation); one process with [islands] equals the run without; several
 # ranks without [islands] and aco keys that do not apply end with a message;
-# a rank killed by SIGKILL ends the whole job. Checkpoints (a file per
-# rank): gp, one-vs-rest gp, de and aco islands stopped (SIGTERM) after one,
-# resumed on as many ranks, end as the uninterrupted run; on fewer ranks the
-# resume exits 2; SIGKILL on a rank ends the job with the files there. Needs Open MPI (tools/setup-debian).
+# a rank killed by SIGKILL ends the whole job. Checkpoints (files per rank
+# and migration): gp, one-vs-rest gp and de islands killed (SIGKILL on a
+# rank) and gp and aco islands stopped (SIGTERM) after one, resumed on as
+# many ranks, end as the uninterrupted run, and so does a resume where a
+# rank's latest file is missing (a migration behind); on fewer ranks, from
+# one file or with a rank's files missing, the resume exits 2. Needs Open
+# MPI (tools/setup-debian).
 # Usage: bash test_islands.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -110,41 +113,68 @@ de_plain=("$problems/de-rastrigin.ini" --backend cpu --threads 1 --seed 3 --set 
 	--set de.max_evals=30000)
 expect_exit 0 "de: one process without [islands]" "$evo" run "${de_plain[@]}" -q -o "$t/de0"
 same "de: one island == no islands" "$t/de1" "$t/de0"
-# checkpoints: every island its own file; killed or stopped, resumed on as many ranks
-# kill_after NAME FILE SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
-# FILE is there, SIGNAL goes to rank 1 (KILL) or to
-# mpirun (TERM, which forwards it to every rank); the job must end non-zero
-# with a checkpoint of rank 2's.
+# checkpoints: every island its own files (one per migration, the older
+# ones dropped once every rank has passed them); killed or stopped, resumed
+# on as many ranks from the latest migration all ranks have.
+# has_rank_file DIR R: rank R has a checkpoint in DIR
+has_rank_file() { compgen -G "$1/checkpoint-rank-$2-migration-*.bin" >/dev/null; }
+# kill_after NAME SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
+# rank 2 has a checkpoint, SIGNAL goes to rank 1 (KILL) or to mpirun (TERM,
+# which forwards it to every rank); the job must end non-zero with a
+# checkpoint of rank 2's.
 kill_after() {
-	local name=$1 file=$2 sig=$3 n=$4 job k
-	shift 4
+	local name=$1 sig=$2 n=$3 job k
+	shift 3
 	mpirun_n "$n" "$mpi" run "$@" -q -o "$t/$name" >"$t/$name.log" 2>&1 &
 	job=$!
-	for ((k = 0; k < 600; k++)); do [ -f "$t/$name/$file" ] && break; sleep 0.02; done
+	for ((k = 0; k < 600; k++)); do has_rank_file "$t/$name" 2 && break; sleep 0.02; done
 	if [ "$sig" = KILL ]; then kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
 	else kill -TERM "$job"; fi
 	wait "$job"
 	local rc=$?
-	if [ "$rc" -ne 0 ] && [ -f "$t/$name/checkpoint-rank-2.bin" ]; then cli_ok "$name: SIG$sig ends the job (exit $rc), checkpoints there"
+	if [ "$rc" -ne 0 ] && has_rank_file "$t/$name" 2; then cli_ok "$name: SIG$sig ends the job (exit $rc), checkpoints there"
 	else cli_fail "$name: SIG$sig" "exit $rc; $(ls "$t/$name" | tr '\n' ' ')"; fi
 }
+# migration_of FILE: the migration in a checkpoint-rank-R-migration-M.bin name
+migration_of() { local b=${1##*-migration-}; echo "${b%.bin}"; }
 gpck=("${gp[@]}" --set gp.population=2000 --set gp.generations=80)
 expect_exit 0 "gp: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${gpck[@]}" -q -o "$t/gpck-ref"
-expect_exit 0 "gp: 3 islands, a checkpoint every 4 generations" mpirun_n 3 "$mpi" run "${gpck[@]}" \
-	--checkpoint-every 4 -q -o "$t/gpck-every"
+expect_exit 0 "gp: 3 islands, a checkpoint every 2 generations" mpirun_n 3 "$mpi" run "${gpck[@]}" \
+	--checkpoint-every 2 -q -o "$t/gpck-every"
 same "... end as without" "$t/gpck-ref" "$t/gpck-every"
-if [ -f "$t/gpck-every/checkpoint-rank-2.bin" ]; then cli_ok "... a file per rank"
-else cli_fail "... a file per rank" "$(ls "$t/gpck-every")"; fi
-# SIGKILL: the job ends with the ranks' files there. They may stand at
-# different migrations (the islands run apart), and resuming such a set is
-# not reliable yet (see README), so resumes below follow a SIGTERM: the
-# islands then stop, and write, at the same migration.
-kill_after gpck-killed checkpoint-rank-2.bin KILL 3 "${gpck[@]}" --checkpoint-every 4
-kill_after gpck-term checkpoint-rank-2.bin TERM 3 "${gpck[@]}" --checkpoint-every 4
+files=$(cd "$t/gpck-every" && ls checkpoint-rank-1-migration-*.bin 2>/dev/null | sort -t- -k5 -n)
+if has_rank_file "$t/gpck-every" 0 && has_rank_file "$t/gpck-every" 2 &&
+	[ "$(echo "$files" | grep -c .)" -ge 2 ] && [ "$(echo "$files" | grep -c .)" -le 3 ]
+then cli_ok "... files per rank, the latest migrations' only"
+else cli_fail "... files per rank" "$(ls "$t/gpck-every" | tr '\n' ' ')"; fi
+# a crash can leave a rank a migration behind: here rank 1 loses its latest
+# file; the ranks resume from the migration before, and end as the
+# uninterrupted run (and not from rank 0's and 2's latest)
+cp -r "$t/gpck-every" "$t/gpck-behind"
+latest=$(echo "$files" | tail -n 1)
+rm "$t/gpck-behind/$latest"
+expect_exit 0 "... rank 1 a migration behind, resumed" mpirun_n 3 "$mpi" run "${gpck[@]}" \
+	--checkpoint-every 2 --resume "$t/gpck-behind" -o "$t/gpck-behind"
+expect_output "... from the migration all ranks have" \
+	"checkpoint-rank-0-migration-$(migration_of "$(echo "$files" | tail -n 2 | head -n 1)").bin"
+same "... ends as the uninterrupted run" "$t/gpck-ref" "$t/gpck-behind"
+rm "$t/gpck-behind"/checkpoint-rank-1-*
+expect_exit 2 "... a rank without files exits 2" mpirun_n 3 "$mpi" run "${gpck[@]}" \
+	--resume "$t/gpck-behind" -q -o "$t/gpck-behind"
+expect_output "... saying so" "finds no checkpoint-rank-R-migration-M.bin"
+# SIGKILL on a rank: resumed from the files there (wherever each rank stood)
+kill_after gpck-killed KILL 3 "${gpck[@]}" --checkpoint-every 4
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
+	--resume "$t/gpck-killed" -q -o "$t/gpck-killed"
+same "... ends as the uninterrupted run" "$t/gpck-ref" "$t/gpck-killed"
+kill_after gpck-term TERM 3 "${gpck[@]}" --checkpoint-every 4
 cp -r "$t/gpck-term" "$t/gpck-two"
 expect_exit 2 "... resumed on 2 ranks exits 2" mpirun_n 2 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
 	--resume "$t/gpck-two" -q -o "$t/gpck-two"
 expect_output "... saying why" "a checkpoint of a job of 3 islands; this one has 2"
+expect_exit 2 "... from one file exits 2" mpirun_n 3 "$mpi" run "${gpck[@]}" \
+	--resume "$(ls "$t"/gpck-two/checkpoint-rank-0-*.bin | head -n 1)" -q -o "$t/gpck-two"
+expect_output "... saying why" "resume from the folder of their"
 expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${gpck[@]}" --checkpoint-every 4 \
 	--resume "$t/gpck-term" -q -o "$t/gpck-term"
 same "... ends as the uninterrupted run" "$t/gpck-ref" "$t/gpck-term"
@@ -174,28 +204,28 @@ else
 fi
 if pgrep -f "$t/de-killed" >/dev/null; then cli_fail "no rank left behind" "$(pgrep -af "$t/de-killed")"
 else cli_ok "no rank left behind"; fi
-# one-vs-rest (Shuttle, 7 classes each an island run): stopped, resumed
+# one-vs-rest (Shuttle, 7 classes each an island run): killed, resumed
 ovr=("$problems/shuttle-ovr.ini" --backend cpu --threads 1 --seed 2 --set gp.population=200
 	--set gp.generations=12 --set islands.interval=3)
 expect_exit 0 "gp one-vs-rest: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${ovr[@]}" -q \
 	-o "$t/ovr-ref"
-kill_after ovr-killed checkpoint-rank-2.bin TERM 3 "${ovr[@]}" --checkpoint-every 2
+kill_after ovr-killed KILL 3 "${ovr[@]}" --checkpoint-every 2
 expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${ovr[@]}" --checkpoint-every 2 \
 	--resume "$t/ovr-killed" -q -o "$t/ovr-killed"
 same "... ends as the uninterrupted run" "$t/ovr-ref" "$t/ovr-killed"
 
-# de and aco islands: stopped after a checkpoint, resumed, equal the uninterrupted run
+# de (killed) and aco (stopped) islands resumed equal the uninterrupted run
 cols=3
 deck=("${de[@]}" --set de.max_evals=0 --set de.generations=20000 --set de.target=0)
 expect_exit 0 "de: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${deck[@]}" -q -o "$t/deck-ref"
-kill_after deck-killed checkpoint-rank-2.bin TERM 3 "${deck[@]}" --checkpoint-every 2000
+kill_after deck-killed KILL 3 "${deck[@]}" --checkpoint-every 2000
 expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${deck[@]}" --checkpoint-every 2000 \
 	--resume "$t/deck-killed" -q -o "$t/deck-killed"
 same "... ends as the uninterrupted run" "$t/deck-ref" "$t/deck-killed"
 cols=2
 acock=("${aco[@]}" --set aco.iterations=300)
 expect_exit 0 "aco: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${acock[@]}" -q -o "$t/acock-ref"
-kill_after acock-killed checkpoint-rank-2.bin TERM 3 "${acock[@]}" --checkpoint-every 40
+kill_after acock-killed TERM 3 "${acock[@]}" --checkpoint-every 40
 expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${acock[@]}" --checkpoint-every 40 \
 	--resume "$t/acock-killed" -q -o "$t/acock-killed"
 same "... ends as the uninterrupted run" "$t/acock-ref" "$t/acock-killed"
