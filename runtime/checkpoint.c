@@ -81,7 +81,7 @@ rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *st
 /* Several ranks each writing their own state (islands): a file each per
  * epoch (checkpoint.h), the epoch of the next write and which epochs the
  * write leaves behind. */
-static int file_per_rank;
+static int file_per_rank, file_per_rank_own;
 static long rank_epoch, rank_keep = -1;
 static char last_name[96];
 
@@ -114,6 +114,10 @@ void rt_ckpt_rank_epoch(long epoch, long keep)
 
 const char *rt_ckpt_file_name(void)
 {
+	if (file_per_rank_own && rt_comm_size() > 1) {
+		snprintf(last_name, sizeof last_name, "checkpoint-rank-%d.bin", rt_comm_rank());
+		return last_name;
+	}
 	if (!per_rank())
 		return RT_CKPT_FILE;
 	if (!last_name[0])
@@ -337,12 +341,13 @@ rt_status rt_ckpt_ranks_options(const char *kind, int mode, const rt_options **o
 	if (rt_comm_size() == 1)
 		return RT_OK;
 	file_per_rank = mode == RT_CKPT_RANKS_EACH;
+	file_per_rank_own = mode == RT_CKPT_RANKS_OWN;
 	if (mode == RT_CKPT_RANKS_REFUSE && ((*opt)->checkpoint_every > 0 || (*opt)->resume))
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: checkpoints are not written or resumed "
 			       "in a job of several MPI ranks yet (this one has %d)", kind,
 			       rt_comm_size());
 	*copy = **opt;
-	if (copy->checkpoint_every <= 0)
+	if (copy->checkpoint_every <= 0 && mode != RT_CKPT_RANKS_OWN)
 		copy->checkpoint_every = -1;   /* by time: the ranks would not agree when */
 	*opt = copy;
 	return RT_OK;
@@ -358,4 +363,53 @@ int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps)
 	if (p->every > 0)
 		return steps % p->every == 0;
 	return p->every == 0 && rt_now() - p->last >= p->seconds;
+}
+
+/* Is name checkpoint.bin or checkpoint-rank-R.bin? */
+static int is_checkpoint_name(const char *name)
+{
+	int rank, end = 0;
+	if (!strcmp(name, RT_CKPT_FILE))
+		return 1;
+	return sscanf(name, "checkpoint-rank-%d.bin%n", &rank, &end) == 1 && end > 0 &&
+	       name[end] == '\0' && rank >= 0;
+}
+
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+rt_status rt_ckpt_folder_files(const char *dir, char ***paths, int *n, rt_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int cap = 0;
+	*paths = NULL;
+	*n = 0;
+	if (!d)
+		return rt_fail(err, RT_ERR_INPUT, "%s: cannot read the folder: %s", dir, strerror(errno));
+	rt_status st = RT_OK;
+	while (!st && (e = readdir(d))) {
+		if (!is_checkpoint_name(e->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			char **grown = realloc(*paths, (size_t)cap * sizeof *grown);
+			if (!grown) {
+				st = rt_fail(err, RT_ERR_SYSTEM, "out of memory (checkpoint files)");
+				break;
+			}
+			*paths = grown;
+		}
+		size_t len = strlen(dir) + strlen(e->d_name) + 2;
+		if (!((*paths)[*n] = rt_malloc(len, err)))
+			st = err->status;
+		else
+			snprintf((*paths)[(*n)++], len, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (*n > 1)
+		qsort(*paths, (size_t)*n, sizeof **paths, compare_paths);
+	return st;
 }

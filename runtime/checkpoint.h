@@ -89,9 +89,13 @@ void rt_ckpt_plan_close(rt_ckpt_plan *p);
  * naming kind; RT_CKPT_RANKS_GATHERED: rank 0 writes one checkpoint of the
  * whole job (de's sharded problems); RT_CKPT_RANKS_EACH: every rank writes
  * and resumes its own files, checkpoint-rank-R-migration-M.bin (islands;
- * see rt_ckpt_rank_epoch). One process:
- * nothing. */
-enum { RT_CKPT_RANKS_REFUSE = 0, RT_CKPT_RANKS_GATHERED = 1, RT_CKPT_RANKS_EACH = 2 };
+ * see rt_ckpt_rank_epoch); RT_CKPT_RANKS_OWN: every rank writes its own
+ * checkpoint-rank-R.bin of independent items (svm's binary problems; time-
+ * based ones stay on), and a resume reads every file of the folder
+ * (rt_ckpt_folder_files), so any number of ranks resumes them. One
+ * process: nothing. */
+enum { RT_CKPT_RANKS_REFUSE = 0, RT_CKPT_RANKS_GATHERED = 1, RT_CKPT_RANKS_EACH = 2,
+       RT_CKPT_RANKS_OWN = 3 };
 typedef struct rt_options rt_options;
 rt_status rt_ckpt_ranks_options(const char *kind, int mode, const rt_options **opt,
 				rt_options *copy, rt_error *err);
@@ -109,6 +113,10 @@ const char *rt_ckpt_file_name(void);
  * that every rank is known to have written (-1: none yet); the write then
  * removes this rank's older files. */
 void rt_ckpt_rank_epoch(long epoch, long keep);
+/* The checkpoint files in folder dir, checkpoint.bin and every
+ * checkpoint-rank-R.bin, as paths in name order (*n of them; free each and
+ * *paths). None: *n 0. */
+rt_status rt_ckpt_folder_files(const char *dir, char ***paths, int *n, rt_error *err);
 /* Is one due after `steps` steps, by count (every > 0: steps a multiple of
  * every) or by time (every == 0)? Stops are for the kind to add. */
 int rt_ckpt_plan_due(const rt_ckpt_plan *p, long steps);

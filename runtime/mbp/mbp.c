@@ -307,7 +307,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	memset(&out, 0, sizeof out);
 	memset(&ck, 0, sizeof ck);
 	if ((st = mbp_job_from_spec(&job, spec, opt, err)) != RT_OK ||
-	    (st = rt_ckpt_ranks_options("mbp", RT_CKPT_RANKS_REFUSE, &opt, &ranks_opt, err)) != RT_OK ||
+	    (st = rt_ckpt_ranks_options("mbp", RT_CKPT_RANKS_GATHERED, &opt, &ranks_opt, err)) != RT_OK ||
 	    (st = mbp_shard_job(&job, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||

@@ -2,10 +2,13 @@
  * (mbp_ckpt.h). Layout: the run's epoch, networks, weights per network,
  * then the five weight arrays (w, eta, v, gp, wb; floats as this machine
  * lays them out), then per network its epochs, reached, last RMS, best RMS
- * (as doubles: exact for floats, infinity included) and restores. */
+ * (as doubles: exact for floats, infinity included) and restores. A job
+ * spread over MPI ranks writes the same file: rank 0 gathers every rank's
+ * networks; a resume on any number of ranks takes each rank's share. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "log.h"
 #include "mbp_ckpt.h"
 #include "signals.h"
@@ -68,12 +71,12 @@ int mbp_block_reports(const mbp_job *job, long epoch, long limit)
 	return epoch % job->report_every == 0 || epoch == limit;
 }
 
-int mbp_ckpt_due(const mbp_job *job, long epoch)
+int mbp_ckpt_due(const mbp_job *job, long epoch, int stop)
 {
 	const mbp_ckpt *ck = job->ckpt;
 	if (!ck || ck->saved_epoch == epoch)
 		return 0;
-	if (rt_stop_requested())
+	if (stop)
 		return 1;
 	return rt_ckpt_plan_due(&ck->plan, epoch);
 }
@@ -83,9 +86,9 @@ int mbp_ckpt_resuming(const mbp_job *job)
 	return job->ckpt && job->ckpt->plan.from.data;
 }
 
-rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err)
+/* Writes s, every network of the job, as the checkpoint. */
+static rt_status write_snapshot(mbp_ckpt *ck, const mbp_snapshot *s, rt_error *err)
 {
-	mbp_ckpt *ck = job->ckpt;
 	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
 	rt_buf b = {0};
 	rt_ckpt_put_u64(&b, (uint64_t)s->epoch);
@@ -106,6 +109,48 @@ rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err
 	}
 	rt_status st = rt_ckpt_write(ck->plan.dir, "mbp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
+	return st;
+}
+
+/* The five weight arrays and the results of a snapshot, with their sizes
+ * per network. */
+enum { SNAPSHOT_FIELDS = 6 };
+static void snapshot_fields(const mbp_snapshot *s, void **field[SNAPSHOT_FIELDS],
+			    size_t each[SNAPSHOT_FIELDS])
+{
+	void **f[SNAPSHOT_FIELDS] = { (void **)&s->w, (void **)&s->eta, (void **)&s->v,
+				      (void **)&s->gp, (void **)&s->wb, (void **)&s->res };
+	for (int k = 0; k < SNAPSHOT_FIELDS; k++) {
+		field[k] = f[k];
+		each[k] = k < 5 ? (size_t)s->nweights * sizeof(float) : sizeof *s->res;
+	}
+}
+
+/* Several ranks (mbp_shard.c): every rank's networks gathered on rank 0,
+ * which writes the checkpoint one process would have written. */
+static rt_status save_gathered(const mbp_job *job, const mbp_snapshot *s, rt_error *err)
+{
+	mbp_snapshot whole = { .epoch = s->epoch, .networks = job->networks_total,
+			       .nweights = s->nweights };
+	void **mine[SNAPSHOT_FIELDS], **all[SNAPSHOT_FIELDS];
+	size_t each[SNAPSHOT_FIELDS];
+	snapshot_fields(s, mine, each);
+	snapshot_fields(&whole, all, each);
+	rt_status st = RT_OK;
+	for (int k = 0; k < SNAPSHOT_FIELDS && !st; k++)
+		st = rt_shard_gather_copy(*mine[k], each[k], whole.networks, all[k], err);
+	if (!st && rt_comm_rank() == 0)
+		st = write_snapshot(job->ckpt, &whole, err);
+	for (int k = 0; k < SNAPSHOT_FIELDS; k++)
+		free(*all[k]);
+	return st;
+}
+
+rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err)
+{
+	mbp_ckpt *ck = job->ckpt;
+	rt_status st = job->networks_total > 0 ? save_gathered(job, s, err)
+					       : write_snapshot(ck, s, err);
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
 		ck->saved_epoch = s->epoch;
@@ -136,7 +181,8 @@ static rt_status restore_result(rt_ckpt *f, const mbp_job *job, long epoch, mbp_
 	return RT_OK;
 }
 
-rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err)
+/* s (every network of job) from the checkpoint resumed from. */
+static rt_status read_snapshot(const mbp_job *job, mbp_snapshot *s, rt_error *err)
 {
 	rt_ckpt *f = &job->ckpt->plan.from;
 	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
@@ -164,4 +210,33 @@ rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err)
 			       f->state_size - f->pos);
 	rt_info("resuming from %s: epoch %ld done", f->path, s->epoch);
 	return RT_OK;
+}
+
+/* Several ranks: the whole job's checkpoint read, this rank's share kept. */
+static rt_status restore_share(const mbp_job *job, mbp_snapshot *s, rt_error *err)
+{
+	mbp_job whole_job = *job;   /* pointers shared, never freed through it */
+	whole_job.networks = job->networks_total;
+	whole_job.net_base = 0;
+	mbp_snapshot whole;
+	rt_status st = mbp_snapshot_alloc(&whole, &whole_job, err);
+	if (st == RT_OK)
+		st = read_snapshot(&whole_job, &whole, err);
+	if (st == RT_OK) {
+		void **share[SNAPSHOT_FIELDS], **all[SNAPSHOT_FIELDS];
+		size_t each[SNAPSHOT_FIELDS];
+		snapshot_fields(s, share, each);
+		snapshot_fields(&whole, all, each);
+		for (int k = 0; k < SNAPSHOT_FIELDS; k++)
+			memcpy(*share[k], (char *)*all[k] + (size_t)job->net_base * each[k],
+			       (size_t)job->networks * each[k]);
+		s->epoch = whole.epoch;
+	}
+	mbp_snapshot_free(&whole);
+	return st;
+}
+
+rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err)
+{
+	return job->networks_total > 0 ? restore_share(job, s, err) : read_snapshot(job, s, err);
 }

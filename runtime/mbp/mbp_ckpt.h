@@ -44,11 +44,15 @@ long mbp_block_end(const mbp_job *job, long epoch, long limit);
 int mbp_block_reports(const mbp_job *job, long epoch, long limit);
 
 /* Is a checkpoint due at the end of the block ending at epoch (by count or
- * time, or a stop requested)? 0 without job->ckpt. */
-int mbp_ckpt_due(const mbp_job *job, long epoch);
-/* Writes s as the checkpoint (job->ckpt's folder). */
+ * time, or `stop`: a stop requested, agreed over the ranks)? 0 without
+ * job->ckpt. */
+int mbp_ckpt_due(const mbp_job *job, long epoch, int stop);
+/* Writes s as the checkpoint (job->ckpt's folder). Spread over MPI ranks
+ * (every rank calls it, at the same epoch): rank 0 writes every rank's
+ * networks as one process would. */
 rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err);
-/* s (allocated for job) from the checkpoint resumed from; errors name the file. */
+/* s (allocated for job) from the checkpoint resumed from; errors name the
+ * file. Spread over MPI ranks: this rank's share of a whole job's file. */
 rt_status mbp_ckpt_restore(const mbp_job *job, mbp_snapshot *s, rt_error *err);
 /* Was the run started with --resume? */
 int mbp_ckpt_resuming(const mbp_job *job);

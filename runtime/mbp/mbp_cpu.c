@@ -476,7 +476,8 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 	snprintf(out->detail, sizeof out->detail, "%d thread(s), %s, chunk %d", cpu_threads(),
 		 t.gparts ? "chunks in parallel" : "networks in parallel", job->chunk);
 	t0 = rt_now();
-	while (alive > 0 && epoch < job->epochs && !rt_stop_requested()) {
+	int stop = rt_stop_requested();
+	while (alive > 0 && epoch < job->epochs && !stop) {
 		long from = epoch;
 		epoch = mbp_block_end(job, epoch, job->epochs);
 		t.epoch_end = epoch;
@@ -493,10 +494,13 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 				goto done;
 		if (progress && mbp_block_reports(job, epoch, job->epochs))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
-		if (mbp_ckpt_due(job, epoch) && (st = save_nets(&t, epoch, err)) != RT_OK)
+		stop = rt_stop_requested();
+		if ((st = mbp_shard_agree(&alive, &stop, err)) != RT_OK)
+			goto done;
+		if (mbp_ckpt_due(job, epoch, stop) && (st = save_nets(&t, epoch, err)) != RT_OK)
 			goto done;
 	}
-	if (rt_stop_requested() && mbp_ckpt_due(job, epoch) && (st = save_nets(&t, epoch, err)) != RT_OK)
+	if (stop && mbp_ckpt_due(job, epoch, stop) && (st = save_nets(&t, epoch, err)) != RT_OK)
 		goto done;
 	fill_outcome(&t, out, rt_now() - t0);
 done:

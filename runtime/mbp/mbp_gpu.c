@@ -386,7 +386,8 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_prog
 	if ((st = gpu_timer_create(g->ctx, &g->timer, err)) != RT_OK ||
 	    (st = gpu_timer_start(g->timer, NULL, err)) != RT_OK)
 		return st;
-	while (alive > 0 && epoch < limit && !rt_stop_requested()) {
+	int stop = rt_stop_requested();
+	while (alive > 0 && epoch < limit && !stop) {
 		long from = epoch;
 		epoch = mbp_block_end(job, epoch, limit);
 		st = g->split ? launch_split(g, job, (int)from, (int)epoch, err)
@@ -400,11 +401,13 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_prog
 				return st;
 		if (progress && mbp_block_reports(job, epoch, limit))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
-		if (mbp_ckpt_due(job, epoch) && (st = save_networks(g, job, epoch, err)) != RT_OK)
+		stop = rt_stop_requested();
+		if ((st = mbp_shard_agree(&alive, &stop, err)) != RT_OK)
+			return st;
+		if (mbp_ckpt_due(job, epoch, stop) && (st = save_networks(g, job, epoch, err)) != RT_OK)
 			return st;
 	}
-	if (rt_stop_requested() && mbp_ckpt_due(job, epoch) &&
-	    (st = save_networks(g, job, epoch, err)) != RT_OK)
+	if (stop && mbp_ckpt_due(job, epoch, stop) && (st = save_networks(g, job, epoch, err)) != RT_OK)
 		return st;
 	if ((st = gpu_timer_stop(g->timer, NULL, &ms, err)) != RT_OK)
 		return st;

@@ -254,6 +254,11 @@ rt_status mbp_shard_job(mbp_job *job, rt_error *err);
  * and result in network order, epochs and corrections counted over all,
  * the longest times; the other ranks' stay theirs. */
 rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err);
+/* At the end of a block of epochs: *alive (networks still training here)
+ * and *stop (a stop was requested here) become whether any rank's are, so
+ * every rank ends its loop and checkpoints at the same epoch. One process:
+ * unchanged. */
+rt_status mbp_shard_agree(long *alive, int *stop, rt_error *err);
 
 /* ---- bench (mbp_bench.c) ------------------------------------------------------- */
 rt_status mbp_bench(int argc, char **argv, const rt_options *opt, rt_error *err);

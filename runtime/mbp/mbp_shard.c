@@ -6,7 +6,9 @@
  * kernel's MBP_NET_BASE), so it trains exactly as in one process; rank 0
  * gathers every network's final weights and result, so result.json,
  * network.net and predictions.csv equal a one-process run's (timings and
- * the rank count aside). */
+ * the rank count aside). The ranks end each block of epochs together (any
+ * network still training, any stop request, combined), so they checkpoint
+ * at the same epochs (mbp_ckpt.c gathers them into one file). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,5 +53,19 @@ rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err)
 	job->net_base = 0;
 	out->networks = job->networks;
 	mbp_outcome_count(out, job);
+	return RT_OK;
+}
+
+rt_status mbp_shard_agree(long *alive, int *stop, rt_error *err)
+{
+	int v[2] = { *alive > 0, *stop };
+	rt_comm_request *req = NULL;
+	rt_status st;
+	if (rt_comm_size() == 1)
+		return RT_OK;
+	if ((st = rt_comm_imax_int(v, 2, &req, err)) || (st = rt_comm_wait(req, err)))
+		return st;
+	*alive = v[0];
+	*stop = v[1];
 	return RT_OK;
 }

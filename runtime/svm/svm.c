@@ -355,7 +355,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		job.params.gpu = chosen == RT_BACKEND_GPU;
 	}
 	rt_options ranks_opt;
-	if ((st = rt_ckpt_ranks_options("svm", RT_CKPT_RANKS_REFUSE, &opt, &ranks_opt, err)) != RT_OK)
+	if ((st = rt_ckpt_ranks_options("svm", RT_CKPT_RANKS_OWN, &opt, &ranks_opt, err)) != RT_OK)
 		goto done;
 	if (rt_comm_size() > 1) {
 		job.params.spread = 1;

@@ -1,9 +1,12 @@
 /* svm_ckpt.c: kind svm's checkpoint table, written and read back
  * (svm_ckpt.h). Layout of the state: the number of problems, then per
  * problem its model, pair, points, iterations and finished flag, alpha[n]
- * and G[n] (doubles as this machine lays them out). */
+ * and G[n] (doubles as this machine lays them out). Spread over MPI ranks,
+ * every rank writes its own table (checkpoint-rank-R.bin) and a resume
+ * merges a folder's files, keeping each problem's further state. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "signals.h"
@@ -47,7 +50,15 @@ static svm_ckpt_entry *add(svm_ckpt *ck, long model, long pair, long n, rt_error
 	return e;
 }
 
-/* One problem of the file into the table. */
+/* Of two states of one problem, is `a` the further one (finished, or more
+ * iterations)? Runs are deterministic, so the further one is the later. */
+static int further(const svm_ckpt_entry *a, const svm_ckpt_entry *b)
+{
+	return a->done != b->done ? a->done > b->done : a->iterations > b->iterations;
+}
+
+/* One problem of the file into the table; a problem the table has (from
+ * another rank's file) keeps the further state. */
 static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 {
 	uint64_t v[5];
@@ -56,22 +67,35 @@ static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 		st = rt_ckpt_get_u64(f, &v[i], err);
 	if (st != RT_OK)
 		return st;
+	svm_ckpt_entry *had = lookup(ck, (long)v[0], (long)v[1]);
 	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 1 || v[3] > ((uint64_t)1 << 62) ||
-	    lookup(ck, (long)v[0], (long)v[1]))
+	    (had && had->n != (long)v[2]))
 		return rt_fail(err, RT_ERR_INPUT, "%s: a malformed problem (model %llu, pair %llu, %llu "
 			       "points)", f->path, (unsigned long long)v[0], (unsigned long long)v[1],
 			       (unsigned long long)v[2]);
 	svm_ckpt_entry *e = add(ck, (long)v[0], (long)v[1], (long)v[2], err);
 	if (!e)
 		return RT_ERR_SYSTEM;
+	had = lookup(ck, e->model, e->pair);   /* add may have moved the table */
 	e->iterations = (long)v[3];
 	e->done = (int)v[4];
 	if ((st = rt_ckpt_get_bytes(f, e->alpha, (size_t)e->n * sizeof *e->alpha, err)) == RT_OK)
 		st = rt_ckpt_get_bytes(f, e->G, (size_t)e->n * sizeof *e->G, err);
+	if (had != e) {   /* the problem twice: keep the further state in had's place */
+		if (st == RT_OK && further(e, had)) {
+			svm_ckpt_entry t = *had;
+			*had = *e;
+			*e = t;
+		}
+		free(e->alpha);
+		free(e->G);
+		ck->count--;
+	}
 	return st;
 }
 
-static rt_status load(svm_ckpt *ck, const char *path, rt_error *err)
+/* One checkpoint file's problems into the table. */
+static rt_status load_file(svm_ckpt *ck, const char *path, rt_error *err)
 {
 	rt_ckpt f;
 	uint64_t count;
@@ -87,8 +111,31 @@ static rt_status load(svm_ckpt *ck, const char *path, rt_error *err)
 		st = rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", f.path,
 			     f.state_size - f.pos);
 	if (st == RT_OK)
-		rt_info("resuming from %s: %ld binary problem(s) recorded", f.path, ck->count);
+		rt_info("resuming from %s: %llu binary problem(s) recorded", f.path,
+			(unsigned long long)count);
 	rt_ckpt_free(&f);
+	return st;
+}
+
+/* The table from path: a checkpoint file, or a folder's checkpoint.bin
+ * and the checkpoint-rank-R.bin of a job spread over ranks, merged. */
+static rt_status load(svm_ckpt *ck, const char *path, rt_error *err)
+{
+	struct stat sb;
+	if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return load_file(ck, path, err);
+	char **files;
+	int n;
+	rt_status st = rt_ckpt_folder_files(path, &files, &n, err);
+	if (st == RT_OK && n == 0)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: no checkpoint.bin or checkpoint-rank-R.bin there",
+			     path);
+	for (int i = 0; i < n; i++) {
+		if (st == RT_OK)
+			st = load_file(ck, files[i], err);
+		free(files[i]);
+	}
+	free(files);
 	return st;
 }
 

@@ -5,7 +5,10 @@
 # result.json (timings and "ranks" aside), network.net and predictions.csv
 # of one process (build/evoforge); so do 4 ranks in mini-batch mode (the
 # pattern orders' streams); two 4-rank runs are identical; fewer networks
-# than ranks, and checkpoints with several ranks, end the job with a message.
+# than ranks end the job with a message. Checkpoints: 4 ranks' (one file,
+# gathered) end as one process and resume in one process; a 4-rank job
+# killed on one rank resumes on 3 ranks and in one process and ends as one
+# process; networks that stop early on some ranks do not stall the rest.
 # Needs Open MPI (tools/setup-debian installs it).
 # Usage: bash test_mbp_mpi.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
@@ -42,10 +45,40 @@ same "mini-batch: 4 ranks == one process" "$t/mini-one" "$t/mini-four"
 expect_exit 2 "fewer networks than ranks exits 2" mpirun_n 4 "$mpi" run "${args[@]}" \
 	--set mbp.networks=3 -q -o "$t/few"
 expect_output "... saying why" "3 network(s) cannot be spread over 4 ranks"
-expect_exit 1 "--checkpoint-every with several ranks is refused" mpirun_n 2 "$mpi" run "${args[@]}" \
-	--checkpoint-every 5 -q -o "$t/ck"
-expect_output "... saying so" "mbp: checkpoints are not written or resumed in a job of several MPI ranks"
-expect_exit 1 "--resume with several ranks is refused" mpirun_n 2 "$mpi" run "${args[@]}" \
-	--resume -q -o "$t/one"
-expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
+# checkpoints: rank 0 gathers every rank's networks into the file one
+# process writes; any number of ranks, or one process, resumes it
+long=("${args[@]}" --set mbp.epochs=400 --set mbp.report_every=20)
+expect_exit 0 "checkpoints: one process, uninterrupted" "$evo" run "${long[@]}" -q -o "$t/ck-ref"
+expect_exit 0 "4 ranks, a checkpoint every 20 epochs" mpirun_n 4 "$mpi" run "${long[@]}" \
+	--checkpoint-every 20 -q -o "$t/ck-every"
+same "... end as one process" "$t/ck-ref" "$t/ck-every"
+cp -r "$t/ck-every" "$t/ck-by-one"
+expect_exit 0 "... its last checkpoint resumed by one process" "$evo" run "${long[@]}" \
+	--resume "$t/ck-by-one" -q -o "$t/ck-by-one"
+same "... ends as one process" "$t/ck-ref" "$t/ck-by-one"
+# SIGKILL on a rank once the first checkpoint is there: the job ends, the
+# checkpoint stays; resumed on 3 ranks and by one process
+mpirun_n 4 "$mpi" run "${long[@]}" --checkpoint-every 20 -q -o "$t/ck-killed" >"$t/ck.log" 2>&1 &
+job=$!
+for ((k = 0; k < 600; k++)); do [ -f "$t/ck-killed/checkpoint.bin" ] && break; sleep 0.02; done
+kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
+wait "$job"
+rc=$?
+if [ "$rc" -ne 0 ] && [ -f "$t/ck-killed/checkpoint.bin" ]; then cli_ok "a killed rank ends the job (exit $rc), the checkpoint there"
+else cli_fail "a killed rank" "exit $rc; $(ls "$t/ck-killed" | tr '\n' ' ')"; fi
+cp -r "$t/ck-killed" "$t/ck-killed-one"
+expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${long[@]}" --checkpoint-every 20 \
+	--resume "$t/ck-killed" -o "$t/ck-killed"
+expect_output "... from its checkpoint" "resuming from $t/ck-killed/checkpoint.bin"
+same "... ends as one process" "$t/ck-ref" "$t/ck-killed"
+expect_exit 0 "... resumed by one process" "$evo" run "${long[@]}" --resume "$t/ck-killed-one" -q \
+	-o "$t/ck-killed-one"
+same "... ends as one process" "$t/ck-ref" "$t/ck-killed-one"
+# networks that stop early (a target) on some ranks: the others go on, and
+# the stop checkpoint of SIGTERM is one for every rank
+early=("${long[@]}" --set mbp.target_rms=0.2)
+expect_exit 0 "early stops: one process" "$evo" run "${early[@]}" -q -o "$t/early-ref"
+expect_exit 0 "early stops: 4 ranks, checkpoints" mpirun_n 4 "$mpi" run "${early[@]}" \
+	--checkpoint-every 10 -q -o "$t/early"
+same "... end as one process" "$t/early-ref" "$t/early"
 finish

@@ -4,8 +4,10 @@
 # one on 4 ranks (a rank without a pair), 3-fold cross-validation and a
 # small (C, gamma) grid each end with one process's (build/evoforge)
 # result.json (timings and "ranks" aside), model.txt, predictions.csv and
-# grid.csv; two 4-rank runs are identical; checkpoints with several ranks
-# are refused. Needs Open MPI (tools/setup-debian installs it).
+# grid.csv; two 4-rank runs are identical. Checkpoints (a table per rank):
+# a 4-rank grid with checkpoints ends as one process, and resumes (a rank's
+# file removed) on 3 ranks and in one process; a 4-rank training killed on
+# a rank resumes on 2 ranks; each ends as one process. Needs Open MPI (tools/setup-debian installs it).
 # Usage: bash test_svm_mpi.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -73,7 +75,35 @@ same_run "grid: 3 ranks == one process" "$t/grid-one" "$t/grid-three" grid.csv
 if grep -q '"cv_accuracy"' "$t/cv-one/result.json" && [ "$(wc -l <"$t/grid-one/grid.csv")" = 10 ]; then
 	cli_ok "the searches wrote their accuracy and 9 grid cells"
 else cli_fail "search outputs" "$(cat "$t/cv-one/result.json" "$t/grid-one/grid.csv")"; fi
-expect_exit 1 "checkpoints with several ranks are refused" mpirun_n 2 "$mpi" run "$train" \
-	"${common[@]}" --checkpoint-every 5 -o "$t/ck"
-expect_output "... saying so" "checkpoints are not written or resumed in a job of several MPI ranks"
+# checkpoints: every rank its own table (checkpoint-rank-R.bin); a resume
+# merges a folder's files, on any number of ranks or in one process
+expect_exit 0 "grid: 4 ranks, checkpoints" mpirun_n 4 "$mpi" run "$grid" "${common[@]}" \
+	--checkpoint-every 5 -o "$t/grid-ck"
+same_run "... end as one process" "$t/grid-one" "$t/grid-ck" grid.csv
+if [ -f "$t/grid-ck/checkpoint-rank-3.bin" ]; then cli_ok "... a file per rank"
+else cli_fail "... a file per rank" "$(ls "$t/grid-ck" | tr '\n' ' ')"; fi
+cp -r "$t/grid-ck" "$t/grid-ck-one"
+rm "$t/grid-ck/checkpoint-rank-2.bin"   # as if rank 2 died before its first
+expect_exit 0 "... a rank's file gone, resumed on 3 ranks" mpirun_n 3 "$mpi" run "$grid" \
+	--backend cpu --threads 1 --seed 3 --checkpoint-every 5 --resume "$t/grid-ck" -o "$t/grid-ck"
+expect_output "... reading the others' files" "checkpoint-rank-3.bin"
+same_run "... ends as one process" "$t/grid-one" "$t/grid-ck" grid.csv
+expect_exit 0 "... resumed by one process" "$evo" run "$grid" "${common[@]}" --resume "$t/grid-ck-one" \
+	-o "$t/grid-ck-one"
+same_run "... ends as one process" "$t/grid-one" "$t/grid-ck-one" grid.csv
+# SIGKILL on a rank while training (a larger set): resumed on 2 ranks
+make_csv 4 1600 13 >"$t/big.csv"
+big=$(spec big "$t/big.csv" "")
+expect_exit 0 "big: one process" "$evo" run "$big" "${common[@]}" -o "$t/big-one"
+mpirun_n 4 "$mpi" run "$big" "${common[@]}" --checkpoint-every 20 -o "$t/big-killed" >"$t/big.log" 2>&1 &
+job=$!
+for ((k = 0; k < 600; k++)); do [ -f "$t/big-killed/checkpoint-rank-1.bin" ] && break; sleep 0.01; done
+kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
+wait "$job"
+expect_exit 0 "big: 4 ranks, one killed, resumed on 2 ranks" mpirun_n 2 "$mpi" run "$big" \
+	"${common[@]}" --checkpoint-every 20 --resume "$t/big-killed" -o "$t/big-killed"
+same_run "... ends as one process" "$t/big-one" "$t/big-killed" model.txt
+expect_exit 2 "a folder without checkpoints exits 2" "$evo" run "$big" "${common[@]}" \
+	--resume "$t/grid-one" -o "$t/none"
+expect_output "... saying so" "no checkpoint.bin or checkpoint-rank-R.bin there"
 finish
