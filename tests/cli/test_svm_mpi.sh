@@ -14,16 +14,16 @@ evo=$1
 t=$cli_tmp
 mpi_setup "$evo" test_svm_mpi.sh || { finish; exit; }
 
-# CLASSES POINTS SEED: x,y,label CSV, class c's points around (c mod 2, c / 2)
+# CLASSES POINTS SEED [WIDTH]: x,y,label CSV, class c's points around (c mod 2, c / 2)
 # with uniform noise wide enough that the classes overlap (bounded alphas)
 make_csv() {
-	awk -v k="$1" -v n="$2" -v s="$3" 'BEGIN {
+	awk -v k="$1" -v n="$2" -v s="$3" -v w="${4:-1.6}" 'BEGIN {
 		print "x,y,label"
 		for (i = 0; i < n; i++) {
 			c = i % k
 			s = (s * 1103515245 + 12345) % 2147483648; u = s / 2147483648
 			s = (s * 1103515245 + 12345) % 2147483648; v = s / 2147483648
-			printf "%.4f,%.4f,%d\n", c % 2 + 1.6 * (u - 0.5), int(c / 2) + 1.6 * (v - 0.5), c + 1
+			printf "%.4f,%.4f,%d\n", c % 2 + w * (u - 0.5), int(c / 2) + w * (v - 0.5), c + 1
 		}
 	}'
 }
@@ -91,15 +91,20 @@ same_run "... ends as one process" "$t/grid-one" "$t/grid-ck" grid.csv
 expect_exit 0 "... resumed by one process" "$evo" run "$grid" "${common[@]}" --resume "$t/grid-ck-one" \
 	-o "$t/grid-ck-one"
 same_run "... ends as one process" "$t/grid-one" "$t/grid-ck-one" grid.csv
-# SIGKILL on a rank while training (a larger set): resumed on 2 ranks
-make_csv 4 1600 13 >"$t/big.csv"
+# SIGKILL on a rank while training (a larger, harder set: ~3 s in one
+# process): resumed on 2 ranks
+make_csv 4 6000 13 3 >"$t/big.csv"
 big=$(spec big "$t/big.csv" "")
+sed -i 's/^C = 4$/C = 100/; s/^gamma = 1$/gamma = 4/' "$big"
 expect_exit 0 "big: one process" "$evo" run "$big" "${common[@]}" -o "$t/big-one"
 mpirun_n 4 "$mpi" run "$big" "${common[@]}" --checkpoint-every 20 -o "$t/big-killed" >"$t/big.log" 2>&1 &
 job=$!
 for ((k = 0; k < 600; k++)); do [ -f "$t/big-killed/checkpoint-rank-1.bin" ] && break; sleep 0.01; done
 kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
 wait "$job"
+rc=$?
+if [ "$rc" -ne 0 ] && [ ! -f "$t/big-killed/model.txt" ]; then cli_ok "big: a killed rank ends the job mid-training (exit $rc)"
+else cli_fail "big: killed mid-training" "exit $rc; $(ls "$t/big-killed" | tr '\n' ' ')"; fi
 expect_exit 0 "big: 4 ranks, one killed, resumed on 2 ranks" mpirun_n 2 "$mpi" run "$big" \
 	"${common[@]}" --checkpoint-every 20 --resume "$t/big-killed" -o "$t/big-killed"
 same_run "... ends as one process" "$t/big-one" "$t/big-killed" model.txt
