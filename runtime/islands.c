@@ -12,6 +12,7 @@
 #include "comm.h"
 #include "islands.h"
 #include "rng.h"
+#include "signals.h"
 
 /* Philox streams of the island model's own draws (the key: the job's seed
  * for the topology, the island's seed for its picks); the migration number
@@ -36,7 +37,7 @@ struct rt_islands {
 	long last_migration;       /* generation of the last one (0: none) */
 	long migrations;           /* done so far */
 	int wish;                  /* this rank would stop (kept until the next migration) */
-	int wish_signal;           /* ... because a stop was requested (a signal) */
+	int wish_signal;           /* ... because a stop was requested: the signal's number */
 	int agreed[2];             /* the wishes of the last migration combined: of the run, of a signal */
 	int agreed_known;          /* agreed complete (a checkpoint waited for it) */
 	rt_comm_request *agree_req;   /* agreed, while in flight */
@@ -354,11 +355,13 @@ rt_status rt_islands_migrate(rt_islands *isl, long g, const void *pkg, size_t by
 		isl->agree_req = NULL;
 		isl->agreed_known = 1;
 	}
-	if (isl->agreed_known)
+	if (isl->agreed_known) {
 		*stop = isl->agreed[0] || isl->agreed[1];
+		rt_stop_adopt(isl->agreed[1]);   /* a signal's stop: every rank's */
+	}
 	isl->agreed_known = 0;
 	isl->agreed[0] = isl->wish || want_stop;
-	isl->agreed[1] = isl->wish_signal || stop_requested;
+	isl->agreed[1] = isl->wish_signal > stop_requested ? isl->wish_signal : stop_requested;
 	if (!st)
 		st = rt_comm_imax_int(isl->agreed, 2, &isl->agree_req, err);
 	isl->wish = isl->wish_signal = 0;
@@ -371,7 +374,8 @@ int rt_islands_may_stop(rt_islands *isl, long g, int want_stop, int stop_request
 	if (!isl || isl->size == 1 || g >= isl->last_migration)
 		return want_stop || stop_requested;
 	isl->wish |= want_stop;
-	isl->wish_signal |= stop_requested;
+	if (stop_requested > isl->wish_signal)
+		isl->wish_signal = stop_requested;
 	return 0;
 }
 

@@ -632,7 +632,9 @@ int main(int argc, char **argv)
 		return rt_exit_code(st);
 	}
 	int code = run_command(argc, argv);
-	if (code != 0 && rt_comm_size() > 1) {
+	/* a stop (SIGINT/SIGTERM to mpirun, forwarded to every rank) that the
+	 * ranks agreed on ends them all here, each with its results written */
+	if (code != 0 && code != 3 && rt_comm_size() > 1) {
 		fprintf(stderr, "evoforge: rank %d of %d failed (exit %d): ending the job\n",
 			rt_comm_rank(), rt_comm_size(), code);
 		rt_comm_abort(code);

@@ -9,6 +9,7 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t adopted_signal;   /* another rank's (rt_stop_adopt) */
 
 static void on_stop_signal(int signo)
 {
@@ -38,17 +39,24 @@ void rt_signals_ignore_file_size(void)
 
 int rt_stop_requested(void)
 {
-	return stop_signal;
+	return stop_signal ? stop_signal : adopted_signal;
+}
+
+void rt_stop_adopt(int signo)
+{
+	if (signo > 0 && !adopted_signal)
+		adopted_signal = signo;
 }
 
 const char *rt_stop_signal_name(void)
 {
-	return stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : NULL;
+	int signo = rt_stop_requested();
+	return signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : NULL;
 }
 
 void rt_json_interrupted(rt_json *j)
 {
-	if (!stop_signal)
+	if (!rt_stop_requested())
 		return;
 	rt_json_bool(j, "interrupted", 1);
 	rt_json_string(j, "stopped_by", rt_stop_signal_name());
@@ -58,5 +66,6 @@ void rt_json_interrupted(rt_json *j)
 void rt_stop_request_for_test(int signo)
 {
 	stop_signal = signo;
+	adopted_signal = 0;
 }
 #endif

@@ -23,8 +23,15 @@ void rt_signals_install(void);
 /* Ignores SIGXFSZ (every command: the write fails with EFBIG instead). */
 void rt_signals_ignore_file_size(void);
 
-/* Non-zero once SIGINT or SIGTERM has arrived: the signal's number. */
+/* Non-zero once SIGINT or SIGTERM has arrived (or was adopted): the
+ * signal's number. */
 int rt_stop_requested(void);
+
+/* A job of several MPI ranks: the ranks agreed to stop for a signal that
+ * another rank got (signo), so this one stops as if it had got it too (its
+ * kind ends the same way, "interrupted", exit 3). A signal arriving later
+ * is still this process's first. */
+void rt_stop_adopt(int signo);
 
 /* "SIGINT", "SIGTERM" or NULL when no stop was requested. */
 const char *rt_stop_signal_name(void);

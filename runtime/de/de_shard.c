@@ -6,6 +6,7 @@
  * rank count aside). */
 #include "comm.h"
 #include "de_impl.h"
+#include "signals.h"
 
 rt_status de_shard_job(de_job *job, const char *spec_path, rt_error *err)
 {
@@ -49,13 +50,15 @@ rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err)
 
 rt_status de_shard_agree(const de_job *job, long *alive, int *stop, rt_error *err)
 {
-	long long a = *alive, s = *stop;
+	long long a = *alive;
+	double s = *stop;
 	rt_status st;
 	if (rt_comm_size() == 1 || job->isl)
 		return RT_OK;
-	if ((st = rt_comm_sum_ll(&a, err)) || (st = rt_comm_sum_ll(&s, err)))
+	if ((st = rt_comm_sum_ll(&a, err)) || (st = rt_comm_max_double(&s, err)))
 		return st;
 	*alive = (long)a;
 	*stop = s > 0;
+	rt_stop_adopt((int)s);   /* another rank's signal stops this one too */
 	return RT_OK;
 }

@@ -14,6 +14,7 @@
 
 #include "comm.h"
 #include "mbp_impl.h"
+#include "signals.h"
 
 long mbp_job_networks_all(const mbp_job *job)
 {
@@ -67,5 +68,6 @@ rt_status mbp_shard_agree(long *alive, int *stop, rt_error *err)
 		return st;
 	*alive = v[0];
 	*stop = v[1];
+	rt_stop_adopt(v[1]);   /* another rank's signal stops this one too */
 	return RT_OK;
 }

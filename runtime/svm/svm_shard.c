@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "comm.h"
+#include "signals.h"
 #include "svm_impl.h"
 
 int svm_shard_active(const svm_params *p)
@@ -81,13 +82,27 @@ static rt_status unpack_all(const char *all, svm_binary *const *bin, svm_pair_st
 	return RT_OK;
 }
 
+/* A signal that stopped any rank's solvers stops every rank's run (its
+ * results then marked "interrupted", exit 3), so that rank 0 does not
+ * write unfinished pairs as a finished model. */
+static rt_status agree_stop(rt_error *err)
+{
+	double signo = rt_stop_requested();
+	rt_status st = rt_comm_max_double(&signo, err);
+	if (st == RT_OK)
+		rt_stop_adopt((int)signo);
+	return st;
+}
+
 rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *stats,
 				 const long *n, long total, rt_error *err)
 {
 	int size = rt_comm_size(), root = rt_comm_rank() == 0;
 	char *mine = NULL, *all = NULL;
 	size_t bytes, *counts = NULL, sum = 0;
-	rt_status st = pack_mine(bin, stats, n, total, &mine, &bytes, err);
+	rt_status st = agree_stop(err);
+	if (st == RT_OK)
+		st = pack_mine(bin, stats, n, total, &mine, &bytes, err);
 	if (st == RT_OK && root) {
 		counts = rt_calloc((size_t)size, sizeof *counts, err);
 		for (long g = 0; counts && g < total; g++)
@@ -109,6 +124,9 @@ rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *
 
 rt_status svm_shard_sum_counts(long *v, long count, rt_error *err)
 {
+	rt_status st0 = agree_stop(err);
+	if (st0 != RT_OK)
+		return st0;
 	for (long i = 0; i < count; i++) {
 		long long s = v[i];
 		rt_status st = rt_comm_sum_ll(&s, err);

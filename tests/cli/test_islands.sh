@@ -8,7 +8,8 @@
 # ranks without [islands] and aco keys that do not apply end with a message;
 # a rank killed by SIGKILL ends the whole job. Checkpoints (files per rank
 # and migration): gp, one-vs-rest gp and de islands killed (SIGKILL on a
-# rank) and gp and aco islands stopped (SIGTERM) after one, resumed on as
+# rank) and gp islands stopped (SIGTERM to mpirun) and aco islands (to one
+# rank: every rank stops, exit 3) after one, resumed on as
 # many ranks, end as the uninterrupted run, and so does a resume where a
 # rank's latest file is missing (a migration behind); on fewer ranks, from
 # one file or with a rank's files missing, the resume exits 2. Needs Open
@@ -119,19 +120,28 @@ same "de: one island == no islands" "$t/de1" "$t/de0"
 # has_rank_file DIR R: rank R has a checkpoint in DIR
 has_rank_file() { compgen -G "$1/checkpoint-rank-$2-migration-*.bin" >/dev/null; }
 # kill_after NAME SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
-# rank 2 has a checkpoint, SIGNAL goes to rank 1 (KILL) or to mpirun (TERM,
-# which forwards it to every rank); the job must end non-zero with a
-# checkpoint of rank 2's.
+# rank 2 has a checkpoint, SIGNAL goes to rank 1 (KILL, or SIGTERM for
+# TERM-RANK: every rank must then stop, exit 3) or to mpirun (TERM, which
+# forwards it to every rank); the job must end non-zero with a checkpoint
+# of rank 2's.
 kill_after() {
 	local name=$1 sig=$2 n=$3 job k
 	shift 3
 	mpirun_n "$n" "$mpi" run "$@" -q -o "$t/$name" >"$t/$name.log" 2>&1 &
 	job=$!
 	for ((k = 0; k < 600; k++)); do has_rank_file "$t/$name" 2 && break; sleep 0.02; done
-	if [ "$sig" = KILL ]; then kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null
-	else kill -TERM "$job"; fi
+	case $sig in
+	KILL) kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null ;;
+	TERM-RANK) kill -TERM "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null ;;
+	*) kill -TERM "$job" ;;
+	esac
 	wait "$job"
 	local rc=$?
+	if [ "$sig" = TERM-RANK ]; then   # one rank's signal: every rank stops, exit 3
+		if [ "$rc" -eq 3 ] && grep -q '"interrupted": true' "$t/$name/result.json"; then
+			cli_ok "$name: SIGTERM to one rank stops every rank (exit 3, results interrupted)"
+		else cli_fail "$name: SIGTERM to one rank" "exit $rc; $(grep interrupted "$t/$name/result.json")"; fi
+	fi
 	if [ "$rc" -ne 0 ] && has_rank_file "$t/$name" 2; then cli_ok "$name: SIG$sig ends the job (exit $rc), checkpoints there"
 	else cli_fail "$name: SIG$sig" "exit $rc; $(ls "$t/$name" | tr '\n' ' ')"; fi
 }
@@ -214,7 +224,7 @@ expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${ovr[@]}" --check
 	--resume "$t/ovr-killed" -q -o "$t/ovr-killed"
 same "... ends as the uninterrupted run" "$t/ovr-ref" "$t/ovr-killed"
 
-# de (killed) and aco (stopped) islands resumed equal the uninterrupted run
+# de (killed) and aco (SIGTERM to one rank) islands resumed equal the uninterrupted run
 cols=3
 deck=("${de[@]}" --set de.max_evals=0 --set de.generations=20000 --set de.target=0)
 expect_exit 0 "de: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${deck[@]}" -q -o "$t/deck-ref"
@@ -225,7 +235,7 @@ same "... ends as the uninterrupted run" "$t/deck-ref" "$t/deck-killed"
 cols=2
 acock=("${aco[@]}" --set aco.iterations=300)
 expect_exit 0 "aco: 3 islands, uninterrupted" mpirun_n 3 "$mpi" run "${acock[@]}" -q -o "$t/acock-ref"
-kill_after acock-killed TERM 3 "${acock[@]}" --checkpoint-every 40
+kill_after acock-killed TERM-RANK 3 "${acock[@]}" --checkpoint-every 40
 expect_exit 0 "... resumed on 3 ranks" mpirun_n 3 "$mpi" run "${acock[@]}" --checkpoint-every 40 \
 	--resume "$t/acock-killed" -q -o "$t/acock-killed"
 same "... ends as the uninterrupted run" "$t/acock-ref" "$t/acock-killed"

@@ -74,6 +74,22 @@ same "... ends as one process" "$t/ck-ref" "$t/ck-killed"
 expect_exit 0 "... resumed by one process" "$evo" run "${long[@]}" --resume "$t/ck-killed-one" -q \
 	-o "$t/ck-killed-one"
 same "... ends as one process" "$t/ck-ref" "$t/ck-killed-one"
+# SIGTERM to one rank: every rank stops at the same epoch (exit 3, results
+# interrupted), rank 0 writes the stop's checkpoint; resumed on 2 ranks
+expect_exit 0 "3000 epochs: one process" "$evo" run "${long[@]}" --set mbp.epochs=3000 -q -o "$t/term-ref"
+mpirun_n 4 "$mpi" run "${long[@]}" --set mbp.epochs=3000 -q -o "$t/ck-term" >"$t/ck.log" 2>&1 &
+job=$!
+for ((k = 0; k < 300; k++)); do [ "$(ranks_of "$job" | grep -c .)" -ge 4 ] && break; sleep 0.02; done
+sleep 1
+kill -TERM "$(ranks_of "$job" | sed -n 3p)" 2>/dev/null
+wait "$job"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q '"interrupted": true' "$t/ck-term/result.json" &&
+	[ -f "$t/ck-term/checkpoint.bin" ]; then cli_ok "SIGTERM to one rank stops every rank (exit 3, interrupted, checkpoint)"
+else cli_fail "SIGTERM to one rank" "exit $rc; $(ls "$t/ck-term" | tr '\n' ' ')"; fi
+expect_exit 0 "... resumed on 2 ranks" mpirun_n 2 "$mpi" run "${long[@]}" --set mbp.epochs=3000 \
+	--resume "$t/ck-term" -q -o "$t/ck-term"
+same "... ends as one process" "$t/term-ref" "$t/ck-term"
 # networks that stop early (a target) on some ranks: the others go on, and
 # the stop checkpoint of SIGTERM is one for every rank
 early=("${long[@]}" --set mbp.target_rms=0.2)
