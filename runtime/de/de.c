@@ -210,6 +210,8 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		rt_json_int(&j, "cec_function", job->cec_fn);
 		rt_json_int(&j, "cec_fstar", 100LL * job->cec_fn);
 		rt_json_int(&j, "cec_seed", (long long)job->cec_seed);
+		if (job->cec_dir)
+			rt_json_string(&j, "cec_data", job->cec_dir);
 	}
 	rt_json_int(&j, "dim", job->dim);
 	rt_json_int(&j, "population", job->np);

@@ -9,6 +9,11 @@
  *   cec_seed = 1           ; the instance data (shifts, rotations, shuffles);
  *                          ;   default: [problem] seed as written in the spec
  *                          ;   (--seed changes the runs, never the functions)
+ *   cec_data = DIR         ; optional: read the organisers' data files instead
+ *                          ;   (M_<F>_D<D>.txt, shift_data_<F>.txt,
+ *                          ;   shuffle_data_<F>_D<D>.txt as their input_data
+ *                          ;   folder; relative to the spec's folder; not
+ *                          ;   shipped with evoforge)
  *
  * Instance data: per component c a shift uniform in [-80, 80]^D (as the
  * official files), a random orthogonal matrix (Gaussian rows, modified
@@ -16,12 +21,19 @@
  * its own rt_rng stream of cec_seed named by (function, D, component, what),
  * so every problem, run and backend of a job sees the same functions.
  *
+ * Official files are read as the organisers' code reads them: the first
+ * nc n n numbers of M (composition files hold 10 matrices), the first n
+ * numbers of each of the first nc lines of shift_data (one line for
+ * F1..F20), the first nc n integers (1-based) of shuffle_data.
+ *
  * Error checkpoints: CEC 2017 records f(best) - F* after (0.01, 0.02, 0.03,
  * 0.05, 0.1, 0.2, ..., 1.0) x MaxFES. A run stops its stretches at the last
  * generation whose evaluations do not exceed each (de_ckpt_stretch_end), and
  * the backends note every problem's best there (de_cec_note). */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +71,16 @@ rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
 	if ((st = rt_spec_u64(spec, "problem", "seed", 1, &seed, err)) ||
 	    (st = rt_spec_u64(spec, "de", "cec_seed", seed, &job->cec_seed, err)))
 		return st;
+	const char *dir;
+	char path[RT_PATH_MAX];
+	if ((st = rt_spec_string(spec, "de", "cec_data", "", &dir, err)) || !*dir)
+		return st;
+	if ((st = rt_format(path, sizeof path, err, "%s%s%s", dir[0] == '/' ? "" : spec->dir,
+			    dir[0] == '/' ? "" : "/", dir)))
+		return st;
+	free(job->cec_dir);
+	if (!(job->cec_dir = rt_strdup(path, err)))
+		return RT_ERR_SYSTEM;
 	return RT_OK;
 }
 
@@ -111,6 +133,84 @@ static uint64_t data_stream(const de_job *job, int c, int what)
 	       ((uint64_t)c << 2) | (uint64_t)what;
 }
 
+/* Opens file name of the job's cec_data folder; the error names it. */
+static FILE *data_open(const de_job *job, const char *name, char *path, rt_error *err)
+{
+	FILE *f;
+	if (rt_format(path, RT_PATH_MAX, err, "%s/%s", job->cec_dir, name))
+		return NULL;
+	if (!(f = fopen(path, "r")))
+		rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: %s (CEC 2017 F%d at D = %d needs it; the "
+			"organisers' input_data files are not shipped with evoforge)", path, strerror(errno),
+			job->cec_fn, job->dim);
+	return f;
+}
+
+/* count numbers of f into out (NULL: skip them); skip_line: then the rest of the line. */
+static rt_status data_numbers(FILE *f, const char *path, double *out, long count, int skip_line,
+			      rt_error *err)
+{
+	for (long i = 0; i < count; i++) {
+		double v;
+		if (fscanf(f, "%lf", &v) != 1 || !isfinite(v))
+			return rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: expected %ld numbers%s, found %ld",
+				       path, count, skip_line ? " on this line" : "", i);
+		if (out)
+			out[i] = v;
+	}
+	if (skip_line)
+		for (int c = fgetc(f); c != EOF && c != '\n'; c = fgetc(f))
+			;
+	return RT_OK;
+}
+
+/* The organisers' files of F fn at D = n into d (de_cec_data_len floats). */
+static rt_status data_read(de_job *job, float *d, rt_error *err)
+{
+	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn);
+	char name[64], path[RT_PATH_MAX];
+	double *v = rt_malloc((size_t)nc * n * n * sizeof *v, err);   /* the largest file's part */
+	rt_status st = v ? RT_OK : RT_ERR_SYSTEM;
+	FILE *f = NULL;
+	for (int what = 0; what < 3 && st == RT_OK; what++) {
+		if (what == 2 && !de_cec_has_shuffle(fn))
+			break;
+		snprintf(name, sizeof name, what == 0 ? "shift_data_%d.txt" : what == 1 ? "M_%d_D%d.txt" :
+			 "shuffle_data_%d_D%d.txt", fn, n);
+		if (!(f = data_open(job, name, path, err))) {
+			st = RT_ERR_INPUT;
+			break;
+		}
+		if (what == 0) {   /* nc lines of (at least) n values */
+			for (int c = 0; c < nc && st == RT_OK; c++)
+				st = data_numbers(f, path, v + (long)c * n, n, nc > 1, err);
+			for (long i = 0; st == RT_OK && i < (long)nc * n; i++)
+				d[i] = (float)v[i];
+		} else if (what == 1) {
+			if ((st = data_numbers(f, path, v, (long)nc * n * n, 0, err)) == RT_OK)
+				for (long i = 0; i < (long)nc * n * n; i++)
+					d[(long)nc * n + i] = (float)v[i];
+		} else if ((st = data_numbers(f, path, v, (long)nc * n, 0, err)) == RT_OK) {
+			float *S = d + (long)nc * n * (n + 1);
+			for (int c = 0; c < nc && st == RT_OK; c++) {   /* each block a permutation of 1..n */
+				char seen[DE_CEC_DMAX] = { 0 };
+				for (int j = 0; j < n && st == RT_OK; j++) {
+					double s = v[(long)c * n + j];
+					if (s != floor(s) || s < 1 || s > n || seen[(int)s - 1]++)
+						st = rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: number %ld is %g, "
+							     "expected a permutation of 1 .. %d", path,
+							     (long)c * n + j + 1, s, n);
+					else
+						S[(long)c * n + j] = (float)(s - 1);
+				}
+			}
+		}
+		fclose(f);
+	}
+	free(v);
+	return st;
+}
+
 rt_status de_cec_prepare(de_job *job, rt_error *err)
 {
 	int n = job->dim, nc = de_cec_components(job->cec_fn);
@@ -122,6 +222,14 @@ rt_status de_cec_prepare(de_job *job, rt_error *err)
 	float *d = rt_calloc((size_t)de_cec_data_len(job->cec_fn, n), sizeof *d, err);
 	if (!d)
 		return RT_ERR_SYSTEM;
+	if (job->cec_dir) {
+		if ((st = data_read(job, d, err)) != RT_OK) {
+			free(d);
+			return st;
+		}
+		job->cec_data = d;
+		return RT_OK;
+	}
 	for (int c = 0; c < nc; c++) {
 		rt_rng rng;
 		rt_rng_init(&rng, job->cec_seed, data_stream(job, c, 0));

@@ -84,6 +84,7 @@ typedef struct de_job {
 	/* function == DE_FN_CEC2017 (de_cec.c, templates/de/de_cec2017.h) */
 	int cec_fn;            /* 1, 3 .. 30 */
 	uint64_t cec_seed;     /* the instance data's seed (not the run's) */
+	char *cec_dir;         /* cec_data: the organisers' data files' folder, or NULL (generate) */
 	float *cec_data;       /* [de_cec_data_len] instance data, or NULL before prepare */
 	int cec_nchecks;       /* error checkpoints (0: none) */
 	long cec_gen[DE_CEC_CHECKS];   /* generation whose best is checkpoint k's */

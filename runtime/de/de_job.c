@@ -460,7 +460,9 @@ void de_job_free(de_job *job)
 	free(job->rot);
 	free(job->nfes_at);
 	free(job->cec_data);
+	free(job->cec_dir);
 	job->cec_data = NULL;
+	job->cec_dir = NULL;
 	job->shift_vec = NULL;
 	job->rot = NULL;
 	job->nfes_at = NULL;

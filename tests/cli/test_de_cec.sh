@@ -4,7 +4,7 @@
 # row per problem, errors not increasing) and reaches an error below 1e-8
 # within 100,000 evaluations (L-SHADE's published F1 errors are 0); runs
 # with other --seed values see the same function (cec_seed from the spec);
-# bad values are refused with file:line.
+# bad values are refused with file:line; cec_data names a missing file.
 # Usage: bash test_de_cec.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -67,6 +67,9 @@ expect_output "F31: names the key" "de.cec_function"
 expect_exit 2 "shift with cec2017 refused" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x" \
 	--set de.shift=random
 expect_output "shift: says why" "CEC 2017 has its own shifts"
+expect_exit 2 "cec_data without the files" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x" \
+	--set de.cec_data=no-such-input_data
+expect_output "cec_data: names the missing file" "no-such-input_data/shift_data_1.txt: No such file"
 sed -i '/cec_function/d' "$spec"
 expect_exit 2 "cec2017 without cec_function" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x"
 expect_output "missing cec_function: says what" "cec.ini:6: de.function = cec2017 needs cec_function"

@@ -22,6 +22,7 @@
 #include "de/de_impl.h"
 #include "nvrtc.h"
 #include "rng.h"
+#include "../test_tmp.h"
 
 static void make_cec(de_job *job, int fn, int dim, uint64_t cec_seed)
 {
@@ -543,6 +544,80 @@ static void test_generated_data(void **state)
 	de_job_free(&c);
 }
 
+/* ---- cec_data: the organisers' data files ----------------------------------------- */
+
+/* Writes the job's data as the organisers' files in tmpdir: shift rows of 100
+ * (10 rows for compositions), 10 matrices for compositions, 1-based shuffles
+ * (10 blocks for F29, F30), padded as theirs with values never read. */
+static void write_official(const de_job *job)
+{
+	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn), comp = fn >= 21;
+	const float *d = job->cec_data;
+	char path[400];
+	snprintf(path, sizeof path, "%s/shift_data_%d.txt", tmpdir, fn);
+	FILE *f = fopen(path, "w");
+	for (int c = 0; c < (comp ? 10 : 1); c++, fputc('\n', f))
+		for (int j = 0; j < 100; j++)
+			fprintf(f, " %.9g", c < nc && j < n ? d[c * n + j] : 77.5);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/M_%d_D%d.txt", tmpdir, fn, n);
+	f = fopen(path, "w");
+	for (int k = 0; k < (comp ? 10 : 1) * n * n; k++)
+		fprintf(f, "%.9g%c", k < nc * n * n ? d[nc * n + k] : 0.5, k % n == n - 1 ? '\n' : ' ');
+	fclose(f);
+	if (!de_cec_has_shuffle(fn))
+		return;
+	snprintf(path, sizeof path, "%s/shuffle_data_%d_D%d.txt", tmpdir, fn, n);
+	f = fopen(path, "w");
+	for (int k = 0; k < (comp ? 10 : 1) * n; k++)
+		fprintf(f, "%d ", k < nc * n ? (int)d[nc * n * (n + 1) + k] + 1 : k % n + 1);
+	fclose(f);
+}
+
+static rt_status official_job(de_job *job, int fn, int dim, const char *dir, rt_error *err)
+{
+	de_job_default(job, DE_FN_CEC2017, dim);
+	job->cec_fn = fn;
+	job->lower = -100;
+	job->upper = 100;
+	job->cec_dir = strdup(dir);
+	rt_status st = de_job_finish(job, err);
+	return st ? st : de_job_prepare(job, 1, err);
+}
+
+/* Files written from generated data read back to the same floats (simple,
+ * hybrid, F20 with its one shift row, compositions, F29's shuffles); a
+ * missing file and a bad shuffle are named. */
+static void test_official_files(void **state)
+{
+	(void)state;
+	static const int fns[] = { 5, 13, 20, 22, 29 };
+	rt_error err;
+	for (size_t q = 0; q < sizeof fns / sizeof fns[0]; q++) {
+		de_job gen, rd;
+		make_cec(&gen, fns[q], 10, 4);
+		write_official(&gen);
+		if (official_job(&rd, fns[q], 10, tmpdir, &err))
+			fail_msg("F%d: %s", fns[q], err.msg);
+		assert_memory_equal(gen.cec_data, rd.cec_data,
+				    (size_t)de_cec_data_len(fns[q], 10) * sizeof(float));
+		de_job_free(&gen);
+		de_job_free(&rd);
+	}
+	de_job rd;
+	assert_int_equal(official_job(&rd, 5, 30, tmpdir, &err), RT_ERR_INPUT);   /* no M_5_D30.txt */
+	assert_non_null(strstr(err.msg, "M_5_D30.txt: No such file"));
+	de_job_free(&rd);
+	char path[400];
+	snprintf(path, sizeof path, "%s/shuffle_data_13_D10.txt", tmpdir);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "1 2 3 4 5 6 7 8 9 9\n");
+	fclose(f);
+	assert_int_equal(official_job(&rd, 13, 10, tmpdir, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "number 10 is 9, expected a permutation of 1 .. 10"));
+	de_job_free(&rd);
+}
+
 /* ---- checkpoints: the last generation within each fraction of max_evals ------------ */
 
 static void test_checkpoint_generations(void **state)
@@ -604,6 +679,12 @@ static void test_nvrtc_cec(void **state)
 	}
 }
 
+static int group_setup(void **state)
+{
+	(void)state;
+	return tmp_setup("de-cec");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,8 +692,9 @@ int main(void)
 		cmocka_unit_test(test_closed_forms),
 		cmocka_unit_test(test_reference_float64),
 		cmocka_unit_test(test_generated_data),
+		cmocka_unit_test(test_official_files),
 		cmocka_unit_test(test_checkpoint_generations),
 		cmocka_unit_test(test_nvrtc_cec),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, tmp_teardown);
 }
