@@ -40,19 +40,57 @@
 #include "de_impl.h"
 #include "rng.h"
 
-static const double fractions[DE_CEC_CHECKS] = { 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3,
-						 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 };
+static const double fractions17[14] = { 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3,
+					 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 };
 
-double de_cec_fraction(int k)
+int de_cec_year(const de_job *job)
 {
-	return k >= 0 && k < DE_CEC_CHECKS ? fractions[k] : 0.0;
+	return job->cec_fn > DE_CEC22 ? 2022 : 2017;
 }
 
-rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
+int de_cec_number(const de_job *job)
+{
+	return job->cec_fn > DE_CEC22 ? job->cec_fn - DE_CEC22 : job->cec_fn;
+}
+
+long de_cec_fstar(const de_job *job)
+{
+	return job->cec_fn > DE_CEC22 ? de_cec22_fstar(job->cec_fn - DE_CEC22) : 100L * job->cec_fn;
+}
+
+/* CEC 2017: the 14 fractions above; CEC 2022: D^(k/5 - 3), k = 0 .. 15. */
+double de_cec_fraction(const de_job *job, int k)
+{
+	if (de_cec_year(job) == 2022)
+		return k >= 0 && k < 16 ? (k == 15 ? 1.0 : pow((double)job->dim, k / 5.0 - 3.0)) : 0.0;
+	return k >= 0 && k < 14 ? fractions17[k] : 0.0;
+}
+
+/* CEC 2022's cec_function and dim (F1..F12, D = 10 or 20; MaxFES 200,000
+ * or 1,000,000 by default). */
+static rt_status read_2022(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
 	long v;
-	uint64_t seed;
+	rt_status st;
+	if (!rt_spec_find(spec, "de", "cec_function"))
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2022 needs cec_function = 1 .. 12",
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
+	if ((st = rt_spec_int(spec, "de", "cec_function", 1, 1, 12, &v, err)))
+		return st;
+	job->cec_fn = DE_CEC22 + (int)v;
+	if (job->dim != 10 && job->dim != 20)
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.dim: CEC 2022 is defined for D = 10, 20, got %d",
+			       rt_spec_key_where(spec, "de", rt_spec_find(spec, "de", "dim") ? "dim" : "function",
+						 loc, sizeof loc), job->dim);
+	job->max_evals = job->dim == 10 ? 200000 : 1000000;
+	return RT_OK;
+}
+
+static rt_status read_2017(de_job *job, rt_spec *spec, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	long v;
 	rt_status st;
 	if (!rt_spec_find(spec, "de", "cec_function"))
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2017 needs cec_function = 1, 3 .. 30",
@@ -68,6 +106,15 @@ rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.dim: CEC 2017 is defined for D = 10, 30, 50, 100, "
 			       "got %d", rt_spec_key_where(spec, "de", rt_spec_find(spec, "de", "dim") ? "dim" :
 							   "function", loc, sizeof loc), job->dim);
+	return RT_OK;
+}
+
+rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
+{
+	uint64_t seed;
+	rt_status st;
+	if ((st = job->cec_fn == DE_CEC22 ? read_2022(job, spec, err) : read_2017(job, spec, err)))
+		return st;
 	if ((st = rt_spec_u64(spec, "problem", "seed", 1, &seed, err)) ||
 	    (st = rt_spec_u64(spec, "de", "cec_seed", seed, &job->cec_seed, err)))
 		return st;
@@ -90,8 +137,9 @@ void de_cec_plan(de_job *job)
 	if (job->function != DE_FN_CEC2017)
 		return;
 	double maxfes = job->max_evals > 0 ? (double)job->max_evals : (double)de_job_evals(job, job->gens);
-	for (int k = 0; k < DE_CEC_CHECKS; k++) {
-		double t = fractions[k] * maxfes;
+	int K = de_cec_year(job) == 2022 ? 16 : 14;
+	for (int k = 0; k < K; k++) {
+		double t = de_cec_fraction(job, k) * maxfes;
 		long lo = 0, hi = job->gens;   /* last g in [0, gens] with evals(g) <= t (else 0) */
 		while (lo < hi) {
 			long mid = lo + (hi - lo + 1) / 2;
@@ -102,7 +150,7 @@ void de_cec_plan(de_job *job)
 		}
 		job->cec_gen[k] = lo;
 	}
-	job->cec_nchecks = DE_CEC_CHECKS;
+	job->cec_nchecks = K;
 }
 
 long de_cec_next(const de_job *job, long gen)
@@ -140,9 +188,9 @@ static FILE *data_open(const de_job *job, const char *name, char *path, rt_error
 	if (rt_format(path, RT_PATH_MAX, err, "%s/%s", job->cec_dir, name))
 		return NULL;
 	if (!(f = fopen(path, "r")))
-		rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: %s (CEC 2017 F%d at D = %d needs it; the "
+		rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: %s (CEC %d F%d at D = %d needs it; the "
 			"organisers' input_data files are not shipped with evoforge)", path, strerror(errno),
-			job->cec_fn, job->dim);
+			de_cec_year(job), de_cec_number(job), job->dim);
 	return f;
 }
 
@@ -167,7 +215,7 @@ static rt_status data_numbers(FILE *f, const char *path, double *out, long count
 /* The organisers' files of F fn at D = n into d (de_cec_data_len floats). */
 static rt_status data_read(de_job *job, float *d, rt_error *err)
 {
-	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn);
+	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn), num = de_cec_number(job);
 	char name[64], path[RT_PATH_MAX];
 	double *v = rt_malloc((size_t)nc * n * n * sizeof *v, err);   /* the largest file's part */
 	rt_status st = v ? RT_OK : RT_ERR_SYSTEM;
@@ -176,7 +224,7 @@ static rt_status data_read(de_job *job, float *d, rt_error *err)
 		if (what == 2 && !de_cec_has_shuffle(fn))
 			break;
 		snprintf(name, sizeof name, what == 0 ? "shift_data_%d.txt" : what == 1 ? "M_%d_D%d.txt" :
-			 "shuffle_data_%d_D%d.txt", fn, n);
+			 "shuffle_data_%d_D%d.txt", num, n);
 		if (!(f = data_open(job, name, path, err))) {
 			st = RT_ERR_INPUT;
 			break;
@@ -217,8 +265,9 @@ rt_status de_cec_prepare(de_job *job, rt_error *err)
 	rt_status st;
 	if (job->function != DE_FN_CEC2017 || job->cec_data)
 		return RT_OK;
-	if (n > DE_CEC_DMAX || job->cec_fn < 1 || job->cec_fn > 30 || job->cec_fn == 2)
-		return rt_fail(err, RT_ERR_INPUT, "CEC 2017 F%d at D = %d: not in the suite", job->cec_fn, n);
+	int num = de_cec_number(job), y22 = de_cec_year(job) == 2022;
+	if (n > DE_CEC_DMAX || num < 1 || num > (y22 ? 12 : 30) || (!y22 && num == 2))
+		return rt_fail(err, RT_ERR_INPUT, "CEC %d F%d at D = %d: not in the suite", de_cec_year(job), num, n);
 	float *d = rt_calloc((size_t)de_cec_data_len(job->cec_fn, n), sizeof *d, err);
 	if (!d)
 		return RT_ERR_SYSTEM;

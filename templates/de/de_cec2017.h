@@ -62,18 +62,22 @@ enum de_cec_basic {
 	DE_CB_BENT = 0, DE_CB_ZAKHAROV, DE_CB_ROSEN, DE_CB_RASTRIGIN, DE_CB_SCHAFFER6,
 	DE_CB_LUNACEK, DE_CB_LEVY, DE_CB_SCHWEFEL, DE_CB_ELLIPTIC, DE_CB_ACKLEY,
 	DE_CB_SCHAFFER7, DE_CB_HGBAT, DE_CB_HAPPYCAT, DE_CB_KATSUURA, DE_CB_GRIEROSEN, DE_CB_DISCUS,
-	DE_CB_WEIERSTRASS, DE_CB_GRIEWANK
+	DE_CB_WEIERSTRASS, DE_CB_GRIEWANK, DE_CB_LEVY0
 };
+
+#include "de_cec2022.h"   /* CEC 2022: fn = DE_CEC22 + k, tables over the same basics */
 
 RT_HD int de_cec_components(int fn)
 {
+	if (fn > DE_CEC22)
+		return de_cec22_components(fn - DE_CEC22);
 	return fn == 21 || fn == 22 || fn == 29 || fn == 30 ? 3 : fn == 23 || fn == 24 ? 4
 	     : fn == 25 || fn == 26 ? 5 : fn == 27 || fn == 28 ? 6 : 1;
 }
 
 RT_HD int de_cec_has_shuffle(int fn)
 {
-	return (fn >= 11 && fn <= 20) || fn == 29 || fn == 30;
+	return (fn >= 11 && fn <= 20) || fn == 29 || fn == 30 || (fn >= DE_CEC22 + 6 && fn <= DE_CEC22 + 8);
 }
 
 /* Floats of the instance data of fn at dimension n. */
@@ -134,6 +138,9 @@ DE_CEC_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
 	static const signed char simple[10] = { DE_CB_BENT, -1, DE_CB_ZAKHAROV, DE_CB_ROSEN,
 						DE_CB_RASTRIGIN, DE_CB_SCHAFFER7, DE_CB_LUNACEK,
 						DE_CB_RASTRIGIN, DE_CB_LEVY, DE_CB_SCHWEFEL };
+	float bias;
+	if (fn > DE_CEC22)
+		return de_cec22_part(fn - DE_CEC22, k, pct, sigma, lambda, &bias);
 	*pct = 100;
 	*sigma = 0.0f;
 	*lambda = 1.0f;
@@ -151,6 +158,23 @@ DE_CEC_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
 		return cid[fn - 21][k];
 	}
 	return -1;
+}
+
+/* Bias of composition fn's component c: 100 c (CEC 2017), the table's (2022). */
+DE_CEC_HD float de_cec_bias(int fn, int c)
+{
+	int pct;
+	float sg, lm, bias = 100.0f * (float)c;
+	if (fn > DE_CEC22)
+		de_cec22_part(fn - DE_CEC22, c, &pct, &sg, &lm, &bias);
+	return bias;
+}
+
+/* 0 simple, 1 hybrid, 2 composition. */
+RT_HD int de_cec_kind(int fn)
+{
+	int k = fn > DE_CEC22 ? fn - DE_CEC22 : fn;
+	return fn > DE_CEC22 ? (k >= 9 ? 2 : k >= 6) : (fn >= 21 ? 2 : fn >= 11);
 }
 
 /* ---- basic functions over z[0..m) (the transformed vector) -------------------- */
@@ -310,16 +334,17 @@ DE_CEC_HD float de_cec_basic(int id, const float *z, int m, const float *o)
 		return s * s;
 	case DE_CB_LUNACEK:   /* in a hybrid: unrotated, signs of the shift's first m */
 		return 0.0f;      /* handled by de_cec_group (needs scratch) */
-	case DE_CB_LEVY: {
-		/* w = 1 + (z - 1) / 4 (optimum at z = 1, as the organisers' code):
-		 * with v = z - 1, sin(pi w) = -sin(pi v / 4) */
-		float v = z[0] - 1.0f, h = sinf(0.25f * DE_PI * v);
+	case DE_CB_LEVY:
+	case DE_CB_LEVY0: {
+		/* w = 1 + (z - c) / 4 with c = 1 (CEC 2017's code: optimum at z = 1)
+		 * or 0 (CEC 2022's): with v = z - c, sin(pi w) = -sin(pi v / 4) */
+		float c = id == DE_CB_LEVY ? 1.0f : 0.0f, v = z[0] - c, h = sinf(0.25f * DE_PI * v);
 		s = h * h;
 		for (int i = 0; i + 1 < m; i++) {
-			float d = 0.25f * (z[i] - 1.0f), w = 1.0f + d, g = sinf(fmaf(DE_PI, w, 1.0f));
+			float d = 0.25f * (z[i] - c), w = 1.0f + d, g = sinf(fmaf(DE_PI, w, 1.0f));
 			s = fmaf(d * d, fmaf(10.0f * g, g, 1.0f), s);
 		}
-		v = z[m - 1] - 1.0f;
+		v = z[m - 1] - c;
 		float d = 0.25f * v, g = sinf(0.5f * DE_PI * v);
 		return fmaf(d * d, fmaf(g, g, 1.0f), s);
 	}
@@ -393,7 +418,7 @@ RT_HD void de_cec_transform(const float *x, int stride, int n, const float *o, c
 	}
 }
 
-/* Hybrid function hf (11..20) with its shift o, rotation M, shuffle S:
+/* Hybrid function hf (11..20, DE_CEC22 + 6..8) with its shift o, rotation M, shuffle S:
  * z = M (x - o), y_i = z_{S_i}, groups of ceil(p n) consecutive y. */
 DE_CEC_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const float *o, const float *M,
 			  const float *S, float *a, float *b)
@@ -424,6 +449,11 @@ DE_CEC_HD float de_cec_component(int id, const float *x, int stride, int n, cons
 	if (id >= DE_CEC_HYB)
 		return de_cec_hybrid(id - DE_CEC_HYB, x, stride, n, o, M,
 				     d + (long)nc * n * (n + 1) + (long)c * n, a, b);
+	if (id & DE_CEC_NOROT) {   /* CEC 2022 F9, F10: shifted, not rotated */
+		for (int j = 0; j < n; j++)
+			a[j] = x[j * stride] - o[j];
+		return de_cec_basic(id & ~DE_CEC_NOROT, a, n, o);
+	}
 	if (id == DE_CB_LUNACEK) {   /* F7: the bi-modal sums unrotated, the cosines rotated */
 		for (int j = 0; j < n; j++)
 			b[j] = (o[j] < 0.0f ? -0.2f : 0.2f) * (x[j * stride] - o[j]);
@@ -441,7 +471,7 @@ DE_CEC_HD float de_cec_component(int id, const float *x, int stride, int n, cons
 	return de_cec_basic(id, id == DE_CB_SCHAFFER7 ? a : b, n, o);
 }
 
-/* Composition fn (21..30): sum w_c (lambda_c g_c + 100 c) / sum w_c with
+/* Composition fn (21..30, DE_CEC22 + 9..12): sum w_c (lambda_c g_c + bias_c) / sum w_c with
  * w_c = exp(-|x - o_c|^2 / (2 n sigma_c^2)) / |x - o_c| (log space). */
 DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, const float *d, float *a,
 			       float *b)
@@ -456,9 +486,9 @@ DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, co
 			float t = x[j * stride] - o[j];
 			d2 = fmaf(t, t, d2);
 		}
-		if (d2 == 0.0f)   /* at o_c: its weight is everything (the C code gives NaN) */
-			return fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), 100.0f * (float)c);
-		g[c] = fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), 100.0f * (float)c);
+		if (d2 == 0.0f)   /* at o_c: its weight is everything (the C code's 1e99) */
+			return fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), de_cec_bias(fn, c));
+		g[c] = fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), de_cec_bias(fn, c));
 		lw[c] = -0.5f * logf(d2) - d2 / (2.0f * (float)n * sg * sg);
 		lmax = fmaxf(lmax, lw[c]);
 	}
@@ -471,15 +501,17 @@ DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, co
 	return f / ws;
 }
 
-/* F_fn(x) - F_fn* for fn in 1, 3..30 and n <= DE_CEC_DMAX (the caller checks). */
+/* F_fn(x) - F_fn* for fn in 1, 3..30 (CEC 2017) or DE_CEC22 + 1..12 (CEC 2022)
+ * and n <= DE_CEC_DMAX (the caller checks). */
 RT_HD float de_cec2017_eval(int fn, const float *x, int stride, int n, const float *data)
 {
 	float a[DE_CEC_DMAX], b[DE_CEC_DMAX];
 	int pct;
 	float sg, lm;
-	if (fn >= 21)
+	int kind = de_cec_kind(fn);
+	if (kind == 2)
 		return de_cec_composition(fn, x, stride, n, data, a, b);
-	if (fn >= 11)
+	if (kind == 1)
 		return de_cec_component(DE_CEC_HYB + fn, x, stride, n, data, 1, 0, a, b);
 	return de_cec_component(de_cec_part(fn, 0, &pct, &sg, &lm), x, stride, n, data, 1, 0, a, b);
 }

@@ -40,7 +40,9 @@ static void make_cec(de_job *job, int fn, int dim, uint64_t cec_seed)
  * 418.98 - 420.97 sin(sqrt(420.97)) (F10, hybrids with Schwefel). */
 static double floor_tol(int fn, int D)
 {
-	return fn == 10 || fn == 12 || fn == 16 || fn == 17 || fn == 20 ? 1e-4 * D : 0.0;
+	int k = fn - DE_CEC22;   /* CEC 2022: F7, F8, F10 */
+	return fn == 10 || fn == 12 || fn == 16 || fn == 17 || fn == 20 || k == 7 || k == 8 || k == 10 ? 1e-4 * D
+											    : 0.0;
 }
 
 /* ---- (a) the minima --------------------------------------------------------- */
@@ -48,11 +50,11 @@ static double floor_tol(int fn, int D)
 static void test_minima(void **state)
 {
 	(void)state;
-	static const int dims[] = { 10, 30, 50, 100 };
-	for (int di = 0; di < 4; di++) {
+	static const int dims[] = { 10, 30, 50, 100, 10, 20 };   /* the last two: CEC 2022 */
+	for (int di = 0; di < 6; di++) {
 		int D = dims[di];
 		float x[100];
-		for (int fn = 1; fn <= 30; fn++) {
+		for (int fn = di < 4 ? 1 : DE_CEC22 + 1; fn <= (di < 4 ? 30 : DE_CEC22 + 12); fn++) {
 			if (fn == 2)
 				continue;
 			de_job job;
@@ -259,16 +261,27 @@ static double r_lunacek(const double *x, int n, const float *o, const float *M, 
 	return fmin(a, s * b + n) + 10.0 * (n - c);
 }
 
-static double r_levy(const double *x, int n, const float *o, const float *M, int sf, int rf)
+/* Levy: w = 1 + (z - c) / 4, c = 1 in CEC 2017's code, 0 in CEC 2022's. */
+static double r_levy_c(const double *x, int n, const float *o, const float *M, int sf, int rf, double c)
 {
 	double w[100], f;
 	sr(x, n, o, M, 1.0, sf, rf);
 	for (int i = 0; i < n; i++)
-		w[i] = 1.0 + (rz[i] - 1.0) / 4.0;
+		w[i] = 1.0 + (rz[i] - c) / 4.0;
 	f = pow(sin(M_PI * w[0]), 2) + pow(w[n - 1] - 1, 2) * (1 + pow(sin(2 * M_PI * w[n - 1]), 2));
 	for (int i = 0; i < n - 1; i++)
 		f += pow(w[i] - 1, 2) * (1 + 10 * pow(sin(M_PI * w[i] + 1), 2));
 	return f;
+}
+
+static double r_levy(const double *x, int n, const float *o, const float *M, int sf, int rf)
+{
+	return r_levy_c(x, n, o, M, sf, rf, 1.0);
+}
+
+static double r_levy0(const double *x, int n, const float *o, const float *M, int sf, int rf)
+{
+	return r_levy_c(x, n, o, M, sf, rf, 0.0);
 }
 
 static double r_schwefel(const double *x, int n, const float *o, const float *M, int sf, int rf)
@@ -456,9 +469,78 @@ static double r_composition(int fn, const double *x, int n, const float *d)
 	return f;
 }
 
-/* F_fn(x) - F_fn* in double, every function of the suite. */
+/* CEC 2022 (cec22_test_func.cpp): hybrids hf02, hf10, hf06; compositions
+ * cf01, cf02, cf06, cf07 with their biases and their unrotated components
+ * (r 0: cf01's last elliptic, cf02's Schwefel). */
+static double reference22(int k, const double *x, int n, const float *d)
+{
+	static const ref_fn simple[5] = { r_zakharov, r_rosen, r_schaffer7, r_rastrigin, r_levy0 };
+	static const ref_fn hyb[3][6] = {
+		{ r_bent, r_hgbat, r_rastrigin },
+		{ r_hgbat, r_katsuura, r_ackley, r_rastrigin, r_schwefel, r_schaffer7 },
+		{ r_katsuura, r_happycat, r_grierosen, r_schwefel, r_ackley },
+	};
+	static const double gp[3][6] = {
+		{ 0.4, 0.4, 0.2 }, { 0.1, 0.2, 0.2, 0.2, 0.1, 0.2 }, { 0.3, 0.2, 0.2, 0.1, 0.2 },
+	};
+	static const ref_fn comp[4][6] = {
+		{ r_rosen, r_ellips, r_bent, r_discus, r_ellips }, { r_schwefel, r_rastrigin, r_hgbat },
+		{ r_schaffer6, r_schwefel, r_griewank, r_rosen, r_rastrigin },
+		{ r_hgbat, r_rastrigin, r_schwefel, r_bent, r_ellips, r_schaffer6 },
+	};
+	static const double fac[4][6] = {
+		{ 10000 / 1e4, 10000 / 1e10, 10000 / 1e30, 10000 / 1e10, 10000 / 1e10 }, { 1, 1, 1 },
+		{ 10000 / 2e7, 1, 1000.0 / 100, 1, 10000 / 1e3 },
+		{ 10000.0 / 1000, 10000 / 1e3, 10000 / 4e3, 10000 / 1e30, 10000 / 1e10, 10000 / 2e7 },
+	};
+	static const double delta[4][6] = {
+		{ 10, 20, 30, 40, 50 }, { 20, 10, 10 }, { 20, 20, 30, 30, 20 }, { 10, 20, 30, 40, 50, 60 },
+	};
+	static const double bias[4][6] = {
+		{ 0, 200, 300, 100, 400 }, { 0, 200, 100 }, { 0, 200, 300, 400, 200 }, { 0, 300, 500, 100, 400, 200 },
+	};
+	static const int rot[4][6] = { { 1, 1, 1, 1, 0 }, { 0, 1, 1 }, { 1, 1, 1, 1, 1 }, { 1, 1, 1, 1, 1, 1 } };
+	if (k <= 5)
+		return simple[k - 1](x, n, d, d + n, 1, 1);
+	if (k <= 8) {
+		const float *S = d + n + n * n;
+		int m = 0, g0 = 0;
+		double f = 0;
+		while (m < 6 && hyb[k - 6][m])
+			m++;
+		sr(x, n, d, d + n, 1.0, 1, 1);
+		for (int i = 0; i < n; i++)
+			ry[i] = rz[(int)S[i]];
+		for (int c = 0; c < m; c++) {
+			int g = c + 1 < m ? (int)ceil(gp[k - 6][c] * n) : n - g0;
+			f += hyb[k - 6][c](ry + g0, g, d, d + n, 0, 0);
+			g0 += g;
+		}
+		return f;
+	}
+	int c9 = k - 9, nc = de_cec22_components(k);
+	double fit[6], w[6], wmax = 0, ws = 0, f = 0;
+	for (int i = 0; i < nc; i++) {
+		const float *o = d + i * n, *M = d + nc * n + i * n * n;
+		fit[i] = comp[c9][i](x, n, o, M, 1, rot[c9][i]) * fac[c9][i] + bias[c9][i];
+		w[i] = 0;
+		for (int j = 0; j < n; j++)
+			w[i] += pow(x[j] - o[j], 2.0);
+		w[i] = w[i] != 0 ? pow(1.0 / w[i], 0.5) * exp(-w[i] / 2.0 / n / pow(delta[c9][i], 2.0)) : 1e99;
+		wmax = fmax(wmax, w[i]);
+	}
+	for (int i = 0; i < nc; i++)
+		ws += wmax == 0 ? 1 : w[i];
+	for (int i = 0; i < nc; i++)
+		f += (wmax == 0 ? 1 : w[i]) / ws * fit[i];
+	return f;
+}
+
+/* F_fn(x) - F_fn* in double, every function of both suites. */
 static double reference(int fn, const double *x, int n, const float *d)
 {
+	if (fn > DE_CEC22)
+		return reference22(fn - DE_CEC22, x, n, d);
 	static const ref_fn simple[10] = { r_bent, NULL, r_zakharov, r_rosen, r_rastrigin, r_schaffer7,
 					   r_lunacek, r_rastrigin, r_levy, r_schwefel };
 	if (fn <= 10)   /* F8: the organisers' rounding of y is overwritten: Rastrigin */
@@ -473,9 +555,9 @@ static double reference(int fn, const double *x, int n, const float *d)
 static void test_reference_float64(void **state)
 {
 	(void)state;
-	static const int dims[] = { 10, 30, 50 };
-	for (int di = 0; di < 3; di++) {
-		for (int fn = 1; fn <= 30; fn++) {
+	static const int dims[] = { 10, 30, 50, 10, 20 };   /* the last two: CEC 2022 */
+	for (int di = 0; di < 5; di++) {
+		for (int fn = di < 3 ? 1 : DE_CEC22 + 1; fn <= (di < 3 ? 30 : DE_CEC22 + 12); fn++) {
 			int D = dims[di];
 			de_job job;
 			rt_rng rng;
@@ -624,23 +706,36 @@ static void test_checkpoint_generations(void **state)
 {
 	(void)state;
 	de_job job;
-	de_job_default(&job, DE_FN_CEC2017, 10);
-	job.cec_fn = 1;
-	job.strategy = DE_LSHADE;
-	job.np = 180;
-	job.max_evals = 100000;
 	rt_error err;
-	assert_int_equal(de_job_finish(&job, &err), RT_OK);
-	assert_int_equal(job.cec_nchecks, DE_CEC_CHECKS);
-	for (int k = 0; k < DE_CEC_CHECKS; k++) {
-		double t = de_cec_fraction(k) * 100000;
-		long g = job.cec_gen[k];
-		assert_true((double)de_job_evals(&job, g) <= t);
-		assert_true(g == job.gens || (double)de_job_evals(&job, g + 1) > t);
+	/* CEC 2017: 14 fractions of MaxFES; CEC 2022 at D = 20: 20^(k/5 - 3), k = 0 .. 15 */
+	static const struct { int fn, dim, K; long maxfes; } suites[] = {
+		{ 1, 10, 14, 100000 }, { DE_CEC22 + 4, 20, 16, 1000000 },
+	};
+	for (int q = 0; q < 2; q++) {
+		de_job_default(&job, DE_FN_CEC2017, suites[q].dim);
+		job.cec_fn = suites[q].fn;
+		job.strategy = DE_LSHADE;
+		job.np = 18 * suites[q].dim;
+		job.max_evals = suites[q].maxfes;
+		assert_int_equal(de_job_finish(&job, &err), RT_OK);
+		assert_int_equal(job.cec_nchecks, suites[q].K);
+		for (int k = 0; k < suites[q].K; k++) {
+			double t = de_cec_fraction(&job, k) * (double)suites[q].maxfes;
+			long g = job.cec_gen[k];
+			/* before the initial population's evaluations: generation 0 */
+			assert_true(g == 0 || (double)de_job_evals(&job, g) <= t);
+			assert_true(g == job.gens || (double)de_job_evals(&job, g + 1) > t);
+		}
+		assert_int_equal(job.cec_gen[suites[q].K - 1], job.gens);
+		if (q == 0)
+			assert_true(de_cec_fraction(&job, 0) == 0.01 && de_cec_fraction(&job, 3) == 0.05 &&
+				    de_cec_fraction(&job, 4) == 0.1);
+		else
+			assert_true(fabs(de_cec_fraction(&job, 0) - 1.25e-4) < 1e-12 &&
+				    fabs(de_cec_fraction(&job, 5) - 1.0 / 400) < 1e-12 &&
+				    de_cec_fraction(&job, 15) == 1.0);
+		de_job_free(&job);
 	}
-	assert_int_equal(job.cec_gen[DE_CEC_CHECKS - 1], job.gens);
-	assert_true(de_cec_fraction(0) == 0.01 && de_cec_fraction(3) == 0.05 && de_cec_fraction(4) == 0.1);
-	de_job_free(&job);
 	de_job_default(&job, DE_FN_SPHERE, 10);   /* other functions: none */
 	assert_int_equal(de_job_finish(&job, &err), RT_OK);
 	assert_int_equal(job.cec_nchecks, 0);
@@ -655,7 +750,8 @@ static void test_nvrtc_cec(void **state)
 	rt_error err;
 	if (nvrtc_open(&err) != RT_OK)
 		skip();
-	static const int cases[][3] = { { 1, 10, DE_LSHADE }, { 23, 30, DE_LSHADE }, { 29, 10, DE_RAND_1_BIN } };
+	static const int cases[][3] = { { 1, 10, DE_LSHADE }, { 23, 30, DE_LSHADE }, { 29, 10, DE_RAND_1_BIN },
+					{ DE_CEC22 + 9, 20, DE_LSHADE } };
 	for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
 		de_job job;
 		gen_source src;
