@@ -1,11 +1,13 @@
-/* de_cec.c: kind de's CEC 2017 suite (templates/de/de_cec2017.h holds the
- * functions): the spec keys, the instance data generated from a seed, and
- * the suite's error checkpoints.
+/* de_cec.c: kind de's CEC 2017 and CEC 2022 suites (templates/de/
+ * de_cec2017.h and de_cec2022.h hold the functions): the spec keys, the
+ * instance data generated from a seed or read from the organisers' files,
+ * and the suites' error checkpoints.
  *
  *   [de]
- *   function = cec2017
- *   cec_function = 5       ; 1, 3 .. 30 (F2 was withdrawn by the organisers)
- *   dim = 10               ; 10, 30, 50 or 100
+ *   function = cec2017     ; or cec2022
+ *   cec_function = 5       ; 2017: 1, 3 .. 30 (F2 was withdrawn by the
+ *                          ;   organisers); 2022: 1 .. 12
+ *   dim = 10               ; 2017: 10, 30, 50 or 100; 2022: 10 or 20
  *   cec_seed = 1           ; the instance data (shifts, rotations, shuffles);
  *                          ;   default: [problem] seed as written in the spec
  *                          ;   (--seed changes the runs, never the functions)
@@ -14,6 +16,8 @@
  *                          ;   shuffle_data_<F>_D<D>.txt as their input_data
  *                          ;   folder; relative to the spec's folder; not
  *                          ;   shipped with evoforge)
+ * max_evals defaults to 10000 D (2017), 200,000 at D = 10 and 1,000,000 at
+ * D = 20 (2022). A CEC 2022 job is DE_FN_CEC2017 with cec_fn = DE_CEC22 + k.
  *
  * Instance data: per component c a shift uniform in [-80, 80]^D (as the
  * official files), a random orthogonal matrix (Gaussian rows, modified
@@ -22,14 +26,17 @@
  * so every problem, run and backend of a job sees the same functions.
  *
  * Official files are read as the organisers' code reads them: the first
- * nc n n numbers of M (composition files hold 10 matrices), the first n
- * numbers of each of the first nc lines of shift_data (one line for
- * F1..F20), the first nc n integers (1-based) of shuffle_data.
+ * nc n n numbers of M (composition files hold 10 or 12 matrices), the first
+ * n numbers of each of the first nc lines of shift_data (one line for the
+ * simple and hybrid functions), the first nc n integers (1-based) of
+ * shuffle_data.
  *
  * Error checkpoints: CEC 2017 records f(best) - F* after (0.01, 0.02, 0.03,
- * 0.05, 0.1, 0.2, ..., 1.0) x MaxFES. A run stops its stretches at the last
- * generation whose evaluations do not exceed each (de_ckpt_stretch_end), and
- * the backends note every problem's best there (de_cec_note). */
+ * 0.05, 0.1, 0.2, ..., 1.0) x MaxFES, CEC 2022 after D^(k/5 - 3) x MaxFES,
+ * k = 0 .. 15. A run stops its stretches at the last generation whose
+ * evaluations do not exceed each (de_ckpt_stretch_end; generation 0 for
+ * those before the initial population's evaluations), and the backends
+ * note every problem's best there (de_cec_note). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
