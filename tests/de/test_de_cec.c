@@ -633,25 +633,26 @@ static void test_generated_data(void **state)
  * (10 blocks for F29, F30), padded as theirs with values never read. */
 static void write_official(const de_job *job)
 {
-	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn), comp = fn >= 21;
+	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn), comp = de_cec_kind(fn) == 2;
+	int num = de_cec_number(job), rows = fn > DE_CEC22 ? 12 : 10;   /* the code's cf_num */
 	const float *d = job->cec_data;
 	char path[400];
-	snprintf(path, sizeof path, "%s/shift_data_%d.txt", tmpdir, fn);
+	snprintf(path, sizeof path, "%s/shift_data_%d.txt", tmpdir, num);
 	FILE *f = fopen(path, "w");
-	for (int c = 0; c < (comp ? 10 : 1); c++, fputc('\n', f))
+	for (int c = 0; c < (comp ? rows : 1); c++, fputc('\n', f))
 		for (int j = 0; j < 100; j++)
 			fprintf(f, " %.9g", c < nc && j < n ? d[c * n + j] : 77.5);
 	fclose(f);
-	snprintf(path, sizeof path, "%s/M_%d_D%d.txt", tmpdir, fn, n);
+	snprintf(path, sizeof path, "%s/M_%d_D%d.txt", tmpdir, num, n);
 	f = fopen(path, "w");
-	for (int k = 0; k < (comp ? 10 : 1) * n * n; k++)
+	for (int k = 0; k < (comp ? rows : 1) * n * n; k++)
 		fprintf(f, "%.9g%c", k < nc * n * n ? d[nc * n + k] : 0.5, k % n == n - 1 ? '\n' : ' ');
 	fclose(f);
 	if (!de_cec_has_shuffle(fn))
 		return;
-	snprintf(path, sizeof path, "%s/shuffle_data_%d_D%d.txt", tmpdir, fn, n);
+	snprintf(path, sizeof path, "%s/shuffle_data_%d_D%d.txt", tmpdir, num, n);
 	f = fopen(path, "w");
-	for (int k = 0; k < (comp ? 10 : 1) * n; k++)
+	for (int k = 0; k < (comp ? rows : 1) * n; k++)
 		fprintf(f, "%d ", k < nc * n ? (int)d[nc * n * (n + 1) + k] + 1 : k % n + 1);
 	fclose(f);
 }
@@ -662,18 +663,18 @@ static rt_status official_job(de_job *job, int fn, int dim, const char *dir, rt_
 	job->cec_fn = fn;
 	job->lower = -100;
 	job->upper = 100;
-	job->cec_dir = strdup(dir);
+	job->cec_dir = strdup(dir);   /* the suite's function number names the files */
 	rt_status st = de_job_finish(job, err);
 	return st ? st : de_job_prepare(job, 1, err);
 }
 
 /* Files written from generated data read back to the same floats (simple,
- * hybrid, F20 with its one shift row, compositions, F29's shuffles); a
+ * hybrid, F20 with its one shift row, compositions, F29's shuffles, CEC 2022 F7 and F12); a
  * missing file and a bad shuffle are named. */
 static void test_official_files(void **state)
 {
 	(void)state;
-	static const int fns[] = { 5, 13, 20, 22, 29 };
+	static const int fns[] = { 5, 13, 20, 22, 29, DE_CEC22 + 7, DE_CEC22 + 12 };
 	rt_error err;
 	for (size_t q = 0; q < sizeof fns / sizeof fns[0]; q++) {
 		de_job gen, rd;
