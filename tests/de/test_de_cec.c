@@ -669,8 +669,8 @@ static rt_status official_job(de_job *job, int fn, int dim, const char *dir, rt_
 }
 
 /* Files written from generated data read back to the same floats (simple,
- * hybrid, F20 with its one shift row, compositions, F29's shuffles, CEC 2022 F7 and F12); a
- * missing file and a bad shuffle are named. */
+ * hybrid, F20 with its one shift row, compositions, F29's shuffles, CEC
+ * 2022 F7 and F12); a missing file and a bad shuffle are named. */
 static void test_official_files(void **state)
 {
 	(void)state;
