@@ -1,7 +1,9 @@
 /* de_cec2017.h: the CEC 2017 bound-constrained suite (Awad, Ali, Liang, Qu,
  * Suganthan 2016: F1, F3..F30; F2 was withdrawn by the organisers), written
  * once in float and compiled by the host (runtime/de, tests) and into the
- * fused CUDA kernel, like de_functions.h.
+ * fused CUDA kernel, like de_functions.h; its basic functions, transforms,
+ * hybrids and compositions also evaluate CEC 2022 (de_cec2022.h's tables,
+ * fn = DE_CEC22 + k).
  *
  * de_cec2017_eval returns the ERROR F_i(x) - F_i* (F_i* = 100 i is not
  * added: at 3000 a float's step is 2.4e-4, far above the suite's 1e-8).
