@@ -161,7 +161,7 @@ static void write_cec_errors(rt_json *j, const de_job *job, const de_outcome *ou
 	rt_json_int(j, "max_evals", job->max_evals);
 	rt_json_begin_array(j, "fractions");
 	for (int k = 0; k < K; k++)
-		rt_json_double(j, NULL, de_cec_fraction(k));
+		rt_json_double(j, NULL, de_cec_fraction(job, k));
 	rt_json_end_array(j);
 	rt_json_begin_array(j, "evaluations");
 	for (int k = 0; k < K; k++)
@@ -205,11 +205,14 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_int(&j, "ranks", rt_comm_size());
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
-	rt_json_string(&j, "function", de_function_name(job->function));
+	rt_json_string(&j, "function", job->function == DE_FN_CEC2017 && de_cec_year(job) == 2022 ? "cec2022" :
+		       de_function_name(job->function));
 	if (job->function == DE_FN_CEC2017) {   /* best values are errors F(x) - F* */
-		rt_json_int(&j, "cec_function", job->cec_fn);
-		rt_json_int(&j, "cec_fstar", 100LL * job->cec_fn);
+		rt_json_int(&j, "cec_function", de_cec_number(job));
+		rt_json_int(&j, "cec_fstar", de_cec_fstar(job));
 		rt_json_int(&j, "cec_seed", (long long)job->cec_seed);
+		if (job->cec_dir)
+			rt_json_string(&j, "cec_data", job->cec_dir);
 	}
 	rt_json_int(&j, "dim", job->dim);
 	rt_json_int(&j, "population", job->np);

@@ -470,7 +470,7 @@ typedef struct check_case {
 	double target;
 	int exact;   /* CPU and GPU must agree bit for bit (no sin/exp) */
 	long long evals;   /* max_evals (L-SHADE, jSO: their schedule); 0: gens */
-	int cec;     /* fn DE_FN_CEC2017: its function number (instance data of cec_seed 1) */
+	int cec;     /* fn DE_FN_CEC2017: its cec_fn (CEC 2022: DE_CEC22 + k; data of cec_seed 1) */
 } check_case;
 
 /* Do a's and b's best vectors differ in any bit? */
@@ -552,6 +552,11 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		  DE_BOUNDS_CLIP, 0, 0, 0, 0, 22 },
 		{ "cec2017 F29 comp lshade", DE_FN_CEC2017, 10, 180, 2, 0, 0, 0, DE_LSHADE,
 		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 20000, 29 },
+		/* Schaffer F7 on the shuffled vector's start; CEC 2022's unrotated components */
+		{ "cec2017 F20 hybrid rand/1", DE_FN_CEC2017, 10, 100, 2, 200, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 0, 0, 20 },
+		{ "cec2022 F10 composition", DE_FN_CEC2017, 20, 100, 2, 200, 0, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 0, 0, 0, DE_CEC22 + 10 },
 	};
 	const int ncases = (int)(sizeof cases / sizeof cases[0]);
 	int failures = 0, comparisons = 0;

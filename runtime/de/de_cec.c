@@ -1,14 +1,23 @@
-/* de_cec.c: kind de's CEC 2017 suite (templates/de/de_cec2017.h holds the
- * functions): the spec keys, the instance data generated from a seed, and
- * the suite's error checkpoints.
+/* de_cec.c: kind de's CEC 2017 and CEC 2022 suites (templates/de/
+ * de_cec2017.h and de_cec2022.h hold the functions): the spec keys, the
+ * instance data generated from a seed or read from the organisers' files,
+ * and the suites' error checkpoints.
  *
  *   [de]
- *   function = cec2017
- *   cec_function = 5       ; 1, 3 .. 30 (F2 was withdrawn by the organisers)
- *   dim = 10               ; 10, 30, 50 or 100
+ *   function = cec2017     ; or cec2022
+ *   cec_function = 5       ; 2017: 1, 3 .. 30 (F2 was withdrawn by the
+ *                          ;   organisers); 2022: 1 .. 12
+ *   dim = 10               ; 2017: 10, 30, 50 or 100; 2022: 10 or 20
  *   cec_seed = 1           ; the instance data (shifts, rotations, shuffles);
  *                          ;   default: [problem] seed as written in the spec
  *                          ;   (--seed changes the runs, never the functions)
+ *   cec_data = DIR         ; optional: read the organisers' data files instead
+ *                          ;   (M_<F>_D<D>.txt, shift_data_<F>.txt,
+ *                          ;   shuffle_data_<F>_D<D>.txt as their input_data
+ *                          ;   folder; relative to the spec's folder; not
+ *                          ;   shipped with evoforge)
+ * max_evals defaults to 10000 D (2017), 200,000 at D = 10 and 1,000,000 at
+ * D = 20 (2022). A CEC 2022 job is DE_FN_CEC2017 with cec_fn = DE_CEC22 + k.
  *
  * Instance data: per component c a shift uniform in [-80, 80]^D (as the
  * official files), a random orthogonal matrix (Gaussian rows, modified
@@ -16,31 +25,79 @@
  * its own rt_rng stream of cec_seed named by (function, D, component, what),
  * so every problem, run and backend of a job sees the same functions.
  *
+ * Official files are read as the organisers' code reads them: the first
+ * nc n n numbers of M (composition files hold 10 or 12 matrices), the first
+ * n numbers of each of the first nc lines of shift_data (one line for the
+ * simple and hybrid functions), the first nc n integers (1-based) of
+ * shuffle_data.
+ *
  * Error checkpoints: CEC 2017 records f(best) - F* after (0.01, 0.02, 0.03,
- * 0.05, 0.1, 0.2, ..., 1.0) x MaxFES. A run stops its stretches at the last
- * generation whose evaluations do not exceed each (de_ckpt_stretch_end), and
- * the backends note every problem's best there (de_cec_note). */
+ * 0.05, 0.1, 0.2, ..., 1.0) x MaxFES, CEC 2022 after D^(k/5 - 3) x MaxFES,
+ * k = 0 .. 15. A run stops its stretches at the last generation whose
+ * evaluations do not exceed each (de_ckpt_stretch_end; generation 0 for
+ * those before the initial population's evaluations), and the backends
+ * note every problem's best there (de_cec_note). */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "de_impl.h"
 #include "rng.h"
 
-static const double fractions[DE_CEC_CHECKS] = { 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3,
-						 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 };
+static const double fractions17[14] = { 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3,
+					 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0 };
 
-double de_cec_fraction(int k)
+int de_cec_year(const de_job *job)
 {
-	return k >= 0 && k < DE_CEC_CHECKS ? fractions[k] : 0.0;
+	return job->cec_fn > DE_CEC22 ? 2022 : 2017;
 }
 
-rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
+int de_cec_number(const de_job *job)
+{
+	return job->cec_fn > DE_CEC22 ? job->cec_fn - DE_CEC22 : job->cec_fn;
+}
+
+long de_cec_fstar(const de_job *job)
+{
+	return job->cec_fn > DE_CEC22 ? de_cec22_fstar(job->cec_fn - DE_CEC22) : 100L * job->cec_fn;
+}
+
+/* CEC 2017: the 14 fractions above; CEC 2022: D^(k/5 - 3), k = 0 .. 15. */
+double de_cec_fraction(const de_job *job, int k)
+{
+	if (de_cec_year(job) == 2022)
+		return k >= 0 && k < 16 ? (k == 15 ? 1.0 : pow((double)job->dim, k / 5.0 - 3.0)) : 0.0;
+	return k >= 0 && k < 14 ? fractions17[k] : 0.0;
+}
+
+/* CEC 2022's cec_function and dim (F1..F12, D = 10 or 20; MaxFES 200,000
+ * or 1,000,000 by default). */
+static rt_status read_2022(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
 	long v;
-	uint64_t seed;
+	rt_status st;
+	if (!rt_spec_find(spec, "de", "cec_function"))
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2022 needs cec_function = 1 .. 12",
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
+	if ((st = rt_spec_int(spec, "de", "cec_function", 1, 1, 12, &v, err)))
+		return st;
+	job->cec_fn = DE_CEC22 + (int)v;
+	if (job->dim != 10 && job->dim != 20)
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.dim: CEC 2022 is defined for D = 10, 20, got %d",
+			       rt_spec_key_where(spec, "de", rt_spec_find(spec, "de", "dim") ? "dim" : "function",
+						 loc, sizeof loc), job->dim);
+	job->max_evals = job->dim == 10 ? 200000 : 1000000;
+	return RT_OK;
+}
+
+static rt_status read_2017(de_job *job, rt_spec *spec, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	long v;
 	rt_status st;
 	if (!rt_spec_find(spec, "de", "cec_function"))
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2017 needs cec_function = 1, 3 .. 30",
@@ -56,9 +113,28 @@ rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.dim: CEC 2017 is defined for D = 10, 30, 50, 100, "
 			       "got %d", rt_spec_key_where(spec, "de", rt_spec_find(spec, "de", "dim") ? "dim" :
 							   "function", loc, sizeof loc), job->dim);
+	return RT_OK;
+}
+
+rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err)
+{
+	uint64_t seed;
+	rt_status st;
+	if ((st = job->cec_fn == DE_CEC22 ? read_2022(job, spec, err) : read_2017(job, spec, err)))
+		return st;
 	if ((st = rt_spec_u64(spec, "problem", "seed", 1, &seed, err)) ||
 	    (st = rt_spec_u64(spec, "de", "cec_seed", seed, &job->cec_seed, err)))
 		return st;
+	const char *dir;
+	char path[RT_PATH_MAX];
+	if ((st = rt_spec_string(spec, "de", "cec_data", "", &dir, err)) || !*dir)
+		return st;
+	if ((st = rt_format(path, sizeof path, err, "%s%s%s", dir[0] == '/' ? "" : spec->dir,
+			    dir[0] == '/' ? "" : "/", dir)))
+		return st;
+	free(job->cec_dir);
+	if (!(job->cec_dir = rt_strdup(path, err)))
+		return RT_ERR_SYSTEM;
 	return RT_OK;
 }
 
@@ -68,8 +144,9 @@ void de_cec_plan(de_job *job)
 	if (job->function != DE_FN_CEC2017)
 		return;
 	double maxfes = job->max_evals > 0 ? (double)job->max_evals : (double)de_job_evals(job, job->gens);
-	for (int k = 0; k < DE_CEC_CHECKS; k++) {
-		double t = fractions[k] * maxfes;
+	int K = de_cec_year(job) == 2022 ? 16 : 14;
+	for (int k = 0; k < K; k++) {
+		double t = de_cec_fraction(job, k) * maxfes;
 		long lo = 0, hi = job->gens;   /* last g in [0, gens] with evals(g) <= t (else 0) */
 		while (lo < hi) {
 			long mid = lo + (hi - lo + 1) / 2;
@@ -80,7 +157,7 @@ void de_cec_plan(de_job *job)
 		}
 		job->cec_gen[k] = lo;
 	}
-	job->cec_nchecks = DE_CEC_CHECKS;
+	job->cec_nchecks = K;
 }
 
 long de_cec_next(const de_job *job, long gen)
@@ -111,17 +188,104 @@ static uint64_t data_stream(const de_job *job, int c, int what)
 	       ((uint64_t)c << 2) | (uint64_t)what;
 }
 
+/* Opens file name of the job's cec_data folder; the error names it. */
+static FILE *data_open(const de_job *job, const char *name, char *path, rt_error *err)
+{
+	FILE *f;
+	if (rt_format(path, RT_PATH_MAX, err, "%s/%s", job->cec_dir, name))
+		return NULL;
+	if (!(f = fopen(path, "r")))
+		rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: %s (CEC %d F%d at D = %d needs it; the "
+			"organisers' input_data files are not shipped with evoforge)", path, strerror(errno),
+			de_cec_year(job), de_cec_number(job), job->dim);
+	return f;
+}
+
+/* count numbers of f into out (NULL: skip them); skip_line: then the rest of the line. */
+static rt_status data_numbers(FILE *f, const char *path, double *out, long count, int skip_line,
+			      rt_error *err)
+{
+	for (long i = 0; i < count; i++) {
+		double v;
+		if (fscanf(f, "%lf", &v) != 1 || !isfinite(v))
+			return rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: expected %ld numbers%s, found %ld",
+				       path, count, skip_line ? " on this line" : "", i);
+		if (out)
+			out[i] = v;
+	}
+	if (skip_line)
+		for (int c = fgetc(f); c != EOF && c != '\n'; c = fgetc(f))
+			;
+	return RT_OK;
+}
+
+/* The organisers' files of F fn at D = n into d (de_cec_data_len floats). */
+static rt_status data_read(de_job *job, float *d, rt_error *err)
+{
+	int fn = job->cec_fn, n = job->dim, nc = de_cec_components(fn), num = de_cec_number(job);
+	char name[64], path[RT_PATH_MAX];
+	double *v = rt_malloc((size_t)nc * n * n * sizeof *v, err);   /* the largest file's part */
+	rt_status st = v ? RT_OK : RT_ERR_SYSTEM;
+	FILE *f = NULL;
+	for (int what = 0; what < 3 && st == RT_OK; what++) {
+		if (what == 2 && !de_cec_has_shuffle(fn))
+			break;
+		snprintf(name, sizeof name, what == 0 ? "shift_data_%d.txt" : what == 1 ? "M_%d_D%d.txt" :
+			 "shuffle_data_%d_D%d.txt", num, n);
+		if (!(f = data_open(job, name, path, err))) {
+			st = RT_ERR_INPUT;
+			break;
+		}
+		if (what == 0) {   /* nc lines of (at least) n values */
+			for (int c = 0; c < nc && st == RT_OK; c++)
+				st = data_numbers(f, path, v + (long)c * n, n, nc > 1, err);
+			for (long i = 0; st == RT_OK && i < (long)nc * n; i++)
+				d[i] = (float)v[i];
+		} else if (what == 1) {
+			if ((st = data_numbers(f, path, v, (long)nc * n * n, 0, err)) == RT_OK)
+				for (long i = 0; i < (long)nc * n * n; i++)
+					d[(long)nc * n + i] = (float)v[i];
+		} else if ((st = data_numbers(f, path, v, (long)nc * n, 0, err)) == RT_OK) {
+			float *S = d + (long)nc * n * (n + 1);
+			for (int c = 0; c < nc && st == RT_OK; c++) {   /* each block a permutation of 1..n */
+				char seen[DE_CEC_DMAX] = { 0 };
+				for (int j = 0; j < n && st == RT_OK; j++) {
+					double s = v[(long)c * n + j];
+					if (s != floor(s) || s < 1 || s > n || seen[(int)s - 1]++)
+						st = rt_fail(err, RT_ERR_INPUT, "de.cec_data: %s: number %ld is %g, "
+							     "expected a permutation of 1 .. %d", path,
+							     (long)c * n + j + 1, s, n);
+					else
+						S[(long)c * n + j] = (float)(s - 1);
+				}
+			}
+		}
+		fclose(f);
+	}
+	free(v);
+	return st;
+}
+
 rt_status de_cec_prepare(de_job *job, rt_error *err)
 {
 	int n = job->dim, nc = de_cec_components(job->cec_fn);
 	rt_status st;
 	if (job->function != DE_FN_CEC2017 || job->cec_data)
 		return RT_OK;
-	if (n > DE_CEC_DMAX || job->cec_fn < 1 || job->cec_fn > 30 || job->cec_fn == 2)
-		return rt_fail(err, RT_ERR_INPUT, "CEC 2017 F%d at D = %d: not in the suite", job->cec_fn, n);
+	int num = de_cec_number(job), y22 = de_cec_year(job) == 2022;
+	if (n > DE_CEC_DMAX || num < 1 || num > (y22 ? 12 : 30) || (!y22 && num == 2))
+		return rt_fail(err, RT_ERR_INPUT, "CEC %d F%d at D = %d: not in the suite", de_cec_year(job), num, n);
 	float *d = rt_calloc((size_t)de_cec_data_len(job->cec_fn, n), sizeof *d, err);
 	if (!d)
 		return RT_ERR_SYSTEM;
+	if (job->cec_dir) {
+		if ((st = data_read(job, d, err)) != RT_OK) {
+			free(d);
+			return st;
+		}
+		job->cec_data = d;
+		return RT_OK;
+	}
 	for (int c = 0; c < nc; c++) {
 		rt_rng rng;
 		rt_rng_init(&rng, job->cec_seed, data_stream(job, c, 0));

@@ -44,7 +44,7 @@ typedef struct de_user {
 } de_user;
 
 /* CEC 2017's error checkpoints: fractions of max_evals (de_cec.c). */
-#define DE_CEC_CHECKS 14
+#define DE_CEC_CHECKS 16   /* most error checkpoints (CEC 2017: 14, CEC 2022: 16) */
 
 /* Everything a run needs. Built by de_job_from_spec or de_job_default, then
  * de_job_prepare (shift vectors, rotation, CPU user objective). */
@@ -82,8 +82,9 @@ typedef struct de_job {
 	rt_islands_cfg islands;   /* [islands]: the island model over MPI ranks (islands.h) */
 	struct rt_islands *isl;   /* `run`: its exchange while the run goes; NULL: none */
 	/* function == DE_FN_CEC2017 (de_cec.c, templates/de/de_cec2017.h) */
-	int cec_fn;            /* 1, 3 .. 30 */
+	int cec_fn;            /* CEC 2017: 1, 3 .. 30; CEC 2022: DE_CEC22 + 1 .. 12 */
 	uint64_t cec_seed;     /* the instance data's seed (not the run's) */
+	char *cec_dir;         /* cec_data: the organisers' data files' folder, or NULL (generate) */
 	float *cec_data;       /* [de_cec_data_len] instance data, or NULL before prepare */
 	int cec_nchecks;       /* error checkpoints (0: none) */
 	long cec_gen[DE_CEC_CHECKS];   /* generation whose best is checkpoint k's */
@@ -143,12 +144,17 @@ long long de_job_evals(const de_job *job, long gens);
 int de_job_hist_len(const de_job *job);
 
 /* ---- de_cec.c ---- */
-/* Reads cec_function, cec_seed, cec_data of a spec with function = cec2017. */
+/* Reads cec_function, cec_seed, cec_data of a spec with function = cec2017
+ * or cec2022 (job->cec_fn set to DE_CEC22 before the call for 2022). */
 rt_status de_cec_read(de_job *job, rt_spec *spec, rt_error *err);
 /* The checkpoint generations (after gens and the schedule are known). */
 void de_cec_plan(de_job *job);
-/* The fraction of max_evals of checkpoint k. */
-double de_cec_fraction(int k);
+/* The fraction of max_evals of the job's checkpoint k. */
+double de_cec_fraction(const de_job *job, int k);
+/* The suite's function number (1..30 or 1..12), year and F*. */
+int de_cec_number(const de_job *job);
+int de_cec_year(const de_job *job);
+long de_cec_fstar(const de_job *job);
 /* Generates the instance data from cec_seed. */
 rt_status de_cec_prepare(de_job *job, rt_error *err);
 /* The next checkpoint generation after gen (LONG_MAX: none). */

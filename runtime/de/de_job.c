@@ -62,7 +62,7 @@ static const char *const function_names[] = {
 #define DE_NAME_(E, name, lo, hi, zs, doc) #name,
 	DE_FUNCTIONS(DE_NAME_)
 #undef DE_NAME_
-	"user", "cec2017", NULL
+	"user", "cec2017", "cec2022", NULL   /* cec2022: DE_FN_CEC2017 with cec_fn > DE_CEC22 */
 };
 /* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
 static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade", "shade", "lshade",
@@ -191,6 +191,10 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 
 	TRY(rt_spec_enum(spec, "de", "function", function_names, has_obj ? DE_FN_USER : DE_FN_SPHERE,
 			 &fn, err));
+	if (fn == DE_FN_CEC2017 + 1) {   /* cec2022: the same machinery, the 2022 tables */
+		fn = DE_FN_CEC2017;
+		job->cec_fn = DE_CEC22;
+	}
 	job->function = fn;
 	if (fn == DE_FN_USER && !has_obj)
 		return rt_fail(err, RT_ERR_INPUT,
@@ -460,7 +464,9 @@ void de_job_free(de_job *job)
 	free(job->rot);
 	free(job->nfes_at);
 	free(job->cec_data);
+	free(job->cec_dir);
 	job->cec_data = NULL;
+	job->cec_dir = NULL;
 	job->shift_vec = NULL;
 	job->rot = NULL;
 	job->nfes_at = NULL;

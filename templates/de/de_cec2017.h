@@ -1,36 +1,50 @@
 /* de_cec2017.h: the CEC 2017 bound-constrained suite (Awad, Ali, Liang, Qu,
  * Suganthan 2016: F1, F3..F30; F2 was withdrawn by the organisers), written
  * once in float and compiled by the host (runtime/de, tests) and into the
- * fused CUDA kernel, like de_functions.h.
+ * fused CUDA kernel, like de_functions.h; its basic functions, transforms,
+ * hybrids and compositions also evaluate CEC 2022 (de_cec2022.h's tables,
+ * fn = DE_CEC22 + k).
  *
  * de_cec2017_eval returns the ERROR F_i(x) - F_i* (F_i* = 100 i is not
  * added: at 3000 a float's step is 2.4e-4, far above the suite's 1e-8).
  *
  * Instance data, one float buffer per job (runtime/de/de_cec.c generates it
- * from the job's cec_seed, or reads the official text files), for function
- * fn at dimension n with nc = de_cec_components(fn) (1 for F1..F20):
+ * from the job's cec_seed), for function fn at dimension n with
+ * nc = de_cec_components(fn) (1 for F1..F20):
  *     shift    [nc][n]     at 0                   optimum of component c
  *     rotation [nc][n][n]  at nc n                row-major, orthogonal
  *     shuffle  [nc][n]     at nc n + nc n n       0-based permutation, as
  *                                                 floats (F11..F20, F29, F30)
  * The kernel reads it from global memory (the `rot` argument of de.cu).
  *
- * Definitions follow the technical report and the organisers' C code
- * (cec17_func.cpp) for scalings (Rosenbrock 2.048/100, Rastrigin 5.12/100,
- * Schwefel 1000/100, ...), hybrid group sizes (ceil(p n)), the composition
- * weights, sigmas, lambdas and biases. Deliberate differences:
- *   F6   the report's expanded Schaffer F6 (the C code evaluates Schaffer's
- *        F7 on the unrotated vector);
- *   F8   the report's non-continuous Rastrigin (rounding on z; the C code's
- *        rounding has no effect, its F8 is F5's formula);
- *   F9   Levy with z + 1, so that its optimum is the shift vector like the
- *        others (the C code's optimum is at o + M^T 1);
- *   F20  hybrid of HGBat (as the C code; the report says HappyCat).
+ * The definitions are the organisers' C code (cec17_func.cpp), which made
+ * every published CEC 2017 result, where it differs from the report:
+ * z = M (s (x - o)) (shift, scale, rotate); scalings Rosenbrock 2.048/100
+ * (and z + 1), Rastrigin 5.12/100, Schwefel 1000/100 (+ 420.9687...),
+ * HGBat/HappyCat/Katsuura/Griewank-Rosenbrock 5/100, Griewank 600/100,
+ * Weierstrass 0.5/100, Lunacek 10/100 (sums on the unrotated 2 sign(o) y,
+ * cosines rotated); hybrid groups of ceil(p n) consecutive shuffled z (exact
+ * in double for the suite's p and n); composition weights
+ * w_i = exp(-|x - o_i|^2 / (2 n sigma_i^2)) / |x - o_i|, w_i = 1e99 at
+ * |x - o_i| = 0 (here: that component's value), sigmas, lambdas (the C
+ * code's 10000 / 1e10 ...) and biases 100 (i - 1). The C code's quirks
+ * kept on purpose (the published numbers include them):
+ *   F6   Schaffer's F7 (not the report's expanded Schaffer F6) on the
+ *        UNROTATED x - o (it reads the global y before rotation);
+ *   F8   Rastrigin's formula: the C code rounds a copy it then overwrites,
+ *        so its "non-continuous" Rastrigin is F5's function (own data);
+ *   F9   Levy with w = 1 + (z - 1) / 4: optimum at x = o + M^T 1, not o;
+ *   F14, F20  their Schaffer F7 group reads the first m shuffled values
+ *        (the global y from 0), not its own group: the last group's
+ *        variables do not count;
+ *   F20  its first group is HGBat (the report says HappyCat).
  * Float forms without cancellation near the optimum (the identities of
  * de_functions.h: 1 - cos 2a = 2 sin^2 a, expm1, log1p) so errors reach
  * 1e-8; the modified Schwefel keeps a float floor of ~3e-5 per dimension.
  * Composition weights are computed in log space (w_i / sum w stays exact
- * where the float exp of the C code's formula would underflow). */
+ * where the float exp of the C code's formula would underflow; in double
+ * the C code's weights never all underflow inside [-100, 100]^D, so its
+ * all-zero rule (equal weights) does not arise there). */
 #ifndef EVO_DE_CEC2017_H
 #define EVO_DE_CEC2017_H
 
@@ -48,20 +62,24 @@
 /* The basic functions (their own scaling of z inside). */
 enum de_cec_basic {
 	DE_CB_BENT = 0, DE_CB_ZAKHAROV, DE_CB_ROSEN, DE_CB_RASTRIGIN, DE_CB_SCHAFFER6,
-	DE_CB_LUNACEK, DE_CB_STEPRAS, DE_CB_LEVY, DE_CB_SCHWEFEL, DE_CB_ELLIPTIC, DE_CB_ACKLEY,
+	DE_CB_LUNACEK, DE_CB_LEVY, DE_CB_SCHWEFEL, DE_CB_ELLIPTIC, DE_CB_ACKLEY,
 	DE_CB_SCHAFFER7, DE_CB_HGBAT, DE_CB_HAPPYCAT, DE_CB_KATSUURA, DE_CB_GRIEROSEN, DE_CB_DISCUS,
-	DE_CB_WEIERSTRASS, DE_CB_GRIEWANK
+	DE_CB_WEIERSTRASS, DE_CB_GRIEWANK, DE_CB_LEVY0
 };
+
+#include "de_cec2022.h"   /* CEC 2022: fn = DE_CEC22 + k, tables over the same basics */
 
 RT_HD int de_cec_components(int fn)
 {
+	if (fn > DE_CEC22)
+		return de_cec22_components(fn - DE_CEC22);
 	return fn == 21 || fn == 22 || fn == 29 || fn == 30 ? 3 : fn == 23 || fn == 24 ? 4
 	     : fn == 25 || fn == 26 ? 5 : fn == 27 || fn == 28 ? 6 : 1;
 }
 
 RT_HD int de_cec_has_shuffle(int fn)
 {
-	return (fn >= 11 && fn <= 20) || fn == 29 || fn == 30;
+	return (fn >= 11 && fn <= 20) || fn == 29 || fn == 30 || (fn >= DE_CEC22 + 6 && fn <= DE_CEC22 + 8);
 }
 
 /* Floats of the instance data of fn at dimension n. */
@@ -118,9 +136,13 @@ DE_CEC_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
 		{ 10, 20, 30, 40, 50 }, { 10, 20, 20, 30, 40 }, { 10, 20, 30, 40, 50, 60 },
 		{ 10, 20, 30, 40, 50, 60 }, { 10, 30, 50 }, { 10, 30, 50 },
 	};
+	/* F6 is Schaffer's F7 and F8 Rastrigin's formula, as the organisers' code */
 	static const signed char simple[10] = { DE_CB_BENT, -1, DE_CB_ZAKHAROV, DE_CB_ROSEN,
-						DE_CB_RASTRIGIN, DE_CB_SCHAFFER6, DE_CB_LUNACEK,
-						DE_CB_STEPRAS, DE_CB_LEVY, DE_CB_SCHWEFEL };
+						DE_CB_RASTRIGIN, DE_CB_SCHAFFER7, DE_CB_LUNACEK,
+						DE_CB_RASTRIGIN, DE_CB_LEVY, DE_CB_SCHWEFEL };
+	float bias;
+	if (fn > DE_CEC22)
+		return de_cec22_part(fn - DE_CEC22, k, pct, sigma, lambda, &bias);
 	*pct = 100;
 	*sigma = 0.0f;
 	*lambda = 1.0f;
@@ -138,6 +160,23 @@ DE_CEC_HD int de_cec_part(int fn, int k, int *pct, float *sigma, float *lambda)
 		return cid[fn - 21][k];
 	}
 	return -1;
+}
+
+/* Bias of composition fn's component c: 100 c (CEC 2017), the table's (2022). */
+DE_CEC_HD float de_cec_bias(int fn, int c)
+{
+	int pct;
+	float sg, lm, bias = 100.0f * (float)c;
+	if (fn > DE_CEC22)
+		de_cec22_part(fn - DE_CEC22, c, &pct, &sg, &lm, &bias);
+	return bias;
+}
+
+/* 0 simple, 1 hybrid, 2 composition. */
+RT_HD int de_cec_kind(int fn)
+{
+	int k = fn > DE_CEC22 ? fn - DE_CEC22 : fn;
+	return fn > DE_CEC22 ? (k >= 9 ? 2 : k >= 6) : (fn >= 21 ? 2 : fn >= 11);
 }
 
 /* ---- basic functions over z[0..m) (the transformed vector) -------------------- */
@@ -275,12 +314,8 @@ DE_CEC_HD float de_cec_basic(int id, const float *z, int m, const float *o)
 			s = s + de_cec_rosen_pair(0.02048f * z[i], 0.02048f * z[i + 1]);
 		return s;
 	case DE_CB_RASTRIGIN:
-	case DE_CB_STEPRAS:
 		for (int i = 0; i < m; i++) {
-			float u = 0.0512f * z[i];
-			if (id == DE_CB_STEPRAS && fabsf(u) > 0.5f)
-				u = 0.5f * floorf(fmaf(2.0f, u, 0.5f));
-			float h = sinf(DE_PI * u);
+			float u = 0.0512f * z[i], h = sinf(DE_PI * u);
 			s = fmaf(u, u, s);
 			s = fmaf(20.0f * h, h, s);
 		}
@@ -301,15 +336,18 @@ DE_CEC_HD float de_cec_basic(int id, const float *z, int m, const float *o)
 		return s * s;
 	case DE_CB_LUNACEK:   /* in a hybrid: unrotated, signs of the shift's first m */
 		return 0.0f;      /* handled by de_cec_group (needs scratch) */
-	case DE_CB_LEVY: {
-		/* w = 1 + z / 4 (optimum at z = 0): sin(pi w) = -sin(pi z / 4) */
-		float h = sinf(0.25f * DE_PI * z[0]);
+	case DE_CB_LEVY:
+	case DE_CB_LEVY0: {
+		/* w = 1 + (z - c) / 4 with c = 1 (CEC 2017's code: optimum at z = 1)
+		 * or 0 (CEC 2022's): with v = z - c, sin(pi w) = -sin(pi v / 4) */
+		float c = id == DE_CB_LEVY ? 1.0f : 0.0f, v = z[0] - c, h = sinf(0.25f * DE_PI * v);
 		s = h * h;
 		for (int i = 0; i + 1 < m; i++) {
-			float w = fmaf(0.25f, z[i], 1.0f), d = 0.25f * z[i], g = sinf(fmaf(DE_PI, w, 1.0f));
+			float d = 0.25f * (z[i] - c), w = 1.0f + d, g = sinf(fmaf(DE_PI, w, 1.0f));
 			s = fmaf(d * d, fmaf(10.0f * g, g, 1.0f), s);
 		}
-		float d = 0.25f * z[m - 1], g = sinf(0.5f * DE_PI * z[m - 1]);
+		v = z[m - 1] - c;
+		float d = 0.25f * v, g = sinf(0.5f * DE_PI * v);
 		return fmaf(d * d, fmaf(g, g, 1.0f), s);
 	}
 	case DE_CB_SCHWEFEL:
@@ -382,7 +420,7 @@ RT_HD void de_cec_transform(const float *x, int stride, int n, const float *o, c
 	}
 }
 
-/* Hybrid function hf (11..20) with its shift o, rotation M, shuffle S:
+/* Hybrid function hf (11..20, DE_CEC22 + 6..8) with its shift o, rotation M, shuffle S:
  * z = M (x - o), y_i = z_{S_i}, groups of ceil(p n) consecutive y. */
 DE_CEC_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const float *o, const float *M,
 			  const float *S, float *a, float *b)
@@ -397,7 +435,9 @@ DE_CEC_HD float de_cec_hybrid(int hf, const float *x, int stride, int n, const f
 	for (int k = 0; k < ng; k++) {
 		int id = de_cec_part(hf, k, &pct, &sg, &lm);
 		int m = k + 1 < ng ? (pct * n + 99) / 100 : n - g0;
-		f = f + de_cec_group(id, a + g0, m, o, b);
+		/* Schaffer's F7 reads the shuffled vector from its start, not its
+		 * group (the organisers' code reads its global y): F14, F20 */
+		f = f + de_cec_group(id, id == DE_CB_SCHAFFER7 ? a : a + g0, m, o, b);
 		g0 += m;
 	}
 	return f;
@@ -411,6 +451,11 @@ DE_CEC_HD float de_cec_component(int id, const float *x, int stride, int n, cons
 	if (id >= DE_CEC_HYB)
 		return de_cec_hybrid(id - DE_CEC_HYB, x, stride, n, o, M,
 				     d + (long)nc * n * (n + 1) + (long)c * n, a, b);
+	if (id & DE_CEC_NOROT) {   /* CEC 2022 F9, F10: shifted, not rotated */
+		for (int j = 0; j < n; j++)
+			a[j] = x[j * stride] - o[j];
+		return de_cec_basic(id & ~DE_CEC_NOROT, a, n, o);
+	}
 	if (id == DE_CB_LUNACEK) {   /* F7: the bi-modal sums unrotated, the cosines rotated */
 		for (int j = 0; j < n; j++)
 			b[j] = (o[j] < 0.0f ? -0.2f : 0.2f) * (x[j * stride] - o[j]);
@@ -424,10 +469,11 @@ DE_CEC_HD float de_cec_component(int id, const float *x, int stride, int n, cons
 		return de_cec_lunacek(b, a, n);
 	}
 	de_cec_transform(x, stride, n, o, M, a, b);
-	return de_cec_basic(id, b, n, o);
+	/* Schaffer's F7 (F6) on the unrotated x - o, as the organisers' code */
+	return de_cec_basic(id, id == DE_CB_SCHAFFER7 ? a : b, n, o);
 }
 
-/* Composition fn (21..30): sum w_c (lambda_c g_c + 100 c) / sum w_c with
+/* Composition fn (21..30, DE_CEC22 + 9..12): sum w_c (lambda_c g_c + bias_c) / sum w_c with
  * w_c = exp(-|x - o_c|^2 / (2 n sigma_c^2)) / |x - o_c| (log space). */
 DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, const float *d, float *a,
 			       float *b)
@@ -442,9 +488,9 @@ DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, co
 			float t = x[j * stride] - o[j];
 			d2 = fmaf(t, t, d2);
 		}
-		if (d2 == 0.0f)   /* at o_c: its weight is everything (the C code gives NaN) */
-			return fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), 100.0f * (float)c);
-		g[c] = fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), 100.0f * (float)c);
+		if (d2 == 0.0f)   /* at o_c: its weight is everything (the C code's 1e99) */
+			return fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), de_cec_bias(fn, c));
+		g[c] = fmaf(lm, de_cec_component(id, x, stride, n, d, nc, c, a, b), de_cec_bias(fn, c));
 		lw[c] = -0.5f * logf(d2) - d2 / (2.0f * (float)n * sg * sg);
 		lmax = fmaxf(lmax, lw[c]);
 	}
@@ -457,15 +503,17 @@ DE_CEC_HD float de_cec_composition(int fn, const float *x, int stride, int n, co
 	return f / ws;
 }
 
-/* F_fn(x) - F_fn* for fn in 1, 3..30 and n <= DE_CEC_DMAX (the caller checks). */
+/* F_fn(x) - F_fn* for fn in 1, 3..30 (CEC 2017) or DE_CEC22 + 1..12 (CEC 2022)
+ * and n <= DE_CEC_DMAX (the caller checks). */
 RT_HD float de_cec2017_eval(int fn, const float *x, int stride, int n, const float *data)
 {
 	float a[DE_CEC_DMAX], b[DE_CEC_DMAX];
 	int pct;
 	float sg, lm;
-	if (fn >= 21)
+	int kind = de_cec_kind(fn);
+	if (kind == 2)
 		return de_cec_composition(fn, x, stride, n, data, a, b);
-	if (fn >= 11)
+	if (kind == 1)
 		return de_cec_component(DE_CEC_HYB + fn, x, stride, n, data, 1, 0, a, b);
 	return de_cec_component(de_cec_part(fn, 0, &pct, &sg, &lm), x, stride, n, data, 1, 0, a, b);
 }

@@ -1,10 +1,12 @@
-# test_de_cec.sh: kind de's CEC 2017 suite from the command line (CPU
+# test_de_cec.sh: kind de's CEC 2017 and 2022 suites from the command line (CPU
 # backend): an L-SHADE run on F1 at D = 10 writes cec_errors (14 fractions
 # of max_evals, the evaluations of each checkpoint within its budget, one
 # row per problem, errors not increasing) and reaches an error below 1e-8
 # within 100,000 evaluations (L-SHADE's published F1 errors are 0); runs
 # with other --seed values see the same function (cec_seed from the spec);
-# bad values are refused with file:line.
+# bad values are refused with file:line; cec_data names a missing file;
+# CEC 2022 F1 (function = cec2022): 16 checkpoints D^(k/5-3) of MaxFES
+# 200,000, F* 300, error below 1e-8; its D and F ranges refused outside.
 # Usage: bash test_de_cec.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -67,6 +69,43 @@ expect_output "F31: names the key" "de.cec_function"
 expect_exit 2 "shift with cec2017 refused" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x" \
 	--set de.shift=random
 expect_output "shift: says why" "CEC 2017 has its own shifts"
+expect_exit 2 "cec_data without the files" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x" \
+	--set de.cec_data=no-such-input_data
+expect_output "cec_data: names the missing file" "no-such-input_data/shift_data_1.txt: No such file"
+# CEC 2022: same machinery, its 16 checkpoints D^(k/5-3) x MaxFES (200,000 at D = 10), F* 300
+cat > "$cli_tmp/c22.ini" <<'INI'
+[problem]
+kind = de
+name = cec22-f1
+seed = 5
+[de]
+function = cec2022
+cec_function = 1
+dim = 10
+strategy = lshade
+history_every = 0
+INI
+expect_exit 0 "lshade on CEC 2022 F1, D = 10" "$evo" run "$cli_tmp/c22.ini" --backend cpu -q -o "$cli_tmp/c22"
+check=$(python3 - "$cli_tmp/c22/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cec_errors"]
+fr = [10 ** (k / 5 - 3) for k in range(16)]
+ok = (r["function"] == "cec2022" and r["cec_function"] == 1 and r["cec_fstar"] == 300
+      and len(c["fractions"]) == 16 and all(abs(a - b) < 1e-12 for a, b in zip(c["fractions"], fr))
+      and c["evaluations"][-1] > 199000 and c["evaluations"][-1] <= 200000
+      and 0 <= c["errors"][0][-1] < 1e-8)
+print("ok" if ok else "bad: " + json.dumps(c)[:600])
+PY
+)
+if [ "$check" = ok ]; then cli_ok "cec2022: 16 checkpoints, MaxFES 200,000, F1 error < 1e-8"
+else cli_fail "cec2022" "$check"; fi
+expect_exit 2 "CEC 2022 D = 30 refused" "$evo" run "$cli_tmp/c22.ini" --backend cpu -q -o "$cli_tmp/x" \
+	--set de.dim=30
+expect_output "cec2022 dim: says which" "CEC 2022 is defined for D = 10, 20, got 30"
+expect_exit 2 "CEC 2022 F13 refused" "$evo" run "$cli_tmp/c22.ini" --backend cpu -q -o "$cli_tmp/x" \
+	--set de.cec_function=13
+expect_output "cec2022 F13: names the key" "cec_function: expected an integer in [1, 12]"
 sed -i '/cec_function/d' "$spec"
 expect_exit 2 "cec2017 without cec_function" "$evo" run "$spec" --backend cpu -q -o "$cli_tmp/x"
 expect_output "missing cec_function: says what" "cec.ini:6: de.function = cec2017 needs cec_function"
