@@ -20,16 +20,17 @@
 #define DE_USER_MAX_LINES 4096
 #endif
 
-/* GPU kernels; AUTO is resolved to FUSED or NAIVE by de_job_finish. */
-typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2 } de_variant;
+/* GPU kernels; AUTO is resolved to FUSED or MULTIBLOCK by de_job_finish.
+ * MULTIBLOCK (de.cu, de_mb_gen): a block per (problem, individual) and a
+ * launch per generation; rand/1/bin and best/1/bin only. */
+typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2,
+			  DE_VARIANT_MULTIBLOCK = 3 } de_variant;
 
-/* `variant = auto` (the default) picks the naive kernels from this dimension
- * on. Measured on an H100 (bench/results/de-gpu-2026-11-22.md): at D = 1000,
- * NP = 10 D the population lives in global memory and the fused kernel's one
- * block per problem is 13x slower than the naive kernels for one problem and
- * 1.4x for 100; at D = 100 the fused kernel is still 1.1-1.6x faster. */
-#if !defined(DE_AUTO_NAIVE_DIM)
-#define DE_AUTO_NAIVE_DIM 1000
+/* `variant = auto` (the default) picks the multi-block kernel from this
+ * dimension on (rand/1 and best/1; the adaptive strategies stay fused).
+ * Measured on an H100: bench/results/de-multiblock-h100-2026-11-23.md. */
+#if !defined(DE_AUTO_MULTIBLOCK_DIM)
+#define DE_AUTO_MULTIBLOCK_DIM 100
 #endif
 typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
 

@@ -648,6 +648,30 @@ static void test_spec_errors(void **state)
 	expect_spec_error(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nblock = 100\n", head);
 	expect_spec_error(text, "t.ini:6");
+	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblok\n", head);
+	expect_spec_error(text, "t.ini:6");
+
+	/* variant: multiblock as asked; auto picks it from DE_AUTO_MULTIBLOCK_DIM on */
+	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblock\nstrategy = best/1/bin\n", head);
+	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(job.variant, DE_VARIANT_MULTIBLOCK);
+	de_job_free(&job);
+	for (int k = 0; k < 2; k++) {
+		snprintf(text, sizeof text, "%sdim = %d\nmax_evals = 0\ngenerations = 5\n", head,
+			 DE_AUTO_MULTIBLOCK_DIM - 1 + k);
+		assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+		assert_int_equal(job.variant, k ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED);
+		de_job_free(&job);
+	}
+	snprintf(text, sizeof text, "%sdim = 1000\nvariant = fused\n", head);
+	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(job.variant, DE_VARIANT_FUSED);
+	gen_source src;
+	int shared, block;
+	assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
+	assert_non_null(strstr(src.text.data, "#define DE_MB_BLOCK 128\n"));   /* 125 chunks of 8 */
+	gen_free(&src);
+	de_job_free(&job);
 
 	/* defaults: the seed's parameters */
 	snprintf(text, sizeof text, "%sdim = 20\n", head);
@@ -951,7 +975,7 @@ static void compile_no_spills(const de_job *job)
 {
 	static const char *const kernels[] = { "de_fused", "de_naive_init", "de_naive_eval",
 					       "de_naive_best", "de_naive_mutate", "de_naive_cross",
-					       "de_naive_select" };
+					       "de_naive_select", "de_mb_gen" };
 	const char *opts[8];
 	int n, shared, block;
 	const char *const *base = de_gpu_nvrtc_options(&n);
