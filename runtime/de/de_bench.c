@@ -38,6 +38,8 @@ const char de_bench_help[] =
 	"                       persistent (fused, a grid of resident blocks walking over\n"
 	"                       the problems) (default fused,naive,multiblock)\n"
 	"  --streams N          streams of the streams variant (default 4)\n"
+	"  --mb-block N         threads per block of the multiblock variant (default: one\n"
+	"                       per 8 dimensions, 64 .. 256)\n"
 	"  --generations G      generations per throughput run (default 100)\n"
 	"  --repeats R          throughput runs per row, the median is kept (default 3)\n"
 	"  --target T           time to |best| <= T (default 1e-8; 0: skip)\n"
@@ -63,7 +65,7 @@ typedef struct bench_cfg {
 	int nprobs;
 	int population, pop_factor;
 	int cpu, gpu;
-	int fused, naive, mb, streams_variant, blocks_variant, streams;
+	int fused, naive, mb, streams_variant, blocks_variant, streams, mb_block;
 	long generations;
 	int repeats;
 	double target, cpu_max_work;
@@ -198,6 +200,12 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 						       "--variants: expected fused, naive, multiblock, streams or "
 						       "persistent, got '%s'", t);
 			}
+		} else if (!strcmp(a, "--mb-block")) {
+			NEED();
+			c->mb_block = (int)strtol(v, &end, 10);
+			if (*end || c->mb_block < 32 || c->mb_block > 1024 || c->mb_block % 32)
+				return rt_fail(err, RT_ERR_INPUT, "--mb-block: expected a multiple of 32 in 32..1024, "
+					       "got '%s'", v);
 		} else if (!strcmp(a, "--streams")) {
 			NEED();
 			c->streams = (int)strtol(v, &end, 10);
@@ -320,6 +328,8 @@ static rt_status bench_one(const bench_cfg *c, bench_row *row, int gpu, int vari
 		job.variant = variant;
 		job.streams = streams;
 		job.persistent = persistent;
+		if (variant == DE_VARIANT_MULTIBLOCK)
+			job.block = c->mb_block;
 		if (target_run) {
 			job.target = c->target;
 			job.max_evals = c->max_evals ? c->max_evals : 10000LL * row->dim;

@@ -53,9 +53,12 @@ static size_t pop_smem_bytes(const de_job *job)
 	return (2 * (size_t)job->np * job->dim + 2 * (size_t)job->np) * sizeof(float);
 }
 
-/* Threads of a block of the multi-block kernel: one per 8 components. */
+/* Threads of a block of the multi-block kernel: de.block, else one per 8
+ * components. */
 static int mb_block_for(const de_job *job)
 {
+	if (job->block > 0)
+		return job->block;
 	int b = ((job->dim + 7) / 8 + 31) / 32 * 32;
 	return b < DE_MB_MIN_THREADS ? DE_MB_MIN_THREADS : b > DE_MB_MAX_THREADS ? DE_MB_MAX_THREADS : b;
 }

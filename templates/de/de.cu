@@ -592,6 +592,24 @@ RT_DEV float de_mb_eval(const float *y, float *z, float *u, float *v, const floa
 	return *sf;
 }
 
+/* Components 8c .. 8c + 7 of a population row into v (zeros past the end):
+ * two 16-byte loads (rows are 16-byte aligned: DE_DIM % 4 == 0, else the
+ * caller reads scalars through de_trial_chunk). The rows are only read in
+ * this launch (the block writes the other buffer). */
+RT_DEV void de_mb_load8(const float *row, int c, float *v)
+{
+	const int j0 = 8 * c;
+	if (DE_DIM % 4 == 0 && j0 + 8 <= DE_DIM) {
+		float4 a = __ldg((const float4 *)(row + j0)), b = __ldg((const float4 *)(row + j0) + 1);
+		v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+		v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+	} else {
+#pragma unroll
+		for (int q = 0; q < 8; q++)
+			v[q] = j0 + q < DE_DIM ? __ldg(row + j0 + q) : 0.0f;
+	}
+}
+
 /* The last block of problem p in generation gen: best of fitness fy (rows
  * Y), state, best vector, history. Reads other blocks' writes through L2. */
 RT_DEV void de_mb_finish(int p, int gen, const float *Y, const float *fy, de_state *state,
@@ -625,7 +643,7 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	  const float *shift, const float *rot, unsigned long long seed, int gen, int hist_every,
 	  int hist_len, float target, float fstar, int pbegin, int pend)
 {
-	extern __shared__ float de_smem[];
+	extern __shared__ float4 de_mb_smem[];   /* 16-byte aligned: y is read as float4 */
 	__shared__ float red_v[DE_MB_WARPS], s_f;
 	__shared__ int red_i[DE_MB_WARPS], s_last;
 	const de_params P = de_kparams(seed);
@@ -636,7 +654,7 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	const de_state st = state[p];
 	if (st.done || st.gens >= gen)
 		return;   /* uniform over the problem's blocks */
-	float *y = de_smem, *z = y + DE_DIM, *u = z + DE_DIM + 1, *v = u + DE_DIM;
+	float *y = (float *)de_mb_smem, *z = y + DE_DIM, *u = z + DE_DIM + 1, *v = u + DE_DIM;
 	const long long cur = (long long)p * 2 + ((gen - 1) & 1), nxt = (long long)p * 2 + (gen & 1);
 	const float *X = popg + cur * DE_MB_ROWS;
 	float *Y = popg + nxt * DE_MB_ROWS;
@@ -650,8 +668,19 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	} else {
 		de_pick k = de_pick_indices(&P, (uint32_t)p, (uint32_t)gen, (uint32_t)i,
 					    (uint32_t)st.best_index);
-		for (int c = tid; 8 * c < DE_DIM; c += DE_MB_BLOCK)
+		const float *rx = X + (long long)i * DE_DIM, *rs = X + (long long)k.base * DE_DIM;
+		const float *ra = X + (long long)k.a * DE_DIM, *rb = X + (long long)k.b * DE_DIM;
+		for (int c = tid; DE_DIM % 4 != 0 && 8 * c < DE_DIM; c += DE_MB_BLOCK)   /* scalar loads */
 			de_trial_chunk(&P, X, DE_DIM, 1, y, 1, (uint32_t)p, (uint32_t)gen, (uint32_t)i, k, c);
+		for (int c = tid; DE_DIM % 4 == 0 && 8 * c < DE_DIM; c += DE_MB_BLOCK) {
+			float vx[8], vs[8], va[8], vb[8];
+			de_mb_load8(rx, c, vx);
+			de_mb_load8(rs, c, vs);
+			de_mb_load8(ra, c, va);
+			de_mb_load8(rb, c, vb);
+			de_trial_chunk_rows(&P, vx, vs, va, vb, 1, y + 8 * c, 1, (uint32_t)p, (uint32_t)gen,
+					    (uint32_t)i, k.jrand, c);
+		}
 	}
 	__syncthreads();
 	float f = de_mb_eval(y, z, u, v, sh, ro, &s_f);
@@ -659,8 +688,13 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	int better = f <= fo;
 	const float *xi = X + (long long)i * DE_DIM;
 	float *yi = Y + (long long)i * DE_DIM;
-	for (int j = tid; j < DE_DIM; j += DE_MB_BLOCK)
-		yi[j] = better ? y[j] : xi[j];
+	if (DE_DIM % 4 == 0) {
+		for (int j = 4 * tid; j < DE_DIM; j += 4 * DE_MB_BLOCK)
+			*(float4 *)(yi + j) = better ? *(const float4 *)(y + j) : __ldg((const float4 *)(xi + j));
+	} else {
+		for (int j = tid; j < DE_DIM; j += DE_MB_BLOCK)
+			yi[j] = better ? y[j] : xi[j];
+	}
 	if (tid == 0)
 		fy[i] = better ? f : fo;
 	__threadfence();
