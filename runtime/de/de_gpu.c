@@ -63,10 +63,14 @@ static int mb_block_for(const de_job *job)
 	return b < DE_MB_MIN_THREADS ? DE_MB_MIN_THREADS : b > DE_MB_MAX_THREADS ? DE_MB_MAX_THREADS : b;
 }
 
-/* Dynamic shared memory of a block of the multi-block kernel (de_mb_gen). */
+/* Dynamic shared memory of a block of the multi-block kernel (de.cu,
+ * DE_MB_SMEM_FLOATS). */
 static size_t mb_smem_bytes(const de_job *job)
 {
-	return (4 * (size_t)job->dim + 1) * sizeof(float);
+	size_t d = (size_t)job->dim;
+	if (job->function == DE_FN_USER || job->function == DE_FN_CEC2017)
+		return d * sizeof(float);
+	return (job->rotate ? 4 * d + 1 : 3 * d) * sizeof(float);
 }
 
 static int block_for(const de_job *job)

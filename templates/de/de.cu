@@ -562,9 +562,19 @@ de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
 #define DE_MB_WARPS (DE_MB_BLOCK / 32)
 #define DE_MB_ROWS ((long long)DE_NP * DE_DIM)
 
-/* f at the block's vector y (shared); z (DE_DIM + 1), u, v (DE_DIM): shared
- * scratch; every thread gets f. */
-RT_DEV float de_mb_eval(const float *y, float *z, float *u, float *v, const float *sh,
+/* Shared floats of a block: y (the trial), then u, v (the function's parts)
+ * for built-in functions, then z (DE_DIM + 1) when rotated. */
+#if DE_USER || DE_CEC
+#define DE_MB_SMEM_FLOATS DE_DIM
+#elif DE_ROTATE
+#define DE_MB_SMEM_FLOATS (4 * DE_DIM + 1)
+#else
+#define DE_MB_SMEM_FLOATS (3 * DE_DIM)
+#endif
+
+/* f at the block's vector y (shared); u, v (DE_DIM each), z (DE_DIM + 1,
+ * rotated only): shared scratch; every thread gets f. */
+RT_DEV float de_mb_eval(const float *y, float *u, float *v, float *z, const float *sh,
 			const float *ro, float *sf)
 {
 #if DE_USER || DE_CEC
@@ -574,11 +584,19 @@ RT_DEV float de_mb_eval(const float *y, float *z, float *u, float *v, const floa
 	if (threadIdx.x == 0)
 		*sf = de_eval(y, 1, sh, ro);
 #else
+#if DE_ROTATE   /* z_k needs all of y: once per component, then shared */
 	for (int k = threadIdx.x; k < DE_DIM; k += DE_MB_BLOCK)
 		z[k] = de_z(y, 1, DE_DIM, k, sh, ro, DE_ZOFF);
 	__syncthreads();
+#define DE_MB_Z(k) z[k]
+#else           /* z_k from y_k alone */
+	(void)z;
+#define DE_MB_Z(k) de_z(y, 1, DE_DIM, (k), sh, (const float *)0, DE_ZOFF)
+#endif
 	for (int k = threadIdx.x; k < DE_DIM; k += DE_MB_BLOCK)
-		de_fn_pre(DE_FUNCTION, z[k], k + 1 < DE_DIM ? z[k + 1] : 0.0f, k, DE_DIM, u + k, v + k);
+		de_fn_pre(DE_FUNCTION, DE_MB_Z(k), k + 1 < DE_DIM ? DE_MB_Z(k + 1) : 0.0f, k, DE_DIM,
+			  u + k, v + k);
+#undef DE_MB_Z
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		de_acc a = { 0.0f, 0.0f };
@@ -636,8 +654,8 @@ RT_DEV void de_mb_finish(int p, int gen, const float *Y, const float *fy, de_sta
 }
 
 /* Generation gen (0: initialisation) of individual blockIdx.x % DE_NP of
- * problem pbegin + blockIdx.x / DE_NP. Dynamic shared memory: 4 DE_DIM + 1
- * floats. count: [problem] zero between launches. */
+ * problem pbegin + blockIdx.x / DE_NP. Dynamic shared memory:
+ * DE_MB_SMEM_FLOATS floats. count: [problem], zero between launches. */
 extern "C" __global__ void __launch_bounds__(DE_MB_BLOCK, DE_MB_MIN_BLOCKS)
 de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bestx, float *hist,
 	  const float *shift, const float *rot, unsigned long long seed, int gen, int hist_every,
@@ -654,7 +672,7 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	const de_state st = state[p];
 	if (st.done || st.gens >= gen)
 		return;   /* uniform over the problem's blocks */
-	float *y = (float *)de_mb_smem, *z = y + DE_DIM, *u = z + DE_DIM + 1, *v = u + DE_DIM;
+	float *y = (float *)de_mb_smem, *u = y + DE_DIM, *v = u + DE_DIM, *z = v + DE_DIM;
 	const long long cur = (long long)p * 2 + ((gen - 1) & 1), nxt = (long long)p * 2 + (gen & 1);
 	const float *X = popg + cur * DE_MB_ROWS;
 	float *Y = popg + nxt * DE_MB_ROWS;
@@ -683,7 +701,7 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 		}
 	}
 	__syncthreads();
-	float f = de_mb_eval(y, z, u, v, sh, ro, &s_f);
+	float f = de_mb_eval(y, u, v, z, sh, ro, &s_f);
 	float fo = gen > 0 ? fx[i] : DE_INF;
 	int better = f <= fo;
 	const float *xi = X + (long long)i * DE_DIM;
