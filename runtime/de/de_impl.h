@@ -26,11 +26,27 @@
 typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2,
 			  DE_VARIANT_MULTIBLOCK = 3 } de_variant;
 
-/* `variant = auto` (the default) picks the multi-block kernel from this
- * dimension on (rand/1 and best/1; the adaptive strategies stay fused).
- * Measured on an H100: bench/results/de-multiblock-h100-2026-11-23.md. */
+/* `variant = auto` (the default) picks the multi-block kernel for rand/1
+ * and best/1 from DE_AUTO_MULTIBLOCK_DIM dimensions on, and from
+ * DE_AUTO_MULTIBLOCK_FEW_DIM on when a process runs at most
+ * DE_AUTO_MULTIBLOCK_FEW problems; else (and for the adaptive strategies,
+ * and beyond DE_AUTO_MULTIBLOCK_MAX_DIM, where its shared memory may not
+ * fit) the fused kernel. Measured on an H100 with NP = 300
+ * (bench/results/de-multiblock-h100-2026-11-23.md): multiblock is faster
+ * than fused at D = 300 and 1000 for 1 to 100 problems (3.4-44x), at D = 100
+ * for 1 to 30 problems (1.07-2.4x), slower at D = 100 for 100 problems
+ * (2.3x), at D = 50 for 10 or more problems and at D = 30. */
 #if !defined(DE_AUTO_MULTIBLOCK_DIM)
-#define DE_AUTO_MULTIBLOCK_DIM 100
+#define DE_AUTO_MULTIBLOCK_DIM 300
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_FEW_DIM)
+#define DE_AUTO_MULTIBLOCK_FEW_DIM 100
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_FEW)
+#define DE_AUTO_MULTIBLOCK_FEW 32
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_MAX_DIM)
+#define DE_AUTO_MULTIBLOCK_MAX_DIM 12000
 #endif
 typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
 

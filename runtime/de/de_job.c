@@ -36,7 +36,7 @@
  *   report_every = 100     ; progress line every N generations
  *   variant = auto         ; GPU: fused, naive, multiblock (a block per individual, a launch
  *                          ;   per generation; rand/1 and best/1), or auto (multiblock
- *                          ;   from DE_AUTO_MULTIBLOCK_DIM, else fused)
+ *                          ;   for large dimensions, de_impl.h's rule; else fused)
  *   pop_memory = auto      ; GPU: auto, shared or global
  *   block = 0              ; GPU threads per block (0: from the population)
  *   streams = 1            ; GPU: split the problems over this many streams
@@ -383,9 +383,12 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	    (job->variant == DE_VARIANT_NAIVE || job->variant == DE_VARIANT_MULTIBLOCK))
 		return rt_fail(err, RT_ERR_INPUT, "variant %s does not implement strategy %s: use fused",
 			       variant_names[job->variant], strategy_names[job->strategy]);
-	if (job->variant == DE_VARIANT_AUTO)   /* the faster as measured on an H100 (de_impl.h) */
-		job->variant = job->dim >= DE_AUTO_MULTIBLOCK_DIM && !de_is_adaptive(job->strategy)
+	if (job->variant == DE_VARIANT_AUTO) {   /* the faster as measured on an H100 (de_impl.h) */
+		int large = job->dim >= DE_AUTO_MULTIBLOCK_DIM ||
+			    (job->dim >= DE_AUTO_MULTIBLOCK_FEW_DIM && job->problems <= DE_AUTO_MULTIBLOCK_FEW);
+		job->variant = large && job->dim <= DE_AUTO_MULTIBLOCK_MAX_DIM && !de_is_adaptive(job->strategy)
 			       ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED;
+	}
 	de_cec_plan(job);
 	return RT_OK;
 }

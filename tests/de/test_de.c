@@ -656,11 +656,20 @@ static void test_spec_errors(void **state)
 	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
 	assert_int_equal(job.variant, DE_VARIANT_MULTIBLOCK);
 	de_job_free(&job);
-	for (int k = 0; k < 2; k++) {
-		snprintf(text, sizeof text, "%sdim = %d\nmax_evals = 0\ngenerations = 5\n", head,
-			 DE_AUTO_MULTIBLOCK_DIM - 1 + k);
+	const struct { int dim, problems, variant; } autos[] = {
+		{ DE_AUTO_MULTIBLOCK_DIM - 1, 1000, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_DIM, 1000, DE_VARIANT_MULTIBLOCK },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM, DE_AUTO_MULTIBLOCK_FEW, DE_VARIANT_MULTIBLOCK },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM, DE_AUTO_MULTIBLOCK_FEW + 1, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM - 1, 1, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_MAX_DIM + 1, 1, DE_VARIANT_FUSED },
+	};
+	for (size_t k = 0; k < sizeof autos / sizeof autos[0]; k++) {
+		snprintf(text, sizeof text,
+			 "%sdim = %d\nproblems = %d\npopulation = 20\nmax_evals = 0\ngenerations = 5\n", head,
+			 autos[k].dim, autos[k].problems);
 		assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
-		assert_int_equal(job.variant, k ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED);
+		assert_int_equal(job.variant, autos[k].variant);
 		de_job_free(&job);
 	}
 	snprintf(text, sizeof text, "%sdim = 1000\nvariant = fused\n", head);
