@@ -63,6 +63,11 @@ static int mb_block_for(const de_job *job)
 	return b < DE_MB_MIN_THREADS ? DE_MB_MIN_THREADS : b > DE_MB_MAX_THREADS ? DE_MB_MAX_THREADS : b;
 }
 
+int de_gpu_mb_block(const de_job *job)
+{
+	return mb_block_for(job);
+}
+
 /* Dynamic shared memory of a block of the multi-block kernel (de.cu,
  * DE_MB_SMEM_FLOATS). */
 static size_t mb_smem_bytes(const de_job *job)

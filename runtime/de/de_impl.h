@@ -220,6 +220,8 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
  * shared memory); says where the population lives and the block size. */
 rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src, int *pop_shared,
 			int *block, rt_error *err);
+/* Threads per block of the multi-block kernel (de_mb_gen) for job. */
+int de_gpu_mb_block(const de_job *job);
 /* NVRTC options used for the DE kernels. */
 const char *const *de_gpu_nvrtc_options(int *n);
 /* A whole run on device 0. */
