@@ -598,11 +598,22 @@ RT_DEV float de_mb_eval(const float *y, float *u, float *v, float *z, const floa
 			  u + k, v + k);
 #undef DE_MB_Z
 	__syncthreads();
-	if (threadIdx.x == 0) {
+	if (threadIdx.x == 0) {   /* the fold, in component order: few instructions per step */
 		de_acc a = { 0.0f, 0.0f };
+		if (DE_DIM % 4 == 0) {   /* u, v 16-byte aligned */
+#pragma unroll 2
+			for (int k = 0; k < DE_DIM; k += 4) {
+				float4 uu = *(const float4 *)(u + k), vv = *(const float4 *)(v + k);
+				de_fn_step(DE_FUNCTION, &a, uu.x, vv.x, k, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.y, vv.y, k + 1, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.z, vv.z, k + 2, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.w, vv.w, k + 3, DE_DIM);
+			}
+		} else {
 #pragma unroll 8
-		for (int k = 0; k < DE_DIM; k++)
-			de_fn_step(DE_FUNCTION, &a, u[k], v[k], k, DE_DIM);
+			for (int k = 0; k < DE_DIM; k++)
+				de_fn_step(DE_FUNCTION, &a, u[k], v[k], k, DE_DIM);
+		}
 		*sf = de_sane(de_fn_final(DE_FUNCTION, a, DE_DIM));
 	}
 #endif
@@ -680,6 +691,7 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	float *fy = fitg + nxt * DE_NP;
 	const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
 	const float *ro = DE_ROTATE || DE_CEC ? rot : (const float *)0;
+	const float fo = gen > 0 ? fx[i] : DE_INF;   /* loaded early: used after the evaluation */
 	if (gen == 0) {
 		for (int c = tid; 4 * c < DE_DIM; c += DE_MB_BLOCK)
 			de_init_chunk(&P, (uint32_t)p, (uint32_t)i, c, y, 1);
@@ -702,7 +714,6 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	}
 	__syncthreads();
 	float f = de_mb_eval(y, u, v, z, sh, ro, &s_f);
-	float fo = gen > 0 ? fx[i] : DE_INF;
 	int better = f <= fo;
 	const float *xi = X + (long long)i * DE_DIM;
 	float *yi = Y + (long long)i * DE_DIM;
