@@ -381,8 +381,8 @@ static rt_status de_gen(rt_spec *spec, const rt_options *opt, const char *dir, r
 	    (st = de_c_source(&job, &c, err)) != RT_OK || (st = gen_write(&cu, dir, err)) != RT_OK ||
 	    (st = gen_write(&c, dir, err)) != RT_OK)
 		goto done;
-	rt_info("%s/%s  (CUDA: de_fused, block %d, population in %s memory; de_naive_*)", dir, cu.name,
-		block, shared ? "shared" : "global");
+	rt_info("%s/%s  (CUDA: de_fused, block %d, population in %s memory; de_naive_*; de_mb_gen)",
+		dir, cu.name, block, shared ? "shared" : "global");
 	rt_info("%s/%s  (C: the same generation step on the CPU)", dir, c.name);
 done:
 	gen_free(&cu);

@@ -33,10 +33,13 @@ const char de_bench_help[] =
 	"  --population-factor K  individuals = K x dim (default 10, the seed's; 5 reaches\n"
 	"                       1e-8 on the sphere within 10000 x dim evaluations)\n"
 	"  --backend B          cpu, gpu or both (default: gpu if present, else cpu)\n"
-	"  --variants LIST      GPU variants: fused, naive, streams (fused over --streams\n"
-	"                       streams), persistent (fused, a grid of resident blocks\n"
-	"                       walking over the problems) (default fused,naive)\n"
+	"  --variants LIST      GPU variants: fused, naive, multiblock (a block per\n"
+	"                       individual), streams (fused over --streams streams),\n"
+	"                       persistent (fused, a grid of resident blocks walking over\n"
+	"                       the problems) (default fused,naive,multiblock)\n"
 	"  --streams N          streams of the streams variant (default 4)\n"
+	"  --mb-block N         threads per block of the multiblock variant (default: one\n"
+	"                       per 8 dimensions, 64 .. 256)\n"
 	"  --generations G      generations per throughput run (default 100)\n"
 	"  --repeats R          throughput runs per row, the median is kept (default 3)\n"
 	"  --target T           time to |best| <= T (default 1e-8; 0: skip)\n"
@@ -46,9 +49,10 @@ const char de_bench_help[] =
 	"  --torch              also run tools/de_torch.py (PyTorch, same DE) per row\n"
 	"  --python CMD         Python for --torch (default python3)\n"
 	"  --check              instead of timing: run small problems on the CPU and the\n"
-	"                       GPU (fused, naive, streams) and compare best-value histories\n"
-	"                       and best vectors (the adaptive strategies jade, shade, lshade,\n"
-	"                       jso too: fused and streams; the naive kernels have none)\n"
+	"                       GPU (fused, naive, streams, multiblock) and compare best-value\n"
+	"                       histories and best vectors (the adaptive strategies jade,\n"
+	"                       shade, lshade, jso too: fused and streams; the naive and\n"
+	"                       multiblock kernels have none)\n"
 	"  --seed S, --threads N, -o DIR (writes DIR/bench-de-FUNCTION.json or\n"
 	"  DIR/bench-de-check.json), --quiet\n";
 
@@ -61,7 +65,7 @@ typedef struct bench_cfg {
 	int nprobs;
 	int population, pop_factor;
 	int cpu, gpu;
-	int fused, naive, streams_variant, blocks_variant, streams;
+	int fused, naive, mb, streams_variant, blocks_variant, streams, mb_block;
 	long generations;
 	int repeats;
 	double target, cpu_max_work;
@@ -133,7 +137,7 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	c->probs[1] = 100;
 	c->probs[2] = 1000;
 	c->nprobs = 3;
-	c->fused = c->naive = 1;
+	c->fused = c->naive = c->mb = 1;
 	c->pop_factor = 10;
 	c->streams = 4;
 	c->generations = 100;
@@ -177,7 +181,7 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			backend = v;
 		} else if (!strcmp(a, "--variants")) {
 			NEED();
-			c->fused = c->naive = c->streams_variant = c->blocks_variant = 0;
+			c->fused = c->naive = c->mb = c->streams_variant = c->blocks_variant = 0;
 			char buf[128];
 			snprintf(buf, sizeof buf, "%s", v);
 			for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
@@ -185,14 +189,23 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 					c->fused = 1;
 				else if (!strcmp(t, "naive"))
 					c->naive = 1;
+				else if (!strcmp(t, "multiblock"))
+					c->mb = 1;
 				else if (!strcmp(t, "streams"))
 					c->streams_variant = 1;
 				else if (!strcmp(t, "persistent"))
 					c->blocks_variant = 1;
 				else
 					return rt_fail(err, RT_ERR_INPUT,
-						       "--variants: expected fused, naive, streams or persistent, got '%s'", t);
+						       "--variants: expected fused, naive, multiblock, streams or "
+						       "persistent, got '%s'", t);
 			}
+		} else if (!strcmp(a, "--mb-block")) {
+			NEED();
+			c->mb_block = (int)strtol(v, &end, 10);
+			if (*end || c->mb_block < 32 || c->mb_block > 1024 || c->mb_block % 32)
+				return rt_fail(err, RT_ERR_INPUT, "--mb-block: expected a multiple of 32 in 32..1024, "
+					       "got '%s'", v);
 		} else if (!strcmp(a, "--streams")) {
 			NEED();
 			c->streams = (int)strtol(v, &end, 10);
@@ -315,6 +328,8 @@ static rt_status bench_one(const bench_cfg *c, bench_row *row, int gpu, int vari
 		job.variant = variant;
 		job.streams = streams;
 		job.persistent = persistent;
+		if (variant == DE_VARIANT_MULTIBLOCK)
+			job.block = c->mb_block;
 		if (target_run) {
 			job.target = c->target;
 			job.max_evals = c->max_evals ? c->max_evals : 10000LL * row->dim;
@@ -528,6 +543,13 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		  DE_BOUNDS_CLIP, 0, 0, 0, 0, 0 },
 		{ "user (Styblinski-Tang)", DE_FN_USER, 10, 100, 4, 200, 0, 0, DE_RAND_1_BIN,
 		  DE_BOUNDS_REFLECT, 1, 0, 1, 0, 0 },
+		/* large dimensions (the multi-block kernel's domain) */
+		{ "sphere D=1000 shift", DE_FN_SPHERE, 1000, 300, 2, 30, 1, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_REFLECT, 0, 0, 1, 0, 0 },
+		{ "rosenbrock D=300 rot best/1", DE_FN_ROSENBROCK, 300, 100, 2, 20, 0, 1, DE_BEST_1_BIN,
+		  DE_BOUNDS_RESAMPLE, 0, 0, 1, 0, 0 },
+		{ "rastrigin D=500 shift", DE_FN_RASTRIGIN, 500, 200, 2, 30, 1, 0, DE_RAND_1_BIN,
+		  DE_BOUNDS_CLIP, 0, 0, 0, 0, 0 },
 		/* the adaptive strategies (templates/de/de_adapt.h): no naive kernels */
 		{ "jade sphere", DE_FN_SPHERE, 10, 50, 4, 300, 1, 0, DE_JADE, DE_BOUNDS_MIDPOINT, 0, 0,
 		  1, 0, 0 },
@@ -569,21 +591,23 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 	rt_info("bench de --check: best-value histories of every generation compared; 'exact' "
 		"cases must agree bit for bit, the others (sin/exp in the math library) until a "
 		"near-tie, not before generation 20");
-	rt_info("| %-28s | %-14s | %-14s | %-14s | %s |", "case", "cpu = fused", "fused = naive",
-		"fused = persist", "result");
-	rt_info("|------------------------------|----------------|----------------|----------------|--------|");
+	rt_info("| %-28s | %-14s | %-14s | %-14s | %-14s | %s |", "case", "cpu = fused", "fused = naive",
+		"fused = persist", "fused = multbl", "result");
+	rt_info("|------------------------------|----------------|----------------|----------------|"
+		"----------------|--------|");
 	for (int k = 0; k < ncases && st == RT_OK; k++) {
 		const check_case *cc = &cases[k];
-		de_outcome out[4];   /* cpu, fused, naive, persistent (1 block x 2 streams) */
-		const char *names[4] = { "cpu", "fused", "naive", "persistent" };
-		char cell[3][64], note[256] = "";
-		int ran[4] = { 0 }, ok = 1;
+		/* cpu, fused, naive, persistent (1 block x 2 streams), multiblock */
+		de_outcome out[5];
+		const char *names[5] = { "cpu", "fused", "naive", "persistent", "multiblock" };
+		char cell[4][64], note[256] = "";
+		int ran[5] = { 0 }, ok = 1;
 		memset(out, 0, sizeof out);
-		for (int b = 0; b < 4; b++) {
+		for (int b = 0; b < 5; b++) {
 			de_job job;
 			rt_error e2;
 			if ((b == 0 && !c->cpu) || (b > 0 && !c->gpu) ||
-			    (b == 2 && de_is_adaptive(cc->strategy)))
+			    ((b == 2 || b == 4) && de_is_adaptive(cc->strategy)))
 				continue;
 			de_job_default(&job, cc->fn, cc->dim);
 			snprintf(job.name, sizeof job.name, "check-%d", k);
@@ -599,7 +623,7 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 			job.history_every = 1;
 			job.report_every = 50;
 			job.seed = c->seed;
-			job.variant = b == 2 ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+			job.variant = b == 2 ? DE_VARIANT_NAIVE : b == 4 ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED;
 			job.streams = b == 3 ? 2 : 1;
 			job.persistent = b == 3;   /* one block per stream walks over 2+ problems */
 			job.grid_max = 1;
@@ -625,10 +649,10 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 					ok = 0;
 			}
 		}
-		const int pairs[3][2] = { { 0, 1 }, { 1, 2 }, { 1, 3 } };
+		const int pairs[4][2] = { { 0, 1 }, { 1, 2 }, { 1, 3 }, { 1, 4 } };
 		rt_json_begin_object(&j, NULL);
 		rt_json_string(&j, "case", cc->what);
-		for (int q = 0; q < 3; q++) {
+		for (int q = 0; q < 4; q++) {
 			int a = pairs[q][0], b = pairs[q][1];
 			if (!ran[a] || !ran[b]) {
 				snprintf(cell[q], sizeof cell[q], "-");
@@ -660,9 +684,9 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		rt_json_string(&j, "note", note);
 		rt_json_end_object(&j);
 		failures += !ok;
-		rt_info("| %-28s | %-14s | %-14s | %-14s | %s %s|", cc->what, cell[0], cell[1], cell[2],
-			ok ? "ok" : "FAIL", note);
-		for (int b = 0; b < 4; b++)
+		rt_info("| %-28s | %-14s | %-14s | %-14s | %-14s | %s %s|", cc->what, cell[0], cell[1],
+			cell[2], cell[3], ok ? "ok" : "FAIL", note);
+		for (int b = 0; b < 5; b++)
 			de_outcome_free(&out[b]);
 	}
 	rt_json_end_array(&j);
@@ -713,6 +737,7 @@ rt_status de_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 					{ c.gpu && c.streams_variant, 1, DE_VARIANT_FUSED, c.streams, 0, "streams" },
 					{ c.gpu && c.blocks_variant, 1, DE_VARIANT_FUSED, 1, 1, "persist" },
 					{ c.gpu && c.naive, 1, DE_VARIANT_NAIVE, 1, 0, "naive" },
+					{ c.gpu && c.mb, 1, DE_VARIANT_MULTIBLOCK, 1, 0, "multiblock" },
 					{ c.cpu, 0, 0, 1, 0, "-" },
 					{ c.torch, 0, 0, 1, 0, "-" },
 				};

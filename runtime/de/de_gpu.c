@@ -15,7 +15,13 @@
  * and several streams were measured on an H100 (bench/results/de-gpu-*.md):
  * up to 13% slower, and never faster than one launch of a block per problem. Carve-out: all shared memory
  * when the population is there, else all L1 (the donor rows are scattered
- * global loads that L1 may catch). */
+ * global loads that L1 may catch).
+ *
+ * variant multiblock (de.cu, de_mb_gen): a block per (problem, individual),
+ * one launch per generation, population rows in global memory (two buffers
+ * per problem, the current one by the parity of the generations done), a
+ * counter per problem for its last block; block = the trial's 8-component
+ * chunks rounded up to a warp, 64 .. 256 threads. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,8 @@
 #define DE_MIN_REGS 64                        /* registers per thread we keep for ptxas */
 #define DE_MAX_BLOCK 512
 #define DE_NAIVE_THREADS 256
+#define DE_MB_MIN_THREADS 64
+#define DE_MB_MAX_THREADS 256
 
 static const char *const nvrtc_options[] = { "--fmad=false" };
 
@@ -43,6 +51,31 @@ const char *const *de_gpu_nvrtc_options(int *n)
 static size_t pop_smem_bytes(const de_job *job)
 {
 	return (2 * (size_t)job->np * job->dim + 2 * (size_t)job->np) * sizeof(float);
+}
+
+/* Threads of a block of the multi-block kernel: de.block, else one per 8
+ * components. */
+static int mb_block_for(const de_job *job)
+{
+	if (job->block > 0)
+		return job->block;
+	int b = ((job->dim + 7) / 8 + 31) / 32 * 32;
+	return b < DE_MB_MIN_THREADS ? DE_MB_MIN_THREADS : b > DE_MB_MAX_THREADS ? DE_MB_MAX_THREADS : b;
+}
+
+int de_gpu_mb_block(const de_job *job)
+{
+	return mb_block_for(job);
+}
+
+/* Dynamic shared memory of a block of the multi-block kernel (de.cu,
+ * DE_MB_SMEM_FLOATS). */
+static size_t mb_smem_bytes(const de_job *job)
+{
+	size_t d = (size_t)job->dim;
+	if (job->function == DE_FN_USER || job->function == DE_FN_CEC2017)
+		return d * sizeof(float);
+	return (job->rotate ? 4 * d + 1 : 3 * d) * sizeof(float);
 }
 
 static int block_for(const de_job *job)
@@ -86,7 +119,7 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	if (min_blocks < 1)
 		min_blocks = 1;
 	snprintf(name, sizeof name, "de-%s.cu", job->name);
-	gen_begin(src, name, "differential evolution kernels (fused and naive)");
+	gen_begin(src, name, "differential evolution kernels (fused, naive and multi-block)");
 	gen_line(src, "/* %s, dim %d, population %d, DE/%s, %s, F %g, CR %g */",
 		 job->function == DE_FN_USER ? "user objective" : de_function_name(job->function),
 		 job->dim, job->np, de_job_strategy_name(job), de_job_bounds_name(job), job->F, job->CR);
@@ -112,6 +145,8 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	gen_define_int(src, "DE_NAIVE_MIN_BLOCKS", 65536 / (DE_MIN_REGS * DE_NAIVE_THREADS));
 	gen_define_int(src, "DE_POP_SHARED", shared);
 	gen_define_int(src, "DE_NAIVE_BLOCK", DE_NAIVE_THREADS);
+	gen_define_int(src, "DE_MB_BLOCK", mb_block_for(job));
+	gen_define_int(src, "DE_MB_MIN_BLOCKS", 65536 / (DE_MIN_REGS * mb_block_for(job)));
 	if (job->problem_base > 0)
 		gen_line(src, "#define DE_PROBLEM_BASE %luu", (unsigned long)job->problem_base);
 	if (de_is_adaptive(job->strategy)) {   /* templates/de/de_adapt.h */
@@ -141,13 +176,15 @@ typedef struct de_gpu {
 	int nstreams;
 	gpu_timer *timer;
 	gpu_ptr pop, fit, state, bestx, hist, shift, rot, mut, trial, tfit;
+	gpu_ptr count;                   /* multiblock: a counter per problem (de_mb_gen) */
 	gpu_ptr ad, arch, work, iwork;   /* adaptive strategies (de.cu); else 4 bytes each */
 } de_gpu;
 
 static void gpu_release(de_gpu *g)
 {
 	gpu_ptr *bufs[] = { &g->pop, &g->fit, &g->state, &g->bestx, &g->hist, &g->shift,
-			    &g->rot, &g->mut, &g->trial, &g->tfit, &g->ad, &g->arch, &g->work, &g->iwork };
+			    &g->rot, &g->mut, &g->trial, &g->tfit, &g->ad, &g->arch, &g->work, &g->iwork,
+			    &g->count };
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (*bufs[i])
 			gpu_free(g->ctx, *bufs[i]);
@@ -282,7 +319,49 @@ static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a
 	return gpu_launch(g->mod, "de_naive_best", &bcfg, ba, err);
 }
 
+/* Generation gen (0: initialisation) of every problem by the multi-block kernel. */
+static rt_status launch_mb_gen(de_gpu *g, const de_job *job, const de_args *a, int gen,
+			       rt_error *err)
+{
+	int pbegin = 0, pend = (int)job->problems, he = a->hist_every, hl = a->hist_len;
+	unsigned long long seed = a->seed;
+	float target = a->target, fstar = a->fstar;
+	gpu_ptr hist = g->hist;
+	void *args[] = { &g->pop, &g->fit, &g->state, &g->count, &g->bestx, &hist, &g->shift, &g->rot,
+			 &seed, &gen, &he, &hl, &target, &fstar, &pbegin, &pend };
+	gpu_launch_cfg cfg = { { (unsigned)(job->problems * job->np), 1, 1 },
+			       { (unsigned)mb_block_for(job), 1, 1 }, (unsigned)mb_smem_bytes(job), NULL };
+	return gpu_launch(g->mod, "de_mb_gen", &cfg, args, err);
+}
+
+/* The multi-block kernel's shared memory (opted in above 48 KiB) and its
+ * resident blocks per SM (*bps, at least 1, else an error). */
+static rt_status mb_prepare(gpu_module *mod, const de_job *job, const gpu_info *info, int *bps,
+			    rt_error *err)
+{
+	size_t smem = mb_smem_bytes(job);
+	int optin = info->smem_per_block_optin > 0 ? info->smem_per_block_optin : DE_DEFAULT_SMEM_OPTIN;
+	rt_status s;
+	if (smem + 1024 > (size_t)optin)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: variant = multiblock: dim %d needs %zu bytes of shared memory per block, "
+			       "%s allows %d (use variant = fused or naive)",
+			       job->spec_path, job->dim, smem, info->name, optin);
+	if ((s = gpu_kernel_attrs(mod, "de_mb_gen", (int)smem, -1, err)) ||
+	    (s = gpu_occupancy(mod, "de_mb_gen", mb_block_for(job), smem, bps, err)))
+		return s;
+	if (*bps < 1)
+		return rt_fail(err, RT_ERR_UNSUPPORTED,
+			       "de_mb_gen with %d threads and %zu bytes of shared memory does not fit on %s",
+			       mb_block_for(job), smem, info->name);
+	return RT_OK;
+}
+
 /* ---- checkpoints (de_ckpt.h) --------------------------------------------------- */
+
+/* How the device keeps the populations (the `two` argument below). */
+#define DE_LAY_TWO 1    /* two buffers per problem, the current one by parity */
+#define DE_LAY_ROWS 2   /* rows [individual][dim] (multiblock), else [dim][individual] */
 
 /* Where problem p's current population and fitness start in the device
  * buffers, in floats. The fused kernel with the population in global
@@ -291,6 +370,7 @@ static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a
 static void current_at(const de_job *job, int two, long p, int gens, size_t *pop_at,
 		       size_t *fit_at)
 {
+	two &= DE_LAY_TWO;
 	size_t k = (size_t)p * (two ? 2 : 1) + (two && gens > 0 ? (size_t)(gens & 1) : 0);
 	*pop_at = k * (size_t)job->np * job->dim;
 	*fit_at = k * (size_t)job->np;
@@ -299,7 +379,7 @@ static void current_at(const de_job *job, int two, long p, int gens, size_t *pop
 /* Host copies of the device's population and fitness buffers (layout as on the device). */
 static rt_status host_buffers(const de_job *job, int two, float **pop, float **fit, rt_error *err)
 {
-	size_t nbuf = (size_t)job->problems * (two ? 2 : 1);
+	size_t nbuf = (size_t)job->problems * (two & DE_LAY_TWO ? 2 : 1);
 	*pop = rt_calloc(nbuf * job->np * job->dim, sizeof **pop, err);
 	*fit = *pop ? rt_calloc(nbuf * job->np, sizeof **fit, err) : NULL;
 	return *fit ? RT_OK : RT_ERR_SYSTEM;
@@ -311,7 +391,7 @@ static rt_status take_snapshot(de_gpu *g, const de_job *job, int two, const de_s
 			       de_snapshot *s, rt_error *err)
 {
 	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
-	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
+	size_t nbuf = P * (two & DE_LAY_TWO ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
 	float *pop = NULL, *fit = NULL;
 	rt_status r = host_buffers(job, two, &pop, &fit, err);
 	if (r == RT_OK)
@@ -325,7 +405,8 @@ static rt_status take_snapshot(de_gpu *g, const de_job *job, int two, const de_s
 		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
 		for (size_t i = 0; i < NP; i++) {   /* structure of arrays to rows */
 			for (size_t j = 0; j < D; j++)
-				s->pop[(p * NP + i) * D + j] = pop[pop_at + j * NP + i];
+				s->pop[(p * NP + i) * D + j] =
+					pop[pop_at + (two & DE_LAY_ROWS ? i * D + j : j * NP + i)];
 			s->fit[p * NP + i] = fit[fit_at + i];
 		}
 	}
@@ -342,7 +423,7 @@ static rt_status put_snapshot(de_gpu *g, const de_job *job, int two, de_state *s
 			      rt_error *err)
 {
 	size_t P = (size_t)job->problems, D = (size_t)job->dim, NP = (size_t)job->np;
-	size_t nbuf = P * (two ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
+	size_t nbuf = P * (two & DE_LAY_TWO ? 2 : 1), hl = (size_t)de_job_hist_len(job), pop_at, fit_at;
 	float *pop = NULL, *fit = NULL, *bestx = NULL;
 	rt_status r = host_buffers(job, two, &pop, &fit, err);
 	if (r == RT_OK && !(bestx = rt_malloc(P * D * sizeof *bestx, err)))
@@ -353,7 +434,7 @@ static rt_status put_snapshot(de_gpu *g, const de_job *job, int two, de_state *s
 		current_at(job, two, (long)p, st[p].gens, &pop_at, &fit_at);
 		for (size_t i = 0; i < NP; i++) {   /* rows to structure of arrays */
 			for (size_t j = 0; j < D; j++)
-				pop[pop_at + j * NP + i] = rows[i * D + j];
+				pop[pop_at + (two & DE_LAY_ROWS ? i * D + j : j * NP + i)] = rows[i * D + j];
 			fit[fit_at + i] = s->fit[p * NP + i];
 		}
 		memcpy(bestx + p * D, rows + (size_t)st[p].best_index * D, D * sizeof *bestx);
@@ -445,6 +526,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	nvrtc_output nout;
 	char arch[32];
 	int shared = 0, block = 0, nopt, bps = 0, naive = job->variant == DE_VARIANT_NAIVE;
+	int mb = job->variant == DE_VARIANT_MULTIBLOCK;
 	const char *const *opts = de_gpu_nvrtc_options(&nopt);
 	de_state *st = NULL;
 	rt_status s;
@@ -468,8 +550,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	    (s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
 		goto done;
 
-	unsigned smem = shared && !naive ? (unsigned)pop_smem_bytes(job) : 0;
-	if (!naive) {
+	unsigned smem = shared && !naive && !mb ? (unsigned)pop_smem_bytes(job) : 0;
+	if (mb && (s = mb_prepare(g.mod, job, &info, &bps, err)))
+		goto done;
+	if (!naive && !mb) {
 		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, shared ? 100 : 0, err)) ||
 		    (s = gpu_occupancy(g.mod, "de_fused", block, smem, &bps, err)))
 			goto done;
@@ -483,7 +567,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	int grid_cap = job->persistent ? bps * info.sm_count : 0x7fffffff;
 	if (job->persistent && job->grid_max > 0 && job->grid_max < grid_cap)
 		grid_cap = job->grid_max;
-	size_t pop_bytes = P * NPD * sizeof(float) * (naive ? 3 : shared ? 1 : 2);
+	size_t pop_bytes = P * NPD * sizeof(float) * (naive ? 3 : shared && !mb ? 1 : 2);
 	size_t need = pop_bytes + P * job->np * sizeof(float) * 2 + P * job->dim * sizeof(float) * 2;
 	if (need > info.total_mem / 10 * 9) {
 		s = rt_fail(err, RT_ERR_INPUT,
@@ -498,6 +582,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if (naive)
 		snprintf(out->detail, sizeof out->detail, "naive, 5 launches per generation, block %d",
 			 DE_NAIVE_THREADS);
+	else if (mb)
+		snprintf(out->detail, sizeof out->detail,
+			 "multiblock, a block per individual, 1 launch per generation, block %d, "
+			 "%d blocks/SM", mb_block_for(job), bps);
 	else
 		snprintf(out->detail, sizeof out->detail,
 			 "fused, population in %s memory, block %d, %d blocks/SM, grid %d%s, %d stream(s)",
@@ -506,13 +594,17 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 			 job->persistent ? " (persistent)" : "", job->streams);
 
 	if ((s = alloc(&g, &g.pop, pop_bytes / (naive ? 3 : 1), err)) ||
-	    (s = alloc(&g, &g.fit, P * job->np * sizeof(float) * (naive || shared ? 1 : 2), err)) ||
+	    (s = alloc(&g, &g.fit, P * job->np * sizeof(float) * (naive || (shared && !mb) ? 1 : 2),
+		       err)) ||
 	    (s = alloc(&g, &g.state, P * sizeof(de_state), err)) ||
 	    (s = alloc(&g, &g.bestx, P * job->dim * sizeof(float), err)))
 		goto done;
 	if (naive && ((s = alloc(&g, &g.mut, P * NPD * sizeof(float), err)) ||
 		      (s = alloc(&g, &g.trial, P * NPD * sizeof(float), err)) ||
 		      (s = alloc(&g, &g.tfit, P * job->np * sizeof(float), err))))
+		goto done;
+	if (mb && ((s = alloc(&g, &g.count, P * sizeof(unsigned), err)) ||
+		   (s = gpu_memset32(g.ctx, g.count, 0u, P, err))))
 		goto done;
 	if ((s = alloc_adaptive(&g, job, err)))
 		goto done;
@@ -546,7 +638,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	}
 	if ((s = gpu_upload(g.ctx, g.state, st, P * sizeof *st, err)))
 		goto done;
-	if (!naive && job->streams > 1) {
+	if (!naive && !mb && job->streams > 1) {
 		for (int k = 0; k < job->streams; k++) {
 			if ((s = gpu_stream_create(g.ctx, &g.streams[k], err)))
 				goto done;
@@ -560,7 +652,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		      (float)job->optimum };
 	double kernel_ms = 0, ms, before = 0;
 	long gen = -1;
-	int two = !naive && !shared;   /* two population buffers per problem (de.cu) */
+	/* two population buffers per problem (de.cu); rows: multiblock */
+	int two = mb ? DE_LAY_TWO | DE_LAY_ROWS : !naive && !shared ? DE_LAY_TWO : 0;
 	if (de_ckpt_resuming(job->ckpt) &&
 	    (s = restore_checkpoint(&g, job, two, st, &gen, &before, &kernel_ms, err)))
 		goto done;
@@ -570,9 +663,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		long gen_end = gen < 0 ? 0 : de_ckpt_stretch_end(job->ckpt, job, gen);
 		if ((s = gpu_timer_start(g.timer, NULL, err)))
 			goto done;
-		if (naive) {
+		if (naive || mb) {
 			for (long q = gen < 0 ? 0 : gen + 1; q <= gen_end; q++)
-				if ((s = launch_naive_gen(&g, job, &a, block, (int)q, err)))
+				if ((s = naive ? launch_naive_gen(&g, job, &a, block, (int)q, err)
+					       : launch_mb_gen(&g, job, &a, (int)q, err)))
 					goto done;
 		} else if ((s = launch_fused(&g, job, &a, block, smem, grid_cap, gen_end, err))) {
 			goto done;

@@ -20,16 +20,33 @@
 #define DE_USER_MAX_LINES 4096
 #endif
 
-/* GPU kernels; AUTO is resolved to FUSED or NAIVE by de_job_finish. */
-typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2 } de_variant;
+/* GPU kernels; AUTO is resolved to FUSED or MULTIBLOCK by de_job_finish.
+ * MULTIBLOCK (de.cu, de_mb_gen): a block per (problem, individual) and a
+ * launch per generation; rand/1/bin and best/1/bin only. */
+typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT_AUTO = 2,
+			  DE_VARIANT_MULTIBLOCK = 3 } de_variant;
 
-/* `variant = auto` (the default) picks the naive kernels from this dimension
- * on. Measured on an H100 (bench/results/de-gpu-2026-11-22.md): at D = 1000,
- * NP = 10 D the population lives in global memory and the fused kernel's one
- * block per problem is 13x slower than the naive kernels for one problem and
- * 1.4x for 100; at D = 100 the fused kernel is still 1.1-1.6x faster. */
-#if !defined(DE_AUTO_NAIVE_DIM)
-#define DE_AUTO_NAIVE_DIM 1000
+/* `variant = auto` (the default) picks the multi-block kernel for rand/1
+ * and best/1 from DE_AUTO_MULTIBLOCK_DIM dimensions on, and from
+ * DE_AUTO_MULTIBLOCK_FEW_DIM on when a process runs at most
+ * DE_AUTO_MULTIBLOCK_FEW problems; else (and for the adaptive strategies,
+ * and beyond DE_AUTO_MULTIBLOCK_MAX_DIM, where its shared memory may not
+ * fit) the fused kernel. Measured on an H100 with NP = 300
+ * (bench/results/de-multiblock-h100-2026-11-23.md): multiblock is faster
+ * than fused at D = 300 and 1000 for 1 to 100 problems (3.4-44x), at D = 100
+ * for 1 to 30 problems (1.07-2.4x), slower at D = 100 for 100 problems
+ * (2.3x), at D = 50 for 10 or more problems and at D = 30. */
+#if !defined(DE_AUTO_MULTIBLOCK_DIM)
+#define DE_AUTO_MULTIBLOCK_DIM 300
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_FEW_DIM)
+#define DE_AUTO_MULTIBLOCK_FEW_DIM 100
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_FEW)
+#define DE_AUTO_MULTIBLOCK_FEW 32
+#endif
+#if !defined(DE_AUTO_MULTIBLOCK_MAX_DIM)
+#define DE_AUTO_MULTIBLOCK_MAX_DIM 12000
 #endif
 typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
 
@@ -209,6 +226,8 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
  * shared memory); says where the population lives and the block size. */
 rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src, int *pop_shared,
 			int *block, rt_error *err);
+/* Threads per block of the multi-block kernel (de_mb_gen) for job. */
+int de_gpu_mb_block(const de_job *job);
 /* NVRTC options used for the DE kernels. */
 const char *const *de_gpu_nvrtc_options(int *n);
 /* A whole run on device 0. */

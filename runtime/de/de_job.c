@@ -34,7 +34,9 @@
  *   rotate = 0             ; 1: one random orthogonal matrix for the run
  *   history_every = 10     ; best value every N generations (0: none)
  *   report_every = 100     ; progress line every N generations
- *   variant = auto         ; GPU: fused, naive, or auto (fused; naive from DE_AUTO_NAIVE_DIM)
+ *   variant = auto         ; GPU: fused, naive, multiblock (a block per individual, a launch
+ *                          ;   per generation; rand/1 and best/1), or auto (multiblock
+ *                          ;   for large dimensions, de_impl.h's rule; else fused)
  *   pop_memory = auto      ; GPU: auto, shared or global
  *   block = 0              ; GPU threads per block (0: from the population)
  *   streams = 1            ; GPU: split the problems over this many streams
@@ -69,7 +71,7 @@ static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade"
 					      "jso", NULL };
 static const char *const bounds_names[] = { "reflect", "clip", "resample", "midpoint", NULL };
 static const char *const shift_names[] = { "none", "random", NULL };
-static const char *const variant_names[] = { "fused", "naive", "auto", NULL };
+static const char *const variant_names[] = { "fused", "naive", "auto", "multiblock", NULL };
 static const char *const popmem_names[] = { "auto", "shared", "global", NULL };
 
 void de_job_default(de_job *job, int fn, int dim)
@@ -262,12 +264,13 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_int(spec, "de", "report_every", 100, 1, INT_MAX, &v, err));
 	job->report_every = (int)v;
 	TRY(rt_spec_enum(spec, "de", "variant", variant_names, DE_VARIANT_AUTO, &job->variant, err));
-	if (job->variant == DE_VARIANT_NAIVE && de_is_adaptive(job->strategy))
+	if ((job->variant == DE_VARIANT_NAIVE || job->variant == DE_VARIANT_MULTIBLOCK) &&
+	    de_is_adaptive(job->strategy))
 		return rt_fail(err, RT_ERR_INPUT,
-			       "%s: de.variant = naive does not implement strategy = %s (only the fused kernel "
+			       "%s: de.variant = %s does not implement strategy = %s (only the fused kernel "
 			       "does): use variant = fused or auto",
 			       rt_spec_key_where(spec, "de", "variant", loc, sizeof loc),
-			       strategy_names[job->strategy]);
+			       variant_names[job->variant], strategy_names[job->strategy]);
 	TRY(rt_spec_enum(spec, "de", "pop_memory", popmem_names, DE_POPMEM_AUTO, &job->popmem, err));
 	TRY(rt_spec_int(spec, "de", "block", 0, 0, 1024, &v, err));
 	if (v % 32 != 0)
@@ -380,12 +383,16 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "bounds %g, %g are equal in float", job->lower, job->upper);
 	de_function_box(job->function, &lo, &hi, &zs);
 	job->zoff = (job->shift || job->rotate) ? (float)zs : 0.0f;
-	if (de_is_adaptive(job->strategy) && job->variant == DE_VARIANT_NAIVE)
-		return rt_fail(err, RT_ERR_INPUT, "variant naive does not implement strategy %s: use fused",
-			       strategy_names[job->strategy]);
-	if (job->variant == DE_VARIANT_AUTO)   /* the faster as measured on an H100 (de_impl.h) */
-		job->variant = job->dim >= DE_AUTO_NAIVE_DIM && !de_is_adaptive(job->strategy)
-			       ? DE_VARIANT_NAIVE : DE_VARIANT_FUSED;
+	if (de_is_adaptive(job->strategy) &&
+	    (job->variant == DE_VARIANT_NAIVE || job->variant == DE_VARIANT_MULTIBLOCK))
+		return rt_fail(err, RT_ERR_INPUT, "variant %s does not implement strategy %s: use fused",
+			       variant_names[job->variant], strategy_names[job->strategy]);
+	if (job->variant == DE_VARIANT_AUTO) {   /* the faster as measured on an H100 (de_impl.h) */
+		int large = job->dim >= DE_AUTO_MULTIBLOCK_DIM ||
+			    (job->dim >= DE_AUTO_MULTIBLOCK_FEW_DIM && job->problems <= DE_AUTO_MULTIBLOCK_FEW);
+		job->variant = large && job->dim <= DE_AUTO_MULTIBLOCK_MAX_DIM && !de_is_adaptive(job->strategy)
+			       ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED;
+	}
 	de_cec_plan(job);
 	return RT_OK;
 }

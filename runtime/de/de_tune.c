@@ -1,13 +1,13 @@
 /* de_tune.c: kind de's tuning hooks (tune.h).
  *
- * GPU: [de] variant (fused or naive kernels), pop_memory, block, streams and
+ * GPU: [de] variant (fused, naive or multiblock kernels), pop_memory, block, streams and
  * persistent; CPU: the thread count. None changes results (the CPU and both
  * GPU variants draw the same numbers and select the same way; de_cpu.c).
  * A configuration is timed by running the spec's job, with fresh random
  * populations from its seed, for a few generations (about DE_TUNE_WORK
  * component evaluations): evaluations per second of the optimisation loop
  * (no compile, no setup). On the GPU a configuration whose population does
- * not fit shared memory, or whose fused kernel spills registers, is pruned
+ * not fit shared memory, or whose fused or multi-block kernel spills registers, is pruned
  * before it is launched. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ static const char *const gpu_keys[] = {"variant", "pop_memory", "block", "stream
 
 static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 {
-	static const char *const variants[] = {"fused", "naive", NULL},
+	static const char *const variants[] = {"fused", "naive", "multiblock", NULL},
 		*const popmem[] = {"auto", "shared", "global", NULL},
 		*const blocks[] = {"0", "64", "128", "256", "512", "1024", NULL},
 		*const streams[] = {"1", "2", "4", "8", NULL}, *const persistent[] = {"0", "1", NULL};
@@ -47,7 +47,8 @@ static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 		return;
 	}
 	rt_tune_param_values(&s->params[D_VARIANT], "de", gpu_keys[D_VARIANT], variants,
-		   job->variant == DE_VARIANT_NAIVE ? "naive" : "fused");
+		   job->variant == DE_VARIANT_NAIVE ? "naive"
+		   : job->variant == DE_VARIANT_MULTIBLOCK ? "multiblock" : "fused");
 	rt_tune_param_values(&s->params[D_POPMEM], "de", gpu_keys[D_POPMEM], popmem, "auto");
 	rt_tune_param_values(&s->params[D_BLOCK], "de", gpu_keys[D_BLOCK], blocks, "0");
 	rt_tune_param_values(&s->params[D_STREAMS], "de", gpu_keys[D_STREAMS], streams, "1");
@@ -97,9 +98,12 @@ static rt_status tune_prune(void *state, const rt_tune_config *cfg, int *ok, cha
 	    de_gpu_source(&job, &t->info, &src, &shared, &block, &e) != RT_OK) {
 		*ok = 0;   /* the population does not fit where cfg puts it */
 		snprintf(why, (size_t)size, "%.150s", e.msg);
-	} else if (st == RT_OK && job.variant == DE_VARIANT_FUSED) {
+	} else if (st == RT_OK &&
+		   (job.variant == DE_VARIANT_FUSED || job.variant == DE_VARIANT_MULTIBLOCK)) {
+		int mb = job.variant == DE_VARIANT_MULTIBLOCK;
 		gpu_arch_name(&t->info, arch, sizeof arch);
-		st = rt_tune_check_kernel(src.name, src.text.data, arch, opts, 3, "de_fused", block,
+		st = rt_tune_check_kernel(src.name, src.text.data, arch, opts, 3,
+					  mb ? "de_mb_gen" : "de_fused", mb ? de_gpu_mb_block(&job) : block,
 					  t->info.regs_per_block, ok, why, size, err);
 	}
 	gen_free(&src);

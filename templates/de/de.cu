@@ -24,7 +24,10 @@
  *
  * de_naive_*: the baseline, one kernel per stage with host control (init,
  * evaluate, best, mutate, crossover, evaluate, select), population, mutants
- * and trials in global memory. Same draws, same results. */
+ * and trials in global memory. Same draws, same results.
+ *
+ * de_mb_gen (variant multiblock, for large dimensions): a block per
+ * (problem, individual), one launch per generation; see its section. */
 #include "de_adapt.h"
 
 #ifndef DE_DIM
@@ -91,6 +94,12 @@
 #endif
 #ifndef DE_NAIVE_MIN_BLOCKS
 #define DE_NAIVE_MIN_BLOCKS 4
+#endif
+#ifndef DE_MB_BLOCK   /* threads of a block of the multi-block kernel */
+#define DE_MB_BLOCK 128
+#endif
+#ifndef DE_MB_MIN_BLOCKS
+#define DE_MB_MIN_BLOCKS 8
 #endif
 
 /* Adaptive strategies (de_adapt.h); 0: rand/1 or best/1. */
@@ -181,8 +190,8 @@ RT_DEV void de_keep_min(float *bv, int *bi, float v, int i)
 	*bi = t ? i : *bi;
 }
 
-/* Best (value, index) of the block; every thread gets it. One barrier. */
-RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi)
+/* Best (value, index) of a block of `warps` warps; every thread gets it. One barrier. */
+RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi, int warps)
 {
 	for (int off = 16; off > 0; off >>= 1) {
 		float ov = __shfl_down_sync(0xffffffffu, v, off);
@@ -196,7 +205,7 @@ RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi
 	__syncthreads();
 	float b = sv[0];
 	int k = si[0];
-	for (int w = 1; w < DE_WARPS; w++)
+	for (int w = 1; w < warps; w++)
 		de_keep_min(&b, &k, sv[w], si[w]);
 	*bv = b;
 	*bi = k;
@@ -267,7 +276,7 @@ RT_DEV void de_adapt_gen(const de_params *P, int p, int g, const float *X, const
 	int li = 0x7fffffff;
 	for (int i = tid; i < DE_NP; i += DE_BLOCK)
 		de_keep_min(&lv, &li, fy[i], i);
-	de_block_best(lv, li, sv, si, bv, bi);
+	de_block_best(lv, li, sv, si, bv, bi, DE_WARPS);
 }
 #endif
 
@@ -343,7 +352,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 			if (tid == 0)
 				de_adapt_init(&P, ad);
 #endif
-			de_block_best(lv, li, red_v[0], red_i[0], &bv, &bi);
+			de_block_best(lv, li, red_v[0], red_i[0], &bv, &bi, DE_WARPS);
 			g = 0;
 			if (hist && hist_every > 0 && tid == 0 && hist_len > 0)
 				hist[(long long)p * hist_len] = bv;
@@ -381,7 +390,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 				fy[i] = f;
 				de_keep_min(&lv, &li, f, i);
 			}
-			de_block_best(lv, li, red_v[g & 1], red_i[g & 1], &bv, &bi);
+			de_block_best(lv, li, red_v[g & 1], red_i[g & 1], &bv, &bi, DE_WARPS);
 #endif
 			float *t = X; X = Y; Y = t;
 			t = fx; fx = fy; fy = t;
@@ -458,7 +467,7 @@ de_naive_best(const float *pop, const float *fit, de_state *state, float *bestx,
 	int li = 0x7fffffff, bi;
 	for (int i = threadIdx.x; i < DE_NP; i += DE_BLOCK)
 		de_keep_min(&lv, &li, fit[(long long)p * DE_NP + i], i);
-	de_block_best(lv, li, red_v, red_i, &bv, &bi);
+	de_block_best(lv, li, red_v, red_i, &bv, &bi, DE_WARPS);
 	for (int j = threadIdx.x; j < DE_DIM; j += DE_BLOCK)
 		bestx[(long long)p * DE_DIM + j] = pop[(long long)p * DE_POP_WORDS + j * DE_NP + bi];
 	if (threadIdx.x == 0) {
@@ -527,3 +536,207 @@ de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
 		pop[o + j * DE_NP] = better ? trial[o + j * DE_NP] : pop[o + j * DE_NP];
 	fit[(long long)p * DE_NP + i] = better ? f : fo;
 }
+
+/* ---- the multi-block kernel (variant multiblock) ------------------------------
+ * For large dimensions, where one block per problem leaves most SMs idle and
+ * a thread per individual walks D components alone: a block of DE_MB_BLOCK
+ * threads per (problem, individual), blockIdx.x = (problem - pbegin) * DE_NP
+ * + individual, one launch per generation (gen 0: the initial population).
+ * Population rows in global memory, [problem][2][DE_NP][DE_DIM] (and fitness
+ * [problem][2][DE_NP]); generation g reads buffer (g - 1) & 1 and writes
+ * buffer g & 1. In a block, thread t builds trial chunks t, t + DE_MB_BLOCK,
+ * ... (de_trial_chunk_rows: 8 components per CROSS draw, the CPU's draws;
+ * parent and donor rows read as two 16-byte loads each) into shared memory; the components z_k and the per-component parts of the
+ * function (de_fn_pre) are computed in parallel; thread 0 then folds them in
+ * the order k = 0, 1, ... (de_fn_step), the CPU's floating-point order, so f
+ * is bit for bit the CPU's and the fused kernel's. User objectives and CEC
+ * 2017 functions are evaluated whole by thread 0 (correct, not fast). The
+ * block writes the selected row and fitness; the problem's last block to
+ * finish (a counter per problem, reset by it) finds the best (lowest index of
+ * the minimum), copies its vector and updates the state, history and target
+ * flag. Blocks of a problem that stopped (done) or already did gen return. */
+#if !DE_ADAPTIVE
+#if DE_MB_BLOCK % 32 != 0 || DE_MB_BLOCK > 1024
+#error "DE_MB_BLOCK must be a multiple of 32, at most 1024"
+#endif
+#define DE_MB_WARPS (DE_MB_BLOCK / 32)
+#define DE_MB_ROWS ((long long)DE_NP * DE_DIM)
+
+/* Shared floats of a block: y (the trial), then u, v (the function's parts)
+ * for built-in functions, then z (DE_DIM + 1) when rotated. */
+#if DE_USER || DE_CEC
+#define DE_MB_SMEM_FLOATS DE_DIM
+#elif DE_ROTATE
+#define DE_MB_SMEM_FLOATS (4 * DE_DIM + 1)
+#else
+#define DE_MB_SMEM_FLOATS (3 * DE_DIM)
+#endif
+
+/* f at the block's vector y (shared); u, v (DE_DIM each), z (DE_DIM + 1,
+ * rotated only): shared scratch; every thread gets f. */
+RT_DEV float de_mb_eval(const float *y, float *u, float *v, float *z, const float *sh,
+			const float *ro, float *sf)
+{
+#if DE_USER || DE_CEC
+	(void)z;
+	(void)u;
+	(void)v;
+	if (threadIdx.x == 0)
+		*sf = de_eval(y, 1, sh, ro);
+#else
+#if DE_ROTATE   /* z_k needs all of y: once per component, then shared */
+	for (int k = threadIdx.x; k < DE_DIM; k += DE_MB_BLOCK)
+		z[k] = de_z(y, 1, DE_DIM, k, sh, ro, DE_ZOFF);
+	__syncthreads();
+#define DE_MB_Z(k) z[k]
+#else           /* z_k from y_k alone */
+	(void)z;
+#define DE_MB_Z(k) de_z(y, 1, DE_DIM, (k), sh, (const float *)0, DE_ZOFF)
+#endif
+	for (int k = threadIdx.x; k < DE_DIM; k += DE_MB_BLOCK)
+		de_fn_pre(DE_FUNCTION, DE_MB_Z(k), k + 1 < DE_DIM ? DE_MB_Z(k + 1) : 0.0f, k, DE_DIM,
+			  u + k, v + k);
+#undef DE_MB_Z
+	__syncthreads();
+	if (threadIdx.x == 0) {   /* the fold, in component order: few instructions per step */
+		de_acc a = { 0.0f, 0.0f };
+		if (DE_DIM % 4 == 0) {   /* u, v 16-byte aligned */
+#pragma unroll 2
+			for (int k = 0; k < DE_DIM; k += 4) {
+				float4 uu = *(const float4 *)(u + k), vv = *(const float4 *)(v + k);
+				de_fn_step(DE_FUNCTION, &a, uu.x, vv.x, k, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.y, vv.y, k + 1, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.z, vv.z, k + 2, DE_DIM);
+				de_fn_step(DE_FUNCTION, &a, uu.w, vv.w, k + 3, DE_DIM);
+			}
+		} else {
+#pragma unroll 8
+			for (int k = 0; k < DE_DIM; k++)
+				de_fn_step(DE_FUNCTION, &a, u[k], v[k], k, DE_DIM);
+		}
+		*sf = de_sane(de_fn_final(DE_FUNCTION, a, DE_DIM));
+	}
+#endif
+	__syncthreads();
+	return *sf;
+}
+
+/* Components 8c .. 8c + 7 of a population row into v (zeros past the end):
+ * two 16-byte loads (rows are 16-byte aligned: DE_DIM % 4 == 0, else the
+ * caller reads scalars through de_trial_chunk). The rows are only read in
+ * this launch (the block writes the other buffer). */
+RT_DEV void de_mb_load8(const float *row, int c, float *v)
+{
+	const int j0 = 8 * c;
+	if (DE_DIM % 4 == 0 && j0 + 8 <= DE_DIM) {
+		float4 a = __ldg((const float4 *)(row + j0)), b = __ldg((const float4 *)(row + j0) + 1);
+		v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+		v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
+	} else {
+#pragma unroll
+		for (int q = 0; q < 8; q++)
+			v[q] = j0 + q < DE_DIM ? __ldg(row + j0 + q) : 0.0f;
+	}
+}
+
+/* The last block of problem p in generation gen: best of fitness fy (rows
+ * Y), state, best vector, history. Reads other blocks' writes through L2. */
+RT_DEV void de_mb_finish(int p, int gen, const float *Y, const float *fy, de_state *state,
+			 float *bestx, float *hist, int hist_every, int hist_len, float target,
+			 float fstar, float *sv, int *si)
+{
+	float lv = DE_INF, bv;
+	int li = 0x7fffffff, bi;
+	for (int i = threadIdx.x; i < DE_NP; i += DE_MB_BLOCK)
+		de_keep_min(&lv, &li, __ldcg(fy + i), i);
+	de_block_best(lv, li, sv, si, &bv, &bi, DE_MB_WARPS);
+	for (int j = threadIdx.x; j < DE_DIM; j += DE_MB_BLOCK)
+		bestx[(long long)p * DE_DIM + j] = __ldcg(Y + (long long)bi * DE_DIM + j);
+	if (threadIdx.x == 0) {
+		de_state st;
+		st.best = bv;
+		st.best_index = bi;
+		st.gens = gen;
+		st.done = de_reached(bv, target, fstar);
+		state[p] = st;
+		if (hist && hist_every > 0 && gen % hist_every == 0 && gen / hist_every < hist_len)
+			hist[(long long)p * hist_len + gen / hist_every] = bv;
+	}
+}
+
+/* Generation gen (0: initialisation) of individual blockIdx.x % DE_NP of
+ * problem pbegin + blockIdx.x / DE_NP. Dynamic shared memory:
+ * DE_MB_SMEM_FLOATS floats. count: [problem], zero between launches. */
+extern "C" __global__ void __launch_bounds__(DE_MB_BLOCK, DE_MB_MIN_BLOCKS)
+de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bestx, float *hist,
+	  const float *shift, const float *rot, unsigned long long seed, int gen, int hist_every,
+	  int hist_len, float target, float fstar, int pbegin, int pend)
+{
+	extern __shared__ float4 de_mb_smem[];   /* 16-byte aligned: y is read as float4 */
+	__shared__ float red_v[DE_MB_WARPS], s_f;
+	__shared__ int red_i[DE_MB_WARPS], s_last;
+	const de_params P = de_kparams(seed);
+	const int tid = threadIdx.x;
+	const int p = pbegin + (int)(blockIdx.x / DE_NP), i = (int)(blockIdx.x % DE_NP);
+	if (p >= pend)
+		return;
+	const de_state st = state[p];
+	if (st.done || st.gens >= gen)
+		return;   /* uniform over the problem's blocks */
+	float *y = (float *)de_mb_smem, *u = y + DE_DIM, *v = u + DE_DIM, *z = v + DE_DIM;
+	const long long cur = (long long)p * 2 + ((gen - 1) & 1), nxt = (long long)p * 2 + (gen & 1);
+	const float *X = popg + cur * DE_MB_ROWS;
+	float *Y = popg + nxt * DE_MB_ROWS;
+	const float *fx = fitg + cur * DE_NP;
+	float *fy = fitg + nxt * DE_NP;
+	const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
+	const float *ro = DE_ROTATE || DE_CEC ? rot : (const float *)0;
+	const float fo = gen > 0 ? fx[i] : DE_INF;   /* loaded early: used after the evaluation */
+	if (gen == 0) {
+		for (int c = tid; 4 * c < DE_DIM; c += DE_MB_BLOCK)
+			de_init_chunk(&P, (uint32_t)p, (uint32_t)i, c, y, 1);
+	} else {
+		de_pick k = de_pick_indices(&P, (uint32_t)p, (uint32_t)gen, (uint32_t)i,
+					    (uint32_t)st.best_index);
+		const float *rx = X + (long long)i * DE_DIM, *rs = X + (long long)k.base * DE_DIM;
+		const float *ra = X + (long long)k.a * DE_DIM, *rb = X + (long long)k.b * DE_DIM;
+		for (int c = tid; DE_DIM % 4 != 0 && 8 * c < DE_DIM; c += DE_MB_BLOCK)   /* scalar loads */
+			de_trial_chunk(&P, X, DE_DIM, 1, y, 1, (uint32_t)p, (uint32_t)gen, (uint32_t)i, k, c);
+		for (int c = tid; DE_DIM % 4 == 0 && 8 * c < DE_DIM; c += DE_MB_BLOCK) {
+			float vx[8], vs[8], va[8], vb[8];
+			de_mb_load8(rx, c, vx);
+			de_mb_load8(rs, c, vs);
+			de_mb_load8(ra, c, va);
+			de_mb_load8(rb, c, vb);
+			de_trial_chunk_rows(&P, vx, vs, va, vb, 1, y + 8 * c, 1, (uint32_t)p, (uint32_t)gen,
+					    (uint32_t)i, k.jrand, c);
+		}
+	}
+	__syncthreads();
+	float f = de_mb_eval(y, u, v, z, sh, ro, &s_f);
+	int better = f <= fo;
+	const float *xi = X + (long long)i * DE_DIM;
+	float *yi = Y + (long long)i * DE_DIM;
+	if (DE_DIM % 4 == 0) {
+		for (int j = 4 * tid; j < DE_DIM; j += 4 * DE_MB_BLOCK)
+			*(float4 *)(yi + j) = better ? *(const float4 *)(y + j) : __ldg((const float4 *)(xi + j));
+	} else {
+		for (int j = tid; j < DE_DIM; j += DE_MB_BLOCK)
+			yi[j] = better ? y[j] : xi[j];
+	}
+	if (tid == 0)
+		fy[i] = better ? f : fo;
+	__threadfence();
+	__syncthreads();
+	if (tid == 0)
+		s_last = atomicAdd(count + p, 1u) == (unsigned)DE_NP - 1u;
+	__syncthreads();
+	if (!s_last)
+		return;
+	__threadfence();
+	de_mb_finish(p, gen, Y, fy, state, bestx, hist, hist_every, hist_len, target, fstar, red_v,
+		     red_i);
+	if (tid == 0)
+		count[p] = 0u;
+}
+#endif

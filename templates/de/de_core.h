@@ -113,18 +113,24 @@ RT_HD float de_init_value(const de_params *p, philox4x32_ctr c, uint32_t j)
 	return fminf(x, p->upper);
 }
 
+/* Components 4c .. 4c + 3 of the initial individual i (INIT block c) to
+ * out[j * so]; a thread of the multi-block kernel does one such chunk. */
+RT_HD void de_init_chunk(const de_params *p, uint32_t problem, uint32_t i, int c, float *out, int so)
+{
+	philox4x32_ctr r = de_draw(p, problem, 0, i, DE_DRAW_INIT, (uint32_t)c);
+	DE_UNROLL
+	for (int q = 0; q < 4; q++) {
+		int j = 4 * c + q;
+		if (j < p->dim)
+			out[j * so] = de_init_value(p, r, (uint32_t)j);
+	}
+}
+
 /* Writes the initial individual i to out[j * so]. */
 RT_HD void de_init_individual(const de_params *p, uint32_t problem, uint32_t i, float *out, int so)
 {
-	for (int jb = 0; jb < p->dim; jb += 4) {
-		philox4x32_ctr c = de_draw(p, problem, 0, i, DE_DRAW_INIT, (uint32_t)jb >> 2);
-		DE_UNROLL
-		for (int q = 0; q < 4; q++) {
-			int j = jb + q;
-			if (j < p->dim)
-				out[j * so] = de_init_value(p, c, (uint32_t)j);
-		}
-	}
+	for (int c = 0; 4 * c < p->dim; c++)
+		de_init_chunk(p, problem, i, c, out, so);
 }
 
 /* The indices of the trial of individual i in generation gen (gen >= 1);
@@ -182,13 +188,22 @@ RT_HD float de_bound(const de_params *p, float v, float x, uint32_t problem, uin
 	return v;
 }
 
+/* Mutant component j of individual i from the donors' components:
+ * base + F (a - b), bounded (x: the parent's component). */
+RT_HD float de_mutant_value(const de_params *p, float base, float a, float b, float x,
+			    uint32_t problem, uint32_t gen, uint32_t i, uint32_t j)
+{
+	float v = fmaf(p->F, a - b, base);
+	return de_bound(p, v, x, problem, gen, i, j);
+}
+
 /* Mutant component j (bounded), from a population at pop[i * si + j * sj]. */
 RT_HD float de_mutant(const de_params *p, const float *pop, int si, int sj, de_pick k, int j,
 		      uint32_t problem, uint32_t gen, uint32_t i)
 {
-	float xa = pop[(int)k.a * si + j * sj], xb = pop[(int)k.b * si + j * sj];
-	float v = fmaf(p->F, xa - xb, pop[(int)k.base * si + j * sj]);
-	return de_bound(p, v, pop[(int)i * si + j * sj], problem, gen, i, (uint32_t)j);
+	return de_mutant_value(p, pop[(int)k.base * si + j * sj], pop[(int)k.a * si + j * sj],
+			       pop[(int)k.b * si + j * sj], pop[(int)i * si + j * sj], problem, gen, i,
+			       (uint32_t)j);
 }
 
 /* Does the trial take the mutant's component j = 8 * block + q? c is CROSS block. */
@@ -199,6 +214,35 @@ RT_HD int de_take(const de_params *p, philox4x32_ctr c, int q, int j, uint32_t j
 	return (h < p->cr16) | ((uint32_t)j == jrand);
 }
 
+/* Trial components j = 8c .. 8c + 7 (CROSS block c) of individual i from
+ * the components j of its parent x and donors base, a, b, found at [q * s]
+ * for j = 8c + q, to out[q * so]. The multi-block kernel passes them in
+ * registers (loaded as vectors), de_trial_chunk as a population's rows. */
+RT_HD void de_trial_chunk_rows(const de_params *p, const float *x, const float *base, const float *a,
+			       const float *b, int s, float *out, int so, uint32_t problem, uint32_t gen,
+			       uint32_t i, uint32_t jrand, int c)
+{
+	philox4x32_ctr r = de_draw(p, problem, gen, i, DE_DRAW_CROSS, (uint32_t)c);
+	DE_UNROLL
+	for (int q = 0; q < 8; q++) {
+		int j = 8 * c + q;
+		if (j < p->dim) {
+			float v = de_mutant_value(p, base[q * s], a[q * s], b[q * s], x[q * s], problem, gen, i,
+						  (uint32_t)j);
+			out[q * so] = de_take(p, r, q, j, jrand) ? v : x[q * s];
+		}
+	}
+}
+
+/* The same from a population at pop[i * si + j * sj] with the indices k. */
+RT_HD void de_trial_chunk(const de_params *p, const float *pop, int si, int sj, float *out, int so,
+			  uint32_t problem, uint32_t gen, uint32_t i, de_pick k, int c)
+{
+	const float *col = pop + 8 * c * sj;
+	de_trial_chunk_rows(p, col + (int)i * si, col + (int)k.base * si, col + (int)k.a * si,
+			    col + (int)k.b * si, sj, out + 8 * c * so, so, problem, gen, i, k.jrand, c);
+}
+
 /* The trial vector of individual i in generation gen, written to out[j * so].
  * Reads the population only (never out), so all trials of a generation can
  * be built before any is selected. */
@@ -206,18 +250,8 @@ RT_HD void de_make_trial(const de_params *p, const float *pop, int si, int sj, f
 			 uint32_t problem, uint32_t gen, uint32_t i, uint32_t best)
 {
 	de_pick k = de_pick_indices(p, problem, gen, i, best);
-	for (int jb = 0; jb < p->dim; jb += 8) {
-		philox4x32_ctr c = de_draw(p, problem, gen, i, DE_DRAW_CROSS, (uint32_t)jb >> 3);
-		DE_UNROLL
-		for (int q = 0; q < 8; q++) {
-			int j = jb + q;
-			if (j < p->dim) {
-				float x = pop[(int)i * si + j * sj];
-				float v = de_mutant(p, pop, si, sj, k, j, problem, gen, i);
-				out[j * so] = de_take(p, c, q, j, k.jrand) ? v : x;
-			}
-		}
-	}
+	for (int c = 0; 8 * c < p->dim; c++)
+		de_trial_chunk(p, pop, si, sj, out, so, problem, gen, i, k, c);
 }
 
 #endif

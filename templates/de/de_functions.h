@@ -93,99 +93,198 @@ RT_HD float de_z(const float *x, int stride, int n, int k, const float *shift,
 	return z;
 }
 
-#define DE_FN_ARGS const float *x, int stride, int n, const float *shift, const float *rot, float zoff
-#define DE_Z(k) de_z(x, stride, n, (k), shift, rot, zoff)
+/* Every function is one loop over k of two parts: de_pre_NAME, which needs
+ * z_k (and z_{k+1}: Rosenbrock) and k only and gives two floats (u, v) per
+ * component, and de_step_NAME, which folds (u, v) into the accumulators in
+ * the order k = 0, 1, ... (the floating-point order of the sum); de_final_NAME
+ * gives the value. The CPU and the fused and naive kernels run both parts in
+ * one loop (de_fn_NAME); the multi-block kernel (de.cu, de_mb_gen) computes
+ * the pre parts of all components in parallel and then runs the steps in
+ * order on one thread: the same operations, hence the same bits. */
+typedef struct de_acc {
+	float s, q;
+} de_acc;
 
-RT_HD float de_fn_sphere(DE_FN_ARGS)
+RT_HD void de_pre_sphere(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s = 0.0f;
-	for (int k = 0; k < n; k++) {
-		float z = DE_Z(k);
-		s = fmaf(z, z, s);
-	}
-	return s;
+	(void)z1, (void)k, (void)n;
+	*u = z;
+	*v = 0.0f;
+}
+RT_HD void de_step_sphere(de_acc *a, float u, float v, int k, int n)
+{
+	(void)v, (void)k, (void)n;
+	a->s = fmaf(u, u, a->s);
+}
+RT_HD float de_final_sphere(de_acc a, int n)
+{
+	(void)n;
+	return a.s;
 }
 
-RT_HD float de_fn_rosenbrock(DE_FN_ARGS)
+/* u = z_{k+1} - z_k^2 (one rounding), v = z_k - 1; no term for k = n - 1 */
+RT_HD void de_pre_rosenbrock(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s = 0.0f;
-	float z = n > 0 ? DE_Z(0) : 0.0f;
-	for (int k = 0; k + 1 < n; k++) {
-		float z1 = DE_Z(k + 1);
-		float a = fmaf(-z, z, z1);   /* z_{k+1} - z_k^2, one rounding */
-		float b = z - 1.0f;
-		s = fmaf(100.0f * a, a, s);
-		s = fmaf(b, b, s);
-		z = z1;
+	(void)k, (void)n;
+	*u = fmaf(-z, z, z1);
+	*v = z - 1.0f;
+}
+RT_HD void de_step_rosenbrock(de_acc *a, float u, float v, int k, int n)
+{
+	if (k + 1 < n) {
+		a->s = fmaf(100.0f * u, u, a->s);
+		a->s = fmaf(v, v, a->s);
 	}
-	return s;
+}
+RT_HD float de_final_rosenbrock(de_acc a, int n)
+{
+	(void)n;
+	return a.s;
 }
 
 /* z^2 - 10 cos(2 pi z) + 10 = z^2 + 20 sin^2(pi z) */
-RT_HD float de_fn_rastrigin(DE_FN_ARGS)
+RT_HD void de_pre_rastrigin(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s = 0.0f;
-	for (int k = 0; k < n; k++) {
-		float z = DE_Z(k);
-		float h = sinf(DE_PI * z);
-		s = fmaf(z, z, s);
-		s = fmaf(20.0f * h, h, s);
-	}
-	return s;
+	(void)z1, (void)k, (void)n;
+	*u = z;
+	*v = sinf(DE_PI * z);
+}
+RT_HD void de_step_rastrigin(de_acc *a, float u, float v, int k, int n)
+{
+	(void)k, (void)n;
+	a->s = fmaf(u, u, a->s);
+	a->s = fmaf(20.0f * v, v, a->s);
+}
+RT_HD float de_final_rastrigin(de_acc a, int n)
+{
+	(void)n;
+	return a.s;
 }
 
 /* 20 (1 - exp(-0.2 sqrt(s1/n))) + e (1 - exp(-2 s2/n)), s2 = sum sin^2(pi z),
  * since mean cos(2 pi z) = 1 - 2 s2/n. */
-RT_HD float de_fn_ackley(DE_FN_ARGS)
+RT_HD void de_pre_ackley(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s1 = 0.0f, s2 = 0.0f;
-	for (int k = 0; k < n; k++) {
-		float z = DE_Z(k);
-		float h = sinf(DE_PI * z);
-		s1 = fmaf(z, z, s1);
-		s2 = fmaf(h, h, s2);
-	}
+	(void)z1, (void)k, (void)n;
+	*u = z;
+	*v = sinf(DE_PI * z);
+}
+RT_HD void de_step_ackley(de_acc *a, float u, float v, int k, int n)
+{
+	(void)k, (void)n;
+	a->s = fmaf(u, u, a->s);
+	a->q = fmaf(v, v, a->q);
+}
+RT_HD float de_final_ackley(de_acc a, int n)
+{
 	if (n <= 0)
 		return 0.0f;
-	return -20.0f * expm1f(-0.2f * sqrtf(s1 / (float)n)) - DE_E * expm1f((-2.0f * s2) / (float)n);
+	return -20.0f * expm1f(-0.2f * sqrtf(a.s / (float)n)) - DE_E * expm1f((-2.0f * a.q) / (float)n);
 }
 
 /* q = 1 - prod c_k built as q <- q + a_k (1 - q) with a_k = 1 - c_k =
  * 2 sin^2(z_k / (2 sqrt(k + 1))): exact algebra, no cancellation near 0. */
-RT_HD float de_fn_griewank(DE_FN_ARGS)
+RT_HD void de_pre_griewank(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s = 0.0f, q = 0.0f;
-	for (int k = 0; k < n; k++) {
-		float z = DE_Z(k);
-		float h = sinf((0.5f * z) / sqrtf((float)(k + 1)));
-		float a = 2.0f * h * h;
-		s = fmaf(z, z, s);
-		q = fmaf(a, 1.0f - q, q);
-	}
-	return s / 4000.0f + q;
+	(void)z1, (void)n;
+	float h = sinf((0.5f * z) / sqrtf((float)(k + 1)));
+	*u = z;
+	*v = 2.0f * h * h;
+}
+RT_HD void de_step_griewank(de_acc *a, float u, float v, int k, int n)
+{
+	(void)k, (void)n;
+	a->s = fmaf(u, u, a->s);
+	a->q = fmaf(v, 1.0f - a->q, a->q);
+}
+RT_HD float de_final_griewank(de_acc a, int n)
+{
+	(void)n;
+	return a.s / 4000.0f + a.q;
 }
 
-RT_HD float de_fn_schwefel(DE_FN_ARGS)
+RT_HD void de_pre_schwefel(float z, float z1, int k, int n, float *u, float *v)
 {
-	float s = 0.0f;
-	for (int k = 0; k < n; k++) {
-		float z = DE_Z(k);
-		float az = fabsf(z), t;
-		if (az <= 500.0f) {
-			t = DE_SCHWEFEL_C - z * sinf(sqrtf(az));
-		} else {
-			/* CEC 2014: fold back into the box and add a quadratic penalty */
-			float m = 500.0f - fmodf(az, 500.0f);
-			float zz = z > 0.0f ? m : -m;
-			float e = az - 500.0f;
-			t = DE_SCHWEFEL_C - zz * sinf(sqrtf(m)) + (e * e) / (10000.0f * (float)n);
-		}
-		s = s + t;
+	(void)z1, (void)k;
+	float az = fabsf(z), t;
+	if (az <= 500.0f) {
+		t = DE_SCHWEFEL_C - z * sinf(sqrtf(az));
+	} else {
+		/* CEC 2014: fold back into the box and add a quadratic penalty */
+		float m = 500.0f - fmodf(az, 500.0f);
+		float zz = z > 0.0f ? m : -m;
+		float e = az - 500.0f;
+		t = DE_SCHWEFEL_C - zz * sinf(sqrtf(m)) + (e * e) / (10000.0f * (float)n);
 	}
-	return s;
+	*u = t;
+	*v = 0.0f;
+}
+RT_HD void de_step_schwefel(de_acc *a, float u, float v, int k, int n)
+{
+	(void)v, (void)k, (void)n;
+	a->s = a->s + u;
+}
+RT_HD float de_final_schwefel(de_acc a, int n)
+{
+	(void)n;
+	return a.s;
 }
 
+#define DE_FN_ARGS const float *x, int stride, int n, const float *shift, const float *rot, float zoff
+#define DE_Z(k) de_z(x, stride, n, (k), shift, rot, zoff)
+
+/* de_fn_NAME(x, ...): the function at x, both parts in one loop. */
+#define DE_LOOP_(E, name, lo, hi, zs, doc) \
+	RT_HD float de_fn_##name(DE_FN_ARGS) \
+	{ \
+		de_acc a = { 0.0f, 0.0f }; \
+		float z = n > 0 ? DE_Z(0) : 0.0f; \
+		for (int k = 0; k < n; k++) { \
+			float z1 = k + 1 < n ? DE_Z(k + 1) : 0.0f, u, v; \
+			de_pre_##name(z, z1, k, n, &u, &v); \
+			de_step_##name(&a, u, v, k, n); \
+			z = z1; \
+		} \
+		return de_final_##name(a, n); \
+	}
+DE_FUNCTIONS(DE_LOOP_)
+#undef DE_LOOP_
 #undef DE_Z
+
+/* The parts of built-in function fn (an enum de_function), for the
+ * multi-block kernel (fn a constant there). */
+RT_HD void de_fn_pre(int fn, float z, float z1, int k, int n, float *u, float *v)
+{
+	switch (fn) {
+#define DE_CASE_(E, name, lo, hi, zs, doc) \
+	case DE_FN_##E: de_pre_##name(z, z1, k, n, u, v); return;
+	DE_FUNCTIONS(DE_CASE_)
+#undef DE_CASE_
+	default: *u = *v = 0.0f;
+	}
+}
+
+RT_HD void de_fn_step(int fn, de_acc *a, float u, float v, int k, int n)
+{
+	switch (fn) {
+#define DE_CASE_(E, name, lo, hi, zs, doc) \
+	case DE_FN_##E: de_step_##name(a, u, v, k, n); return;
+	DE_FUNCTIONS(DE_CASE_)
+#undef DE_CASE_
+	default: return;
+	}
+}
+
+RT_HD float de_fn_final(int fn, de_acc a, int n)
+{
+	switch (fn) {
+#define DE_CASE_(E, name, lo, hi, zs, doc) \
+	case DE_FN_##E: return de_final_##name(a, n);
+	DE_FUNCTIONS(DE_CASE_)
+#undef DE_CASE_
+	default: return DE_INF;
+	}
+}
 
 /* Evaluates built-in function fn (an enum de_function) at x. */
 RT_HD float de_function_eval(int fn, DE_FN_ARGS)

@@ -648,6 +648,39 @@ static void test_spec_errors(void **state)
 	expect_spec_error(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nblock = 100\n", head);
 	expect_spec_error(text, "t.ini:6");
+	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblok\n", head);
+	expect_spec_error(text, "t.ini:6");
+
+	/* variant: multiblock as asked; auto picks it from DE_AUTO_MULTIBLOCK_DIM on */
+	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblock\nstrategy = best/1/bin\n", head);
+	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(job.variant, DE_VARIANT_MULTIBLOCK);
+	de_job_free(&job);
+	const struct { int dim, problems, variant; } autos[] = {
+		{ DE_AUTO_MULTIBLOCK_DIM - 1, 1000, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_DIM, 1000, DE_VARIANT_MULTIBLOCK },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM, DE_AUTO_MULTIBLOCK_FEW, DE_VARIANT_MULTIBLOCK },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM, DE_AUTO_MULTIBLOCK_FEW + 1, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_FEW_DIM - 1, 1, DE_VARIANT_FUSED },
+		{ DE_AUTO_MULTIBLOCK_MAX_DIM + 1, 1, DE_VARIANT_FUSED },
+	};
+	for (size_t k = 0; k < sizeof autos / sizeof autos[0]; k++) {
+		snprintf(text, sizeof text,
+			 "%sdim = %d\nproblems = %d\npopulation = 20\nmax_evals = 0\ngenerations = 5\n", head,
+			 autos[k].dim, autos[k].problems);
+		assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+		assert_int_equal(job.variant, autos[k].variant);
+		de_job_free(&job);
+	}
+	snprintf(text, sizeof text, "%sdim = 1000\nvariant = fused\n", head);
+	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(job.variant, DE_VARIANT_FUSED);
+	gen_source src;
+	int shared, block;
+	assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
+	assert_non_null(strstr(src.text.data, "#define DE_MB_BLOCK 128\n"));   /* 125 chunks of 8 */
+	gen_free(&src);
+	de_job_free(&job);
 
 	/* defaults: the seed's parameters */
 	snprintf(text, sizeof text, "%sdim = 20\n", head);
@@ -951,7 +984,7 @@ static void compile_no_spills(const de_job *job)
 {
 	static const char *const kernels[] = { "de_fused", "de_naive_init", "de_naive_eval",
 					       "de_naive_best", "de_naive_mutate", "de_naive_cross",
-					       "de_naive_select" };
+					       "de_naive_select", "de_mb_gen" };
 	const char *opts[8];
 	int n, shared, block;
 	const char *const *base = de_gpu_nvrtc_options(&n);

@@ -492,13 +492,15 @@ static void test_spec_defaults_and_errors(void **state)
 	if (job_from_text("[problem]\nkind = de\n[de]\ndim = 1000\nstrategy = shade\nmemory_size = 7\n"
 			  "p_best = 0.1\narchive_rate = 0\nbounds = clip\n", &job, &err))
 		fail_msg("%s", err.msg);
-	assert_int_equal(job.variant, DE_VARIANT_FUSED);   /* auto: the naive kernels have no adaptive strategy */
+	assert_int_equal(job.variant, DE_VARIANT_FUSED);   /* auto: only fused has the adaptive strategies */
 	assert_int_equal(job.params.H, 7);
 	assert_true(job.params.p_best == 0.1 && job.params.arc_rate == 0 && job.params.a_cap == 1);
 	assert_int_equal(job.bounds, DE_BOUNDS_CLIP);
 	de_job_free(&job);
 	expect_error("strategy = lshade\nmax_evals = 0\ngenerations = 10\n", "t.ini:6");
 	expect_error("strategy = jso\nvariant = naive\n", "t.ini:6");
+	expect_error("strategy = lshade\nvariant = multiblock\n", "variant = multiblock does not implement");
+	expect_error("strategy = jade\nvariant = multiblock\n", "t.ini:6");
 	expect_error("strategy = rand/1/bin\nmemory_size = 5\n", "t.ini:5");
 	expect_error("strategy = shade\np_best = 2\n", "t.ini:6");
 	expect_error("strategy = shade\narchive_rate = -0.5\n", "t.ini:6");
