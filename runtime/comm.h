@@ -21,6 +21,7 @@ void rt_comm_abort(int status);
 int rt_comm_rank(void);        /* 0 .. size-1 */
 int rt_comm_size(void);        /* processes in the job */
 int rt_comm_local_rank(void);  /* index among the job's processes on this host */
+int rt_comm_local_size(void);  /* the job's processes on this host */
 /* "mpi" or "single": the transport compiled in. */
 const char *rt_comm_kind(void);
 

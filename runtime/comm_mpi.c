@@ -10,7 +10,7 @@
 #include "comm.h"
 
 static struct {
-	int rank, size, local_rank, started;
+	int rank, size, local_rank, local_size, started;
 } comm = { 0, 1, 0, 0 };
 
 static rt_status mpi_check(int rc, const char *what, rt_error *err)
@@ -40,6 +40,8 @@ rt_status rt_comm_start(int *argc, char ***argv, rt_error *err)
 						MPI_INFO_NULL, &local), "MPI_Comm_split_type", err)))
 		return st;
 	st = mpi_check(MPI_Comm_rank(local, &comm.local_rank), "MPI_Comm_rank (host)", err);
+	if (!st)
+		st = mpi_check(MPI_Comm_size(local, &comm.local_size), "MPI_Comm_size (host)", err);
 	MPI_Comm_free(&local);
 	return st;
 }
@@ -61,6 +63,7 @@ void rt_comm_abort(int status)
 int rt_comm_rank(void) { return comm.rank; }
 int rt_comm_size(void) { return comm.size; }
 int rt_comm_local_rank(void) { return comm.local_rank; }
+int rt_comm_local_size(void) { return comm.local_size > 0 ? comm.local_size : 1; }
 const char *rt_comm_kind(void) { return "mpi"; }
 
 rt_status rt_comm_gatherv(const void *mine, size_t bytes, void *all, const size_t *counts,

@@ -20,6 +20,7 @@ void rt_comm_abort(int status) { exit(status); }
 int rt_comm_rank(void) { return 0; }
 int rt_comm_size(void) { return 1; }
 int rt_comm_local_rank(void) { return 0; }
+int rt_comm_local_size(void) { return 1; }
 const char *rt_comm_kind(void) { return "single"; }
 
 rt_status rt_comm_gatherv(const void *mine, size_t bytes, void *all, const size_t *counts,

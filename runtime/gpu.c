@@ -370,12 +370,23 @@ void gpu_context_close(gpu_context *ctx)
 	free(ctx);
 }
 
+/* The job's processes on this host that use this one's device (rank k
+ * takes device k mod count, gpu_get_device). */
+static int ranks_sharing_device(void)
+{
+	int n = rt_comm_local_size(), dc = gpu_state.device_count > 0 ? gpu_state.device_count : 1;
+	return n / dc + (rt_comm_local_rank() % dc < n % dc ? 1 : 0);
+}
+
 rt_status gpu_mem_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes, rt_error *err)
 {
 	rt_status st = gpu_bind(ctx, err);
-	if (st != RT_OK)
-		return st;
-	return GPU_CHECK(p_cuMemGetInfo(free_bytes, total_bytes));
+	if (st == RT_OK)
+		st = GPU_CHECK(p_cuMemGetInfo(free_bytes, total_bytes));
+	int sharing = ranks_sharing_device();
+	if (st == RT_OK && sharing > 1)
+		*free_bytes /= (size_t)sharing;
+	return st;
 }
 
 /* ---- modules and their functions ----------------------------------------- */

@@ -49,7 +49,10 @@ typedef unsigned long long gpu_ptr;       /* CUdeviceptr */
 /* Retains device `ordinal`'s primary context and makes it current. */
 rt_status gpu_context_open(int ordinal, gpu_context **ctx, rt_error *err);
 void gpu_context_close(gpu_context *ctx);
-/* Free and total device memory in bytes (cuMemGetInfo). */
+/* Free and total device memory in bytes (cuMemGetInfo); with several MPI
+ * ranks of this host on the device, the free memory is this rank's share
+ * (it divided by their number), so that sizing by it leaves room for the
+ * others. */
 rt_status gpu_mem_info(gpu_context *ctx, size_t *free_bytes, size_t *total_bytes, rt_error *err);
 
 rt_status gpu_module_load(gpu_context *ctx, const void *cubin, size_t size,
