@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""shade_torch.py: SHADE (Tanabe & Fukunaga, CEC 2013) written in PyTorch and
+"""shade_torch.py: SHADE (Tanabe & Fukunaga, CEC 2013), or JADE (Zhang &
+Sanderson 2009, --strategy jade), written in PyTorch and
 vectorised over problems and individuals, the way tensor libraries such as
 EvoX run it: one generation of all problems is a handful of batched tensor
 operations on a [problems, NP, D] float32 population. The baseline for
@@ -14,11 +15,15 @@ bounds by the midpoint to the parent; binomial crossover with j_rand;
 selection f(u) <= f(x); the replaced parents go to the archive (a random
 NP of old and new kept); the memory slot k takes the weighted (by
 improvement) mean of the successful CR and Lehmer mean of the successful F.
+JADE: one memory (mu_CR, mu_F), p = 0.05 for every individual, and after a
+generation with successes mu = (1 - c) mu + c * (the plain mean of the
+successful CR, the Lehmer mean of the successful F), c = 0.1.
 
     python3 tools/shade_torch.py --function rastrigin --dim 30 --population 300 \\
         --problems 1,1000 --max-evals 300000 --shift
 Prints per configuration: evaluations per second (after a warm-up), the
-run's wall time and the median and best final error over the problems.
+run's wall time and the median, best, mean and sd of the final error over
+the problems (independent runs: --problems 25 is CEC's 25 runs).
 """
 import argparse
 import json
@@ -33,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from de_torch import BOXES, objective  # noqa: E402  (same test functions)
 
 
-def shade_run(fn, P, NP, D, max_evals, H, lo, hi, shift, dev, gen):
+def shade_run(fn, P, NP, D, max_evals, H, lo, hi, shift, dev, gen, jade=False):
     pop = lo + (hi - lo) * torch.rand((P, NP, D), device=dev, generator=gen)
     fit = objective(fn, pop - shift)
     arch = torch.zeros((P, NP, D), device=dev)
@@ -57,7 +62,10 @@ def shade_run(fn, P, NP, D, max_evals, H, lo, hi, shift, dev, gen):
         F = torch.where(F <= 0, torch.full_like(F, 0.01), F).clamp(max=1.0)
         # pbest: one of the best ceil(p_i NP) by fitness
         order = fit.argsort(1)
-        p = 2.0 / NP + (0.2 - 2.0 / NP) * torch.rand((P, NP), device=dev, generator=gen)
+        if jade:
+            p = torch.full((P, NP), 0.05, device=dev)
+        else:
+            p = 2.0 / NP + (0.2 - 2.0 / NP) * torch.rand((P, NP), device=dev, generator=gen)
         top = (p * NP).ceil().clamp(min=2).long()
         pick = (torch.rand((P, NP), device=dev, generator=gen) * top).long()
         pbest = torch.gather(order, 1, pick)
@@ -89,12 +97,18 @@ def shade_run(fn, P, NP, D, max_evals, H, lo, hi, shift, dev, gen):
         arch = torch.gather(cand, 1, sel.unsqueeze(-1).expand(P, NP, D))
         acount = valid.sum(1).clamp(max=NP)
         # memories: weighted means of the successful values
-        w = torch.where(better, (fit - fu).abs(), torch.zeros_like(fit))
+        if jade:   # plain means of the successes
+            w = better.float()
+        else:
+            w = torch.where(better, (fit - fu).abs(), torch.zeros_like(fit))
         ws = w.sum(1)
         ok = (better.sum(1) > 0) & (ws > 0)
         wn = w / ws.clamp(min=1e-300).unsqueeze(1)
         new_cr = (wn * cr).sum(1)
         new_f = (wn * F * F).sum(1) / (wn * F).sum(1).clamp(min=1e-300)
+        if jade:
+            new_cr = 0.9 * MCR[:, 0] + 0.1 * new_cr
+            new_f = 0.9 * MF[:, 0] + 0.1 * new_f
         slot = k.unsqueeze(1)
         MCR.scatter_(1, slot, torch.where(ok, new_cr, torch.gather(MCR, 1, slot).squeeze(1)).unsqueeze(1))
         MF.scatter_(1, slot, torch.where(ok, new_f, torch.gather(MF, 1, slot).squeeze(1)).unsqueeze(1))
@@ -106,6 +120,7 @@ def shade_run(fn, P, NP, D, max_evals, H, lo, hi, shift, dev, gen):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--strategy", default="shade", choices=["shade", "jade"])
     ap.add_argument("--function", default="rastrigin", choices=sorted(BOXES))
     ap.add_argument("--dim", type=int, default=30)
     ap.add_argument("--population", type=int, default=100)
@@ -119,7 +134,8 @@ def main():
     args = ap.parse_args()
     lo, hi = BOXES[args.function]
     D, NP = args.dim, args.population
-    H = args.memory or NP
+    jade = args.strategy == "jade"
+    H = 1 if jade else (args.memory or NP)
     budget = args.max_evals or 10000 * D
     dev = torch.device(args.device)
     records = []
@@ -129,11 +145,11 @@ def main():
         shift = torch.zeros((P, 1, D), device=dev)
         if args.shift:
             shift = (lo + (hi - lo) * torch.rand((P, 1, D), device=dev, generator=gen)) * 0.8
-        shade_run(args.function, P, NP, D, 20 * NP, H, lo, hi, shift, dev, gen)   # warm-up
+        shade_run(args.function, P, NP, D, 20 * NP, H, lo, hi, shift, dev, gen, jade)   # warm-up
         if dev.type == "cuda":
             torch.cuda.synchronize()
         t0 = time.perf_counter()
-        best, evals = shade_run(args.function, P, NP, D, budget, H, lo, hi, shift, dev, gen)
+        best, evals = shade_run(args.function, P, NP, D, budget, H, lo, hi, shift, dev, gen, jade)
         if dev.type == "cuda":
             torch.cuda.synchronize()
         sec = time.perf_counter() - t0
@@ -141,11 +157,13 @@ def main():
         rec = {"tool": "shade_torch", "function": args.function, "dim": D, "population": NP,
                "memory": H, "problems": P, "evals_per_problem": evals, "seconds": sec,
                "evals_per_s": P * evals / sec, "best_min": float(b[0]),
-               "best_median": float(b[len(b) // 2]), "device": torch.cuda.get_device_name(0)
+               "best_median": float(b[len(b) // 2]), "best_mean": float(b.mean()),
+               "best_sd": float(b.std()) if len(b) > 1 else 0.0, "strategy": args.strategy, "device": torch.cuda.get_device_name(0)
                if dev.type == "cuda" else "cpu", "torch": torch.__version__}
         records.append(rec)
-        print("| torch SHADE | %s D=%d NP=%d | %d problem(s) | %.3g evals/s | %.2f s | best median %.4g, min %.4g |"
-              % (args.function, D, NP, P, rec["evals_per_s"], sec, rec["best_median"], rec["best_min"]))
+        print("| torch %s | %s D=%d NP=%d | %d problem(s) | %.3g evals/s | %.2f s | best median %.4g, min %.4g, mean %.4g ± %.3g |"
+              % (args.strategy.upper(), args.function, D, NP, P, rec["evals_per_s"], sec, rec["best_median"],
+                 rec["best_min"], rec["best_mean"], rec["best_sd"]))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(records, f, indent=1)
