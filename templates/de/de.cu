@@ -285,6 +285,22 @@ RT_DEV int de_reached(float best, float target, float fstar)
 	return target > 0.0f && fabsf(best - fstar) <= target;
 }
 
+/* Problem p's best after generation gen (one thread): its state (best,
+ * index, generations, reached) and, on the history's generations, the
+ * history. */
+RT_DEV void de_publish_best(de_state *state, float *hist, int p, float bv, int bi, int gen,
+			    float target, float fstar, int hist_every, int hist_len)
+{
+	de_state st;
+	st.best = bv;
+	st.best_index = bi;
+	st.gens = gen;
+	st.done = de_reached(bv, target, fstar);
+	state[p] = st;
+	if (hist && hist_every > 0 && gen % hist_every == 0 && gen / hist_every < hist_len)
+		hist[(long long)p * hist_len + gen / hist_every] = bv;
+}
+
 /* Runs problems [pbegin, pend) up to generation gen_end each (or until their
  * target). State lives in global memory between launches:
  *   popg  shared variant: [problem][DE_DIM][DE_NP]; global: two such buffers
@@ -470,16 +486,8 @@ de_naive_best(const float *pop, const float *fit, de_state *state, float *bestx,
 	de_block_best(lv, li, red_v, red_i, &bv, &bi, DE_WARPS);
 	for (int j = threadIdx.x; j < DE_DIM; j += DE_BLOCK)
 		bestx[(long long)p * DE_DIM + j] = pop[(long long)p * DE_POP_WORDS + j * DE_NP + bi];
-	if (threadIdx.x == 0) {
-		de_state st;
-		st.best = bv;
-		st.best_index = bi;
-		st.gens = gen;
-		st.done = de_reached(bv, target, fstar);
-		state[p] = st;
-		if (hist && hist_every > 0 && gen % hist_every == 0 && gen / hist_every < hist_len)
-			hist[(long long)p * hist_len + gen / hist_every] = bv;
-	}
+	if (threadIdx.x == 0)
+		de_publish_best(state, hist, p, bv, bi, gen, target, fstar, hist_every, hist_len);
 }
 
 extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
@@ -652,16 +660,8 @@ RT_DEV void de_mb_finish(int p, int gen, const float *Y, const float *fy, de_sta
 	de_block_best(lv, li, sv, si, &bv, &bi, DE_MB_WARPS);
 	for (int j = threadIdx.x; j < DE_DIM; j += DE_MB_BLOCK)
 		bestx[(long long)p * DE_DIM + j] = __ldcg(Y + (long long)bi * DE_DIM + j);
-	if (threadIdx.x == 0) {
-		de_state st;
-		st.best = bv;
-		st.best_index = bi;
-		st.gens = gen;
-		st.done = de_reached(bv, target, fstar);
-		state[p] = st;
-		if (hist && hist_every > 0 && gen % hist_every == 0 && gen / hist_every < hist_len)
-			hist[(long long)p * hist_len + gen / hist_every] = bv;
-	}
+	if (threadIdx.x == 0)
+		de_publish_best(state, hist, p, bv, bi, gen, target, fstar, hist_every, hist_len);
 }
 
 /* Generation gen (0: initialisation) of individual blockIdx.x % DE_NP of

@@ -422,6 +422,28 @@ static double r_hybrid(int h, const double *x, int n, const float *o, const floa
 	return f;
 }
 
+/* The organisers' cf_cal: the nc components' values fit[] weighted by
+ * exp(-d^2 / (2 n delta^2)) / d (d: the distance to component i's optimum,
+ * the first nc vectors of d; 1e99 at d = 0; all equal when every weight is 0). */
+static double cf_cal(const double *x, int n, const float *d, int nc, const double *fit,
+		     const double *delta)
+{
+	double w[6], wmax = 0, ws = 0, f = 0;
+	for (int i = 0; i < nc; i++) {
+		const float *o = d + i * n;
+		w[i] = 0;
+		for (int j = 0; j < n; j++)
+			w[i] += pow(x[j] - o[j], 2.0);
+		w[i] = w[i] != 0 ? pow(1.0 / w[i], 0.5) * exp(-w[i] / 2.0 / n / pow(delta[i], 2.0)) : 1e99;
+		wmax = fmax(wmax, w[i]);
+	}
+	for (int i = 0; i < nc; i++)
+		ws += wmax == 0 ? 1 : w[i];
+	for (int i = 0; i < nc; i++)
+		f += (wmax == 0 ? 1 : w[i]) / ws * fit[i];
+	return f;
+}
+
 /* F21..F30: the organisers' components, their factors as written there
  * (10000 * f / 1e10 ...), sigmas; cf_cal's weights with its 1e99 rule. */
 static double r_composition(int fn, const double *x, int n, const float *d)
@@ -450,23 +472,14 @@ static double r_composition(int fn, const double *x, int n, const float *d)
 	};
 	static const int hyb[2][3] = { { 5, 6, 7 }, { 5, 8, 9 } };
 	int c = fn - 21, nc = de_cec_components(fn);
-	double fit[6], w[6], wmax = 0, ws = 0, f = 0;
+	double fit[6];
 	for (int i = 0; i < nc; i++) {
 		const float *o = d + i * n, *M = d + nc * n + i * n * n;
 		fit[i] = fn >= 29 ? r_hybrid(hyb[fn - 29][i], x, n, o, M, d + nc * n * (n + 1) + i * n)
 				  : fns[c][i](x, n, o, M, 1, 1);
 		fit[i] = fit[i] * fac[c][i] + 100.0 * i;
-		w[i] = 0;
-		for (int j = 0; j < n; j++)
-			w[i] += pow(x[j] - o[j], 2.0);
-		w[i] = w[i] != 0 ? pow(1.0 / w[i], 0.5) * exp(-w[i] / 2.0 / n / pow(delta[c][i], 2.0)) : 1e99;
-		wmax = fmax(wmax, w[i]);
 	}
-	for (int i = 0; i < nc; i++)
-		ws += wmax == 0 ? 1 : w[i];
-	for (int i = 0; i < nc; i++)
-		f += (wmax == 0 ? 1 : w[i]) / ws * fit[i];
-	return f;
+	return cf_cal(x, n, d, nc, fit, delta[c]);
 }
 
 /* CEC 2022 (cec22_test_func.cpp): hybrids hf02, hf10, hf06; compositions
@@ -519,21 +532,12 @@ static double reference22(int k, const double *x, int n, const float *d)
 		return f;
 	}
 	int c9 = k - 9, nc = de_cec22_components(k);
-	double fit[6], w[6], wmax = 0, ws = 0, f = 0;
+	double fit[6];
 	for (int i = 0; i < nc; i++) {
 		const float *o = d + i * n, *M = d + nc * n + i * n * n;
 		fit[i] = comp[c9][i](x, n, o, M, 1, rot[c9][i]) * fac[c9][i] + bias[c9][i];
-		w[i] = 0;
-		for (int j = 0; j < n; j++)
-			w[i] += pow(x[j] - o[j], 2.0);
-		w[i] = w[i] != 0 ? pow(1.0 / w[i], 0.5) * exp(-w[i] / 2.0 / n / pow(delta[c9][i], 2.0)) : 1e99;
-		wmax = fmax(wmax, w[i]);
 	}
-	for (int i = 0; i < nc; i++)
-		ws += wmax == 0 ? 1 : w[i];
-	for (int i = 0; i < nc; i++)
-		f += (wmax == 0 ? 1 : w[i]) / ws * fit[i];
-	return f;
+	return cf_cal(x, n, d, nc, fit, delta[c9]);
 }
 
 /* F_fn(x) - F_fn* in double, every function of both suites. */
