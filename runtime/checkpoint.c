@@ -78,9 +78,9 @@ rt_status rt_ckpt_format(const char *kind, const rt_spec *spec, const rt_buf *st
 	return st;
 }
 
-/* Several ranks each writing their own state (islands): a file each per
- * epoch (checkpoint.h), the epoch of the next write and which epochs the
- * write leaves behind. */
+/* Several ranks each writing their own state: islands a file each per
+ * epoch (checkpoint.h; the epoch of the next write and which epochs the
+ * write leaves behind), svm's tables one file each (file_per_rank_own). */
 static int file_per_rank, file_per_rank_own;
 static long rank_epoch, rank_keep = -1;
 static char last_name[96];
@@ -198,8 +198,9 @@ static rt_status agreed_rank_file(const char *dir, char *path, size_t size, rt_e
 	rank_file_name(last_name, sizeof last_name, rank_epoch);
 	st = rt_format(path, size, err, "%s/%s", dir, last_name);
 	if (st == RT_OK && access(path, R_OK) != 0)
-		st = rt_fail(err, RT_ERR_INPUT, "%s: missing: the ranks' latest common migration is %ld, "
-			     "and this rank's files go to %ld", path, rank_epoch, mine);
+		st = rt_fail(err, RT_ERR_INPUT, "%s: missing: the ranks' latest common migration is %ld "
+			     "(this rank's files go to %ld, the furthest rank's to %d)", path, rank_epoch,
+			     mine, v[1]);
 	return st;
 }
 
