@@ -278,7 +278,10 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		for (size_t p = 0; p < P; p++)
 			rt_buf_printf(&b, ",best_%zu", p);
 		rt_buf_puts(&b, "\n");
-		for (int h = 0; h < out->hist_len; h++) {
+		long last = 0;   /* rows up to the last generation a problem ran, not the limit */
+		for (size_t p = 0; p < P; p++)
+			last = out->gens[p] > last ? out->gens[p] : last;
+		for (int h = 0; h < out->hist_len && (long)h * job->history_every <= last; h++) {
 			long g = (long)h * job->history_every;
 			rt_buf_printf(&b, "%ld,%lld", g, de_job_evals(job, g));
 			for (size_t p = 0; p < P; p++)

@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "de_impl.h"
+#include "log.h"
 #include "rng.h"
 
 /* Philox streams of the job's setup data: individual field all ones, which
@@ -341,6 +342,30 @@ static rt_status finish_adaptive(de_job *job, rt_error *err)
 	return RT_OK;
 }
 
+/* The history is kept whole in memory (host, GPU, checkpoints): at most
+ * DE_HIST_MAX_VALUES values over the job's problems (64 MiB), at least
+ * DE_HIST_MIN_ROWS rows a problem. A generation limit that would need more
+ * (a run to a target with generations = 100000000, say) keeps every k-th
+ * of history_every's rows instead, and says so. */
+#define DE_HIST_MAX_VALUES (16L << 20)
+#define DE_HIST_MIN_ROWS 1001L
+static void limit_history(de_job *job)
+{
+	long every = job->history_every, total = job->problems_total > 0 ? job->problems_total : 1;
+	long rows_max = DE_HIST_MAX_VALUES / total;
+	if (rows_max < DE_HIST_MIN_ROWS)
+		rows_max = DE_HIST_MIN_ROWS;
+	if (every <= 0 || job->gens / every + 1 <= rows_max)
+		return;
+	long k = (job->gens / every + rows_max - 2) / (rows_max - 1);   /* rows <= rows_max */
+	if ((long)INT_MAX / every < k)
+		k = INT_MAX / every;
+	job->history_every = (int)(every * k);
+	rt_info("de: history every %d generations, not %ld: %ld generations of %ld problem(s) would "
+		"keep %ld rows a problem (at most %ld here)", job->history_every, every, job->gens,
+		total, job->gens / every + 1, rows_max);
+}
+
 rt_status de_job_finish(de_job *job, rt_error *err)
 {
 	double lo, hi, zs;
@@ -368,6 +393,7 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	job->gens = g;
 	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)
 		return st;
+	limit_history(job);
 	de_params *p = &job->params;
 	p->dim = job->dim;
 	p->np = job->np;

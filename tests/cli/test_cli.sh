@@ -56,6 +56,19 @@ fi
 if ls "$cli_tmp"/run/*.tmp.* >/dev/null 2>&1; then cli_fail "no temporary files left" "found"; else cli_ok "no temporary files left"; fi
 expect_exit 0 "run de sphere (cpu)" "$evo" run --backend cpu problems/de-sphere.ini --set de.max_evals=3000 -o "$cli_tmp/de"
 expect_output "de run reports" "result.json and history.csv"
+# a run to a target under a huge generation limit: the history is thinned to
+# fit in memory (said), and history.csv ends at the last generation run
+expect_exit 0 "de: to a target, generations = 100000000" "$evo" run --backend cpu problems/de-sphere.ini \
+	--set de.problems=30 --set de.max_evals=0 --set de.generations=100000000 --set de.target=1e-6 \
+	-o "$cli_tmp/de-far"
+expect_output "... the history thinned, said" "de: history every 180 generations, not 10"
+last=$(python3 -c "import json,sys; print(max(r['generations'] for r in json.load(open(sys.argv[1]))['results']))" \
+	"$cli_tmp/de-far/result.json")
+rows=$(wc -l <"$cli_tmp/de-far/history.csv")
+end=$(tail -n 1 "$cli_tmp/de-far/history.csv" | cut -d, -f1)
+if [ "$rows" -lt 100 ] && [ "$end" -le "$last" ] && [ $((end + 180)) -gt "$last" ]; then
+	cli_ok "... history.csv ends at the last generation run ($rows lines, generation $end of $last)"
+else cli_fail "... history.csv" "$rows lines, last generation $end, run to $last"; fi
 
 expect_exit 2 "missing spec file" "$evo" run "$cli_tmp/none.ini"
 expect_output "missing spec message" "none.ini: cannot open spec"
