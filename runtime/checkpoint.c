@@ -125,21 +125,27 @@ const char *rt_ckpt_file_name(void)
 	return last_name;
 }
 
-/* Removes this rank's files in dir of epochs below rank_keep. */
-static void drop_old_rank_files(const char *dir)
+/* This rank's files in dir: removes those of epochs below `below` (0:
+ * none) and gives the latest epoch left (-1: none). */
+static long scan_rank_files(const char *dir, long below)
 {
-	DIR *d = rank_keep > 0 ? opendir(dir) : NULL;
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[RT_PATH_MAX];
+	long latest = -1;
 	while (d && (e = readdir(d))) {
 		long epoch = rank_file_epoch(e->d_name);
-		if (epoch >= 0 && epoch < rank_keep &&
-		    snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-		    remove(path) != 0)
-			rt_warn("%s: cannot remove an old checkpoint: %s", path, strerror(errno));
+		if (epoch >= 0 && epoch < below) {
+			if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+			    remove(path) != 0)
+				rt_warn("%s: cannot remove an old checkpoint: %s", path, strerror(errno));
+		} else if (epoch > latest) {
+			latest = epoch;
+		}
 	}
 	if (d)
 		closedir(d);
+	return latest;
 }
 
 rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, const rt_buf *state,
@@ -155,32 +161,16 @@ rt_status rt_ckpt_write(const char *dir, const char *kind, const rt_spec *spec, 
 	if (st == RT_OK)
 		st = rt_write_file_atomic(path, file.data, file.len, err);
 	rt_buf_free(&file);
-	if (st == RT_OK && per_rank())
-		drop_old_rank_files(dir);
+	if (st == RT_OK && per_rank() && rank_keep > 0)
+		scan_rank_files(dir, rank_keep);
 	return st;
-}
-
-/* The latest epoch of this rank's files in dir; -1: none. */
-static long latest_rank_epoch(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	long latest = -1;
-	while (d && (e = readdir(d))) {
-		long epoch = rank_file_epoch(e->d_name);
-		if (epoch > latest)
-			latest = epoch;
-	}
-	if (d)
-		closedir(d);
-	return latest;
 }
 
 /* The file in dir this rank resumes from: the ranks agree on the latest
  * epoch they all have (every rank keeps its files back to it: checkpoint.h). */
 static rt_status agreed_rank_file(const char *dir, char *path, size_t size, rt_error *err)
 {
-	long mine = latest_rank_epoch(dir);
+	long mine = scan_rank_files(dir, 0);
 	if (mine > INT_MAX - 1)
 		return rt_fail(err, RT_ERR_INPUT, "%s: a checkpoint at migration %ld", dir, mine);
 	int v[2] = { mine < 0 ? 1 : -(int)mine, (int)mine };   /* minus the lowest, the highest */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "out.h"
 #include "signals.h"
 
@@ -46,6 +47,17 @@ void rt_stop_adopt(int signo)
 {
 	if (signo > 0 && !adopted_signal)
 		adopted_signal = signo;
+}
+
+rt_status rt_stop_agree(int *signo, rt_error *err)
+{
+	double v = *signo;
+	rt_status st = rt_comm_max_double(&v, err);
+	if (st == RT_OK) {
+		*signo = (int)v;
+		rt_stop_adopt(*signo);
+	}
+	return st;
 }
 
 const char *rt_stop_signal_name(void)

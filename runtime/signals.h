@@ -13,6 +13,8 @@
 #ifndef RT_SIGNALS_H
 #define RT_SIGNALS_H
 
+#include "error.h"
+
 /* The exit status of a run stopped by SIGINT or SIGTERM whose results so
  * far were written (0 success, 1 error, 2 bad input). */
 #define RT_EXIT_INTERRUPTED 3
@@ -32,6 +34,11 @@ int rt_stop_requested(void);
  * kind ends the same way, "interrupted", exit 3). A signal arriving later
  * is still this process's first. */
 void rt_stop_adopt(int signo);
+
+/* Every rank (a collective): *signo, this rank's stop request (0: none),
+ * becomes the highest over the ranks, which this rank adopts. One process:
+ * unchanged. */
+rt_status rt_stop_agree(int *signo, rt_error *err);
 
 /* "SIGINT", "SIGTERM" or NULL when no stop was requested. */
 const char *rt_stop_signal_name(void);

@@ -73,17 +73,25 @@ double de_cec_fraction(const de_job *job, int k)
 	return k >= 0 && k < 14 ? fractions17[k] : 0.0;
 }
 
+/* The suite's cec_function (required with function = suite), 1 .. max. */
+static rt_status read_function(rt_spec *spec, const char *suite, long max, const char *expected,
+			       long *v, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	if (!rt_spec_find(spec, "de", "cec_function"))
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = %s needs cec_function = %s",
+			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc), suite, expected);
+	return rt_spec_int(spec, "de", "cec_function", 1, 1, max, v, err);
+}
+
 /* CEC 2022's cec_function and dim (F1..F12, D = 10 or 20; MaxFES 200,000
  * or 1,000,000 by default). */
 static rt_status read_2022(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
 	long v;
-	rt_status st;
-	if (!rt_spec_find(spec, "de", "cec_function"))
-		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2022 needs cec_function = 1 .. 12",
-			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
-	if ((st = rt_spec_int(spec, "de", "cec_function", 1, 1, 12, &v, err)))
+	rt_status st = read_function(spec, "cec2022", 12, "1 .. 12", &v, err);
+	if (st)
 		return st;
 	job->cec_fn = DE_CEC22 + (int)v;
 	if (job->dim != 10 && job->dim != 20)
@@ -98,11 +106,8 @@ static rt_status read_2017(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
 	long v;
-	rt_status st;
-	if (!rt_spec_find(spec, "de", "cec_function"))
-		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = cec2017 needs cec_function = 1, 3 .. 30",
-			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
-	if ((st = rt_spec_int(spec, "de", "cec_function", 1, 1, 30, &v, err)))
+	rt_status st = read_function(spec, "cec2017", 30, "1, 3 .. 30", &v, err);
+	if (st)
 		return st;
 	if (v == 2)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.cec_function: F2 was withdrawn from CEC 2017 by the "

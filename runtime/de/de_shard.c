@@ -51,14 +51,12 @@ rt_status de_shard_gather(const de_job *job, de_outcome *out, rt_error *err)
 rt_status de_shard_agree(const de_job *job, long *alive, int *stop, rt_error *err)
 {
 	long long a = *alive;
-	double s = *stop;
 	rt_status st;
 	if (rt_comm_size() == 1 || job->isl)
 		return RT_OK;
-	if ((st = rt_comm_sum_ll(&a, err)) || (st = rt_comm_max_double(&s, err)))
+	if ((st = rt_comm_sum_ll(&a, err)) || (st = rt_stop_agree(stop, err)))   /* another rank's signal too */
 		return st;
 	*alive = (long)a;
-	*stop = s > 0;
-	rt_stop_adopt((int)s);   /* another rank's signal stops this one too */
+	*stop = *stop > 0;
 	return RT_OK;
 }

@@ -59,15 +59,12 @@ rt_status mbp_shard_gather(mbp_job *job, mbp_outcome *out, rt_error *err)
 
 rt_status mbp_shard_agree(long *alive, int *stop, rt_error *err)
 {
-	int v[2] = { *alive > 0, *stop };
-	rt_comm_request *req = NULL;
+	double any = *alive > 0;
 	rt_status st;
 	if (rt_comm_size() == 1)
 		return RT_OK;
-	if ((st = rt_comm_imax_int(v, 2, &req, err)) || (st = rt_comm_wait(req, err)))
+	if ((st = rt_comm_max_double(&any, err)) || (st = rt_stop_agree(stop, err)))   /* another rank's signal too */
 		return st;
-	*alive = v[0];
-	*stop = v[1];
-	rt_stop_adopt(v[1]);   /* another rank's signal stops this one too */
+	*alive = any > 0;
 	return RT_OK;
 }

@@ -87,11 +87,8 @@ static rt_status unpack_all(const char *all, svm_binary *const *bin, svm_pair_st
  * write unfinished pairs as a finished model. */
 static rt_status agree_stop(rt_error *err)
 {
-	double signo = rt_stop_requested();
-	rt_status st = rt_comm_max_double(&signo, err);
-	if (st == RT_OK)
-		rt_stop_adopt((int)signo);
-	return st;
+	int signo = rt_stop_requested();
+	return rt_stop_agree(&signo, err);
 }
 
 rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *stats,
