@@ -119,8 +119,14 @@ same "de: one island == no islands" "$t/de1" "$t/de0"
 # on as many ranks from the latest migration all ranks have.
 # has_rank_file DIR R: rank R has a checkpoint in DIR
 has_rank_file() { compgen -G "$1/checkpoint-rank-$2-migration-*.bin" >/dev/null; }
+# every_rank_has_file DIR N: each of N ranks has written a checkpoint there
+every_rank_has_file() {
+	local r
+	for ((r = 0; r < $2; r++)); do has_rank_file "$1" "$r" || return 1; done
+}
 # kill_after NAME SIGNAL N ARGS...: N ranks run ARGS into $t/NAME; once
-# rank 2 has a checkpoint, SIGNAL goes to rank 1 (KILL, or SIGTERM for
+# every rank has a checkpoint (a kill before that leaves nothing to resume
+# from: ranks write theirs moments apart), SIGNAL goes to rank 1 (KILL, or SIGTERM for
 # TERM-RANK: every rank must then stop, exit 3) or to mpirun (TERM, which
 # forwards it to every rank); the job must end non-zero with a checkpoint
 # of rank 2's.
@@ -129,7 +135,7 @@ kill_after() {
 	shift 3
 	mpirun_n "$n" "$mpi" run "$@" -q -o "$t/$name" >"$t/$name.log" 2>&1 &
 	job=$!
-	for ((k = 0; k < 600; k++)); do has_rank_file "$t/$name" 2 && break; sleep 0.02; done
+	for ((k = 0; k < 600; k++)); do every_rank_has_file "$t/$name" "$n" && break; sleep 0.02; done
 	case $sig in
 	KILL) kill -KILL "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null ;;
 	TERM-RANK) kill -TERM "$(ranks_of "$job" | sed -n 2p)" 2>/dev/null ;;
