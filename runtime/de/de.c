@@ -130,7 +130,7 @@ rt_status de_c_source(const de_job *job, gen_source *src, rt_error *err)
 		gen_line(src, "#include <math.h>");
 		de_user_emit(&job->user, src, 0);
 	}
-	return gen_template(src, de_is_adaptive(job->strategy) ? "de/de_adapt.h" : "de/de_core.h", err);
+	return gen_template(src, de_fused_only(job->strategy) ? "de/de_mixed.h" : "de/de_core.h", err);
 }
 
 /* ---- run ---------------------------------------------------------------------- */
@@ -219,7 +219,9 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_double(&j, "F", job->F);
 	rt_json_double(&j, "CR", job->CR);
 	rt_json_string(&j, "strategy", de_job_strategy_name(job));
-	if (de_is_adaptive(job->strategy)) {   /* templates/de/de_adapt.h */
+	if (job->strategy == DE_SADE)   /* templates/de/de_mixed.h */
+		rt_json_int(&j, "learning_period", job->params.H);
+	if (de_is_pbest(job->strategy)) {   /* templates/de/de_adapt.h */
 		rt_json_int(&j, "memory_size", job->params.H);
 		rt_json_double(&j, "p_best", job->params.p_best);
 		rt_json_double(&j, "archive_rate", job->params.arc_rate);

@@ -1,5 +1,5 @@
 /* de_adapt.c: one generation of the adaptive strategies (JADE, SHADE,
- * L-SHADE, jSO) for one problem on the CPU, in the order of the sequential
+ * L-SHADE, jSO; SaDE's in de_mixed.c) for one problem on the CPU, in the order of the sequential
  * semantics of templates/de/de_adapt.h, with populations as rows
  * (individual i, component j at [i * dim + j]) and the archive likewise.
  * The GPU runs the same header functions (templates/de/de.cu). */
@@ -9,7 +9,7 @@
 
 size_t de_adapt_ad_len(const de_job *job)
 {
-	return (size_t)DE_AD_LEN(job->params.H);
+	return job->strategy == DE_SADE ? (size_t)DE_SA_LEN(job->params.H) : (size_t)DE_AD_LEN(job->params.H);
 }
 
 size_t de_adapt_work_len(const de_job *job)
@@ -25,6 +25,10 @@ size_t de_adapt_iwork_len(const de_job *job)
 void de_adapt_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
 		       float *Y, float *fy, double *ad, float *arch, double *work, int *iwork)
 {
+	if (job->strategy == DE_SADE) {
+		de_sade_cpu_step(job, p, g, X, fx, Y, fy, ad, work);
+		return;
+	}
 	const de_params *P = &job->params;
 	int D = job->dim, NP = job->np, na = (int)ad[DE_AD_NP];
 	double *wF = work, *wCR = work + NP, *delta = work + 2 * NP;

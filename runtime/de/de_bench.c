@@ -51,8 +51,8 @@ const char de_bench_help[] =
 	"  --check              instead of timing: run small problems on the CPU and the\n"
 	"                       GPU (fused, naive, streams, multiblock) and compare best-value\n"
 	"                       histories and best vectors (the adaptive strategies jade,\n"
-	"                       shade, lshade, jso too: fused and streams; the naive and\n"
-	"                       multiblock kernels have none)\n"
+	"                       shade, lshade, jso, sade and code too: fused and streams;\n"
+	"                       the naive and multiblock kernels have none)\n"
 	"  --seed S, --threads N, -o DIR (writes DIR/bench-de-FUNCTION.json or\n"
 	"  DIR/bench-de-check.json), --quiet\n";
 
@@ -565,6 +565,15 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 		  DE_BOUNDS_MIDPOINT, 1, 0, 1, 20000, 0 },
 		{ "lshade rastrigin shift", DE_FN_RASTRIGIN, 30, 540, 2, 0, 1, 0, DE_LSHADE,
 		  DE_BOUNDS_MIDPOINT, 0, 0, 0, 60000, 0 },
+		/* SaDE and CoDE (templates/de/de_mixed.h): fused only; SaDE learns after 50 generations */
+		{ "sade sphere", DE_FN_SPHERE, 10, 50, 4, 300, 1, 0, DE_SADE, DE_BOUNDS_REFLECT, 0, 0, 1,
+		  0, 0 },
+		{ "sade rosenbrock shift+rot", DE_FN_ROSENBROCK, 10, 60, 4, 300, 1, 1, DE_SADE,
+		  DE_BOUNDS_RESAMPLE, 0, 0, 1, 0, 0 },
+		{ "code sphere", DE_FN_SPHERE, 10, 30, 4, 200, 1, 0, DE_CODE, DE_BOUNDS_REFLECT, 0, 0, 1,
+		  0, 0 },
+		{ "code rastrigin shift", DE_FN_RASTRIGIN, 30, 30, 2, 0, 1, 0, DE_CODE, DE_BOUNDS_CLIP, 0,
+		  0, 0, 30000, 0 },
 		/* CEC 2017 (templates/de/de_cec2017.h): F1 is fmaf and products only */
 		{ "cec2017 F1 lshade", DE_FN_CEC2017, 10, 180, 2, 0, 0, 0, DE_LSHADE,
 		  DE_BOUNDS_MIDPOINT, 0, 0, 1, 20000, 1 },
@@ -607,7 +616,7 @@ static rt_status bench_check(const bench_cfg *c, rt_error *err)
 			de_job job;
 			rt_error e2;
 			if ((b == 0 && !c->cpu) || (b > 0 && !c->gpu) ||
-			    ((b == 2 || b == 4) && de_is_adaptive(cc->strategy)))
+			    ((b == 2 || b == 4) && de_fused_only(cc->strategy)))
 				continue;
 			de_job_default(&job, cc->fn, cc->dim);
 			snprintf(job.name, sizeof job.name, "check-%d", k);

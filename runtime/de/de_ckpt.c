@@ -148,6 +148,27 @@ static rt_status restore_shape(rt_ckpt *from, const de_job *job, long *gen, rt_e
 	return RT_OK;
 }
 
+/* Is x an integer in [lo, hi]? */
+static int whole_in(double x, double lo, double hi)
+{
+	return x >= lo && x <= hi && x == floor(x);
+}
+
+/* SaDE's state (templates/de/de_mixed.h) is one a run could reach. */
+static int sade_state_ok(const de_job *job, const double *ad)
+{
+	double lp = job->params.H;
+	if (!whole_in(ad[DE_SA_GENS], 0, 1e15))
+		return 0;
+	for (int k = 0; k < DE_MIX_KINDS; k++)
+		if (!(ad[DE_SA_P + k] >= 0 && ad[DE_SA_P + k] <= 1 && ad[DE_SA_CRM + k] >= 0 &&
+		      ad[DE_SA_CRM + k] <= 1 && whole_in(ad[DE_SA_COUNT + k], 0, lp) &&
+		      whole_in(ad[DE_SA_HEAD + k], 0, lp - 1) && whole_in(ad[DE_SA_NS + k], 0, 1e15) &&
+		      whole_in(ad[DE_SA_NF + k], 0, 1e15)))
+			return 0;
+	return 1;
+}
+
 /* Every problem's state is one the run could have reached by gen. */
 static rt_status check_states(const rt_ckpt *from, const de_job *job, const de_snapshot *s,
 			      rt_error *err)
@@ -163,10 +184,15 @@ static rt_status check_states(const rt_ckpt *from, const de_job *job, const de_s
 				       from->path, p, s->gen, (int)q->gens, (int)q->best_index,
 				       (int)q->done);
 		const double *ad = s->ad ? s->ad + (size_t)p * de_adapt_ad_len(job) : NULL;
-		if (ad && !(ad[DE_AD_NP] >= 4 && ad[DE_AD_NP] <= job->np && ad[DE_AD_K] >= 0 &&
-			    ad[DE_AD_K] < job->params.H && ad[DE_AD_AMAX] >= 0 &&
-			    ad[DE_AD_AMAX] <= job->params.a_cap && ad[DE_AD_ACOUNT] >= 0 &&
-			    ad[DE_AD_ACOUNT] <= ad[DE_AD_AMAX] && q->best_index < ad[DE_AD_NP]))
+		if (ad && job->strategy == DE_SADE && !sade_state_ok(job, ad))
+			return rt_fail(err, RT_ERR_INPUT, "%s: problem %ld: an impossible SaDE state "
+				       "(generations %g, probabilities %g %g %g %g)", from->path, p,
+				       ad[DE_SA_GENS], ad[DE_SA_P], ad[DE_SA_P + 1], ad[DE_SA_P + 2], ad[DE_SA_P + 3]);
+		if (ad && job->strategy != DE_SADE &&
+		    !(ad[DE_AD_NP] >= 4 && ad[DE_AD_NP] <= job->np && ad[DE_AD_K] >= 0 &&
+		      ad[DE_AD_K] < job->params.H && ad[DE_AD_AMAX] >= 0 &&
+		      ad[DE_AD_AMAX] <= job->params.a_cap && ad[DE_AD_ACOUNT] >= 0 &&
+		      ad[DE_AD_ACOUNT] <= ad[DE_AD_AMAX] && q->best_index < ad[DE_AD_NP]))
 			return rt_fail(err, RT_ERR_INPUT, "%s: problem %ld: an impossible adaptive state "
 				       "(population %g, memory slot %g, archive %g of %g)", from->path, p,
 				       ad[DE_AD_NP], ad[DE_AD_K], ad[DE_AD_ACOUNT], ad[DE_AD_AMAX]);

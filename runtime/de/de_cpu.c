@@ -162,6 +162,10 @@ static void step_individuals(de_cpu *c, long p, uint32_t g, int b, int e)
 	uint32_t best = (uint32_t)c->st[p].best_index;
 	for (int i = b; i < e; i++) {
 		float *y = Y + (size_t)i * D;
+		if (c->job->strategy == DE_CODE) {   /* three trials, de_mixed.c */
+			fy[i] = de_code_cpu_individual(c->job, p, g, X, fx, y, i, best);
+			continue;
+		}
 		de_make_trial(&c->job->params, X, D, 1, y, 1, (uint32_t)p, g, (uint32_t)i, best);
 		float f = de_job_eval(c->job, p, y);
 		if (!(f <= fx[i])) {
@@ -210,7 +214,7 @@ static void problem_items(void *ctx, long begin, long end, int thread)
 			init_individuals(c, p, 0, c->NP);
 			finish_generation(c, p, 0);
 			if (c->ad)
-				de_adapt_init(&c->job->params, ad_of(c, p));
+				de_strategy_init(&c->job->params, ad_of(c, p));
 		}
 		while (active(c, p)) {
 			int g = c->st[p].gens + 1;

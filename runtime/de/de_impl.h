@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "de/de_adapt.h"
+#include "de/de_mixed.h"
 #include "error.h"
 #include "gen.h"
 #include "gpu.h"
@@ -156,6 +156,8 @@ const char *de_job_strategy_name(const de_job *job);
 const char *de_job_bounds_name(const de_job *job);
 /* Evaluations of one problem after generation gens (0: the initial population). */
 long long de_job_evals(const de_job *job, long gens);
+/* Evaluations a generation takes (CoDE: three trials an individual). */
+long long de_job_evals_per_gen(const de_job *job);
 /* Entries in the history of a run: one every history_every generations
  * from 0 to gens (0 without history). */
 int de_job_hist_len(const de_job *job);
@@ -203,6 +205,15 @@ size_t de_adapt_iwork_len(const de_job *job);
  * (a_cap rows) updated; work and iwork: scratch. */
 void de_adapt_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
 		       float *Y, float *fy, double *ad, float *arch, double *work, int *iwork);
+
+/* ---- de_mixed.c (templates/de/de_mixed.h) ---- */
+/* CoDE: individual i's step of generation g of problem p: the trial that
+ * survives written to y (a row), its value returned; best: x_best's index. */
+float de_code_cpu_individual(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
+			     float *y, int i, uint32_t best);
+/* SaDE: generation g of problem p, as de_adapt_cpu_step (work: de_adapt_work_len). */
+void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
+		      float *fy, double *ad, double *work);
 
 /* ---- de_cpu.c ---- */
 typedef struct de_cpu de_cpu;

@@ -20,12 +20,17 @@
  *                          ;           archive_rate 2.6 (needs max_evals)
  *                          ;   jso     population 25 ln(dim) sqrt(dim) -> 4, memory_size 5,
  *                          ;           p_best 0.25 -> 0.125, archive_rate 1 (needs max_evals);
- *                          ;   F and CR are not used by them)
- *   memory_size = 0        ; adaptive: success-history slots H (0: the strategy's; jade: 1)
+ *                          ;   F and CR are not used by them), or the mixed sade, code
+ *                          ;   (templates/de/de_mixed.h; population at least 6:
+ *                          ;   sade    population 50, memory_size = learning period 50
+ *                          ;   code    population 30, three trials (3 population
+ *                          ;           evaluations) a generation)
+ *   memory_size = 0        ; adaptive: success-history slots H (0: the strategy's; jade: 1;
+ *                          ;   sade: its learning period)
  *   p_best = 0             ; adaptive: p of current-to-pbest (0: the strategy's)
  *   archive_rate = -1      ; adaptive: archive size / population (-1: the strategy's; 0: none)
  *   bounds = reflect       ; reflect, clip, resample or midpoint (the parent's side;
- *                          ;   the default of the adaptive strategies)
+ *                          ;   the default of jade, shade, lshade and jso)
  *   generations = 0        ; 0: no limit but max_evals
  *   max_evals = 300000     ; per problem; default 10000 * dim (CEC); 0: none
  *   target = 1e-8          ; stop a problem when |best - optimum| <= target; 0: off
@@ -69,7 +74,7 @@ static const char *const function_names[] = {
 };
 /* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
 static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade", "shade", "lshade",
-					      "jso", NULL };
+					      "jso", "sade", "code", NULL };
 static const char *const bounds_names[] = { "reflect", "clip", "resample", "midpoint", NULL };
 static const char *const shift_names[] = { "none", "random", NULL };
 static const char *const variant_names[] = { "fused", "naive", "auto", "multiblock", NULL };
@@ -101,11 +106,12 @@ void de_job_default(de_job *job, int fn, int dim)
 	job->archive_rate = -1;
 }
 
-/* The published population of an adaptive strategy at dimension dim. */
+/* The published population of an adaptive or mixed strategy at dimension dim. */
 static int adaptive_np(int strategy, int dim)
 {
 	double n = strategy == DE_LSHADE ? 18.0 * dim
-		 : strategy == DE_JSO ? round(25.0 * log((double)dim) * sqrt((double)dim)) : 100.0;
+		 : strategy == DE_JSO ? round(25.0 * log((double)dim) * sqrt((double)dim))
+		 : strategy == DE_SADE ? 50.0 : strategy == DE_CODE ? 30.0 : 100.0;
 	return n < 4 ? 4 : (int)n;
 }
 
@@ -117,10 +123,10 @@ static rt_status read_strategy(de_job *job, rt_spec *spec, rt_error *err)
 	rt_status st;
 	if ((st = rt_spec_enum(spec, "de", "strategy", strategy_names, DE_RAND_1_BIN, &job->strategy, err)))
 		return st;
-	int adaptive = de_is_adaptive(job->strategy);
+	int pbest = de_is_pbest(job->strategy);
 	if ((st = rt_spec_int(spec, "de", "population",
-			      adaptive ? adaptive_np(job->strategy, job->dim) : 10L * job->dim, 4, 1L << 24, &v,
-			      err)))
+			      de_fused_only(job->strategy) ? adaptive_np(job->strategy, job->dim) : 10L * job->dim,
+			      de_is_mixed(job->strategy) ? 6 : 4, 1L << 24, &v, err)))
 		return st;
 	job->np = (int)v;
 	if ((st = rt_spec_int(spec, "de", "memory_size", 0, 0, 100000, &v, err)))
@@ -130,11 +136,11 @@ static rt_status read_strategy(de_job *job, rt_spec *spec, rt_error *err)
 		return st;
 	if ((st = rt_spec_double(spec, "de", "archive_rate", -1.0, -1.0, 100.0, &job->archive_rate, err)))
 		return st;
-	if (!adaptive && (rt_spec_find(spec, "de", "memory_size") || rt_spec_find(spec, "de", "p_best") ||
-			  rt_spec_find(spec, "de", "archive_rate")))
+	if (!pbest && (rt_spec_find(spec, "de", "p_best") || rt_spec_find(spec, "de", "archive_rate") ||
+		       (job->strategy != DE_SADE && rt_spec_find(spec, "de", "memory_size"))))
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.memory_size, p_best and archive_rate apply to strategy = jade, shade, "
-			       "lshade or jso, not %s",
+			       "lshade or jso (memory_size also to sade), not %s",
 			       rt_spec_key_where(spec, "de", "strategy", loc, sizeof loc),
 			       strategy_names[job->strategy]);
 	if (job->archive_rate > -1.0 && job->archive_rate < 0.0)
@@ -229,7 +235,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_double(spec, "de", "F", 0.5, 0.0, 2.0, &job->F, err));
 	TRY(rt_spec_double(spec, "de", "CR", 0.9, 0.0, 1.0, &job->CR, err));
 	TRY(rt_spec_enum(spec, "de", "bounds", bounds_names,
-			 de_is_adaptive(job->strategy) ? DE_BOUNDS_MIDPOINT : DE_BOUNDS_REFLECT, &job->bounds,
+			 de_is_pbest(job->strategy) ? DE_BOUNDS_MIDPOINT : DE_BOUNDS_REFLECT, &job->bounds,
 			 err));
 	TRY(rt_spec_int(spec, "de", "generations", 0, 0, INT_MAX - 1, &job->generations, err));
 	TRY(rt_spec_int(spec, "de", "max_evals", (long)job->max_evals, 0, LONG_MAX, &v, err));
@@ -266,7 +272,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	job->report_every = (int)v;
 	TRY(rt_spec_enum(spec, "de", "variant", variant_names, DE_VARIANT_AUTO, &job->variant, err));
 	if ((job->variant == DE_VARIANT_NAIVE || job->variant == DE_VARIANT_MULTIBLOCK) &&
-	    de_is_adaptive(job->strategy))
+	    de_fused_only(job->strategy))
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.variant = %s does not implement strategy = %s (only the fused kernel "
 			       "does): use variant = fused or auto",
@@ -293,13 +299,13 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	return RT_OK;
 }
 
-/* The adaptive strategies' parameters (defaults where the job has none)
- * and L-SHADE's and jSO's schedule: the evaluations after each generation
+/* The adaptive strategies' parameters (defaults where the job has none;
+ * SaDE: H is its learning period, no archive) and L-SHADE's and jSO's schedule: the evaluations after each generation
  * and the generation limit. */
 static rt_status finish_adaptive(de_job *job, rt_error *err)
 {
-	static const int H[] = { 1, 100, 6, 5 };
-	static const double pb[] = { 0.05, 0.2, 0.11, 0.25 }, rate[] = { 1.0, 1.0, 2.6, 1.0 };
+	static const int H[] = { 1, 100, 6, 5, 50 };   /* jade .. sade (LP) */
+	static const double pb[] = { 0.05, 0.2, 0.11, 0.25, 0 }, rate[] = { 1.0, 1.0, 2.6, 1.0, 0 };
 	int s = job->strategy, k = s - DE_JADE;
 	de_params *p = &job->params;
 	if (s == DE_JADE && job->memory_size > 1)
@@ -371,16 +377,17 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	double lo, hi, zs;
 	rt_status st;
 	long g = job->generations > 0 ? job->generations : INT_MAX - 1;
-	if (job->np < 4)
-		return rt_fail(err, RT_ERR_INPUT, "population: expected at least 4, got %d", job->np);
+	if (job->np < (de_is_mixed(job->strategy) ? 6 : 4))
+		return rt_fail(err, RT_ERR_INPUT, "population: expected at least %d for %s, got %d",
+			       de_is_mixed(job->strategy) ? 6 : 4, strategy_names[job->strategy], job->np);
 	if (job->dim < 1)
 		return rt_fail(err, RT_ERR_INPUT, "dim: expected at least 1, got %d", job->dim);
 	if (!(job->lower < job->upper))
 		return rt_fail(err, RT_ERR_INPUT, "bounds: expected lower < upper, got %g, %g", job->lower,
 			       job->upper);
 	if (job->max_evals > 0) {
-		long long gm = job->max_evals / job->np - 1;
-		if (gm < 0)
+		long long gm = (job->max_evals - job->np) / de_job_evals_per_gen(job);
+		if (job->max_evals < job->np)
 			return rt_fail(err, RT_ERR_INPUT,
 				       "max_evals: %lld is less than one population (%d evaluations)",
 				       job->max_evals, job->np);
@@ -391,7 +398,7 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 			       "no stopping rule: set generations or max_evals (target alone may never stop)");
 	}
 	job->gens = g;
-	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)
+	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)   /* sade too */
 		return st;
 	limit_history(job);
 	de_params *p = &job->params;
@@ -409,14 +416,14 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "bounds %g, %g are equal in float", job->lower, job->upper);
 	de_function_box(job->function, &lo, &hi, &zs);
 	job->zoff = (job->shift || job->rotate) ? (float)zs : 0.0f;
-	if (de_is_adaptive(job->strategy) &&
+	if (de_fused_only(job->strategy) &&
 	    (job->variant == DE_VARIANT_NAIVE || job->variant == DE_VARIANT_MULTIBLOCK))
 		return rt_fail(err, RT_ERR_INPUT, "variant %s does not implement strategy %s: use fused",
 			       variant_names[job->variant], strategy_names[job->strategy]);
 	if (job->variant == DE_VARIANT_AUTO) {   /* the faster as measured on an H100 (de_impl.h) */
 		int large = job->dim >= DE_AUTO_MULTIBLOCK_DIM ||
 			    (job->dim >= DE_AUTO_MULTIBLOCK_FEW_DIM && job->problems <= DE_AUTO_MULTIBLOCK_FEW);
-		job->variant = large && job->dim <= DE_AUTO_MULTIBLOCK_MAX_DIM && !de_is_adaptive(job->strategy)
+		job->variant = large && job->dim <= DE_AUTO_MULTIBLOCK_MAX_DIM && !de_fused_only(job->strategy)
 			       ? DE_VARIANT_MULTIBLOCK : DE_VARIANT_FUSED;
 	}
 	de_cec_plan(job);
@@ -515,7 +522,7 @@ int de_job_reached(const de_job *job, float best)
 const char *de_job_strategy_name(const de_job *job)
 {
 	int s = job->strategy;
-	return strategy_names[s >= DE_RAND_1_BIN && s <= DE_JSO ? s : DE_RAND_1_BIN];
+	return strategy_names[s >= DE_RAND_1_BIN && s <= DE_CODE ? s : DE_RAND_1_BIN];
 }
 
 const char *de_job_bounds_name(const de_job *job)
@@ -530,7 +537,12 @@ long long de_job_evals(const de_job *job, long gens)
 		return 0;
 	if (job->nfes_at)
 		return job->nfes_at[gens < job->gens ? gens : job->gens];
-	return (long long)job->np * (gens + 1);
+	return (long long)job->np + de_job_evals_per_gen(job) * gens;
+}
+
+long long de_job_evals_per_gen(const de_job *job)
+{
+	return (long long)job->np * (job->strategy == DE_CODE ? DE_CODE_TRIALS : 1);
 }
 
 int de_job_hist_len(const de_job *job)

@@ -38,7 +38,7 @@ void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, con
 {
 	const de_params *P = &job->params;
 	int D = job->dim, NP = job->np;
-	double *kind = work, *cr = work + NP, *success = work + 2 * NP, *scratch = work + 3 * NP;
+	double *kind = work, *cr = work + NP, *success = work + 2 * NP, recorded = ad[DE_SA_GENS];
 	uint32_t best = 0;
 	for (int i = 1; i < NP; i++)
 		if (de_before(fx[i], (uint32_t)i, fx[best], best))
@@ -57,8 +57,9 @@ void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, con
 		}
 		fy[i] = f;
 	}
-	de_sade_record(P, ad, kind, cr, success);
-	for (int k = 0; k < DE_MIX_KINDS; k++)
-		de_sade_learn_cr(P, ad, k, scratch + (size_t)k * P->H);
-	de_sade_learn_p(P, ad);
+	for (int k = 0; k < DE_MIX_KINDS; k++) {
+		de_sade_record_kind(P, ad, k, recorded, kind, cr, success);
+		de_sade_learn_cr(P, ad, k, recorded + 1);
+	}
+	de_sade_learn_p(P, ad, recorded + 1);
 }

@@ -20,7 +20,8 @@
  * de_adapt_gen below, the per-individual steps by all threads, the
  * bookkeeping (archive slots, memory update, population reduction plan) by
  * thread 0 in the header's order, with the per-problem state, archive and
- * scratch in global memory.
+ * scratch in global memory. So do SaDE and CoDE (templates/de/de_mixed.h:
+ * de_sade_gen, de_code_gen).
  *
  * de_naive_*: the baseline, one kernel per stage with host control (init,
  * evaluate, best, mutate, crossover, evaluate, select), population, mutants
@@ -28,7 +29,7 @@
  *
  * de_mb_gen (variant multiblock, for large dimensions): a block per
  * (problem, individual), one launch per generation; see its section. */
-#include "de_adapt.h"
+#include "de_mixed.h"
 
 #ifndef DE_DIM
 #define DE_DIM 30
@@ -138,6 +139,11 @@
 #error "DE_NP must be at least 4"
 #endif
 
+/* SaDE's and CoDE's numbers in enum de_strategy, for the preprocessor. */
+#define DE_PP_SADE 6
+#define DE_PP_CODE 7
+static_assert(DE_PP_SADE == DE_SADE && DE_PP_CODE == DE_CODE, "enum de_strategy changed");
+
 #define DE_WARPS (DE_BLOCK / 32)
 #define DE_POP_WORDS ((long long)DE_NP * DE_DIM)
 
@@ -211,8 +217,52 @@ RT_DEV void de_block_best(float v, int i, float *sv, int *si, float *bv, int *bi
 	*bi = k;
 }
 
-#if DE_ADAPTIVE
+#if DE_ADAPTIVE && DE_STRATEGY == DE_PP_SADE
+#define DE_AD_SIZE DE_SA_LEN(DE_H)
+#define DE_WORK (3 * DE_NP)
+#define DE_IWORK (3 * DE_NP + DE_ACAP)
+
+/* One generation g of SaDE (de_mixed.h) by the block: from (X, fx) to
+ * (Y, fy), the state ad and scratch wk of problem p; *bi: x_best's index,
+ * then the new best into *bv, *bi (every thread). */
+RT_DEV void de_sade_gen(const de_params *P, int p, int g, const float *X, const float *fx, float *Y,
+			float *fy, double *ad, double *wk, const float *sh, const float *ro, float *sv, int *si,
+			float *bv, int *bi)
+{
+	const int tid = threadIdx.x;
+	const uint32_t best = (uint32_t)*bi;
+	double *kind = wk, *cr = wk + DE_NP, *success = wk + 2 * DE_NP;
+	float lv = DE_INF;
+	int li = 0x7fffffff;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+		de_mpick k = de_sade_pick(P, ad, (uint32_t)p, (uint32_t)g, (uint32_t)i);
+		float *y = Y + i;
+		const float *x = X + i;
+		de_mix_trial(P, X, 1, DE_NP, &k, best, y, DE_NP, (uint32_t)p, (uint32_t)g, (uint32_t)i, 0);
+		float f = de_eval(y, DE_NP, sh, ro), fo = fx[i];
+		int better = f <= fo;
+		kind[i] = (double)k.kind;
+		cr[i] = k.CR;
+		success[i] = better;
+		for (int j = 0; j < DE_DIM; j++)
+			y[j * DE_NP] = better ? y[j * DE_NP] : x[j * DE_NP];
+		fy[i] = better ? f : fo;
+		de_keep_min(&lv, &li, fy[i], i);
+	}
+	__syncthreads();   /* every pick has read the state; the outcomes are written */
+	const double recorded = ad[DE_SA_GENS];
+	if (tid < DE_MIX_KINDS) {   /* a thread a kind */
+		de_sade_record_kind(P, ad, tid, recorded, kind, cr, success);
+		de_sade_learn_cr(P, ad, tid, recorded + 1);
+	}
+	__syncthreads();
+	if (tid == 0)
+		de_sade_learn_p(P, ad, recorded + 1);
+	de_block_best(lv, li, sv, si, bv, bi, DE_WARPS);   /* its barrier publishes the state */
+}
+#elif DE_ADAPTIVE
 #define DE_AD_SIZE DE_AD_LEN(DE_H)
+#define DE_WORK (3 * DE_NP)
 #define DE_IWORK (3 * DE_NP + DE_ACAP)
 
 /* One generation g of an adaptive strategy by the block, the steps of
@@ -280,6 +330,46 @@ RT_DEV void de_adapt_gen(const de_params *P, int p, int g, const float *X, const
 }
 #endif
 
+#if DE_STRATEGY == DE_PP_CODE
+/* One generation g of CoDE (de_mixed.h) by the block: three trials an
+ * individual, the best of them selected against it; *bi: x_best's index,
+ * then the new best into *bv, *bi (every thread). */
+RT_DEV void de_code_gen(const de_params *P, int p, int g, const float *X, const float *fx, float *Y,
+			float *fy, const float *sh, const float *ro, float *sv, int *si, float *bv, int *bi)
+{
+	const uint32_t best = (uint32_t)*bi;
+	float lv = DE_INF;
+	int li = 0x7fffffff;
+	for (int i = threadIdx.x; i < DE_NP; i += DE_BLOCK) {
+		float *y = Y + i;
+		const float *x = X + i;
+		float fb = DE_INF;
+		int bt = 0;
+		de_mpick k;
+		for (int t = 0; t < DE_CODE_TRIALS; t++) {
+			k = de_code_pick(P, (uint32_t)p, (uint32_t)g, (uint32_t)i, t);
+			de_mix_trial(P, X, 1, DE_NP, &k, best, y, DE_NP, (uint32_t)p, (uint32_t)g, (uint32_t)i, t);
+			float f = de_eval(y, DE_NP, sh, ro);
+			if (de_code_better(f, fb, t)) {
+				fb = f;
+				bt = t;
+			}
+		}
+		if (bt != DE_CODE_TRIALS - 1) {   /* y holds the last trial: build the best again */
+			k = de_code_pick(P, (uint32_t)p, (uint32_t)g, (uint32_t)i, bt);
+			de_mix_trial(P, X, 1, DE_NP, &k, best, y, DE_NP, (uint32_t)p, (uint32_t)g, (uint32_t)i, bt);
+		}
+		float fo = fx[i];
+		int better = fb <= fo;
+		for (int j = 0; j < DE_DIM; j++)
+			y[j * DE_NP] = better ? y[j * DE_NP] : x[j * DE_NP];
+		fy[i] = better ? fb : fo;
+		de_keep_min(&lv, &li, fy[i], i);
+	}
+	de_block_best(lv, li, sv, si, bv, bi, DE_WARPS);
+}
+#endif
+
 RT_DEV int de_reached(float best, float target, float fstar)
 {
 	return target > 0.0f && fabsf(best - fstar) <= target;
@@ -308,7 +398,7 @@ RT_DEV void de_publish_best(de_state *state, float *hist, int p, float bv, int b
  *   fitg  [problem][DE_NP] (global variant: [problem][2][DE_NP])
  *   state, bestx [problem][DE_DIM], hist [problem][hist_len] (may be NULL)
  *   adaptive strategies only: adg [problem][DE_AD_SIZE], archg
- *   [problem][DE_DIM][DE_ACAP], workg [problem][3 DE_NP], iworkg
+ *   [problem][DE_DIM][DE_ACAP], workg [problem][DE_WORK], iworkg
  *   [problem][DE_IWORK] */
 extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
 de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
@@ -345,7 +435,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 #if DE_ADAPTIVE
 		double *ad = adg + (long long)p * DE_AD_SIZE;
 		float *A = archg + (long long)p * DE_DIM * DE_ACAP;
-		double *wk = workg + (long long)p * 3 * DE_NP;
+		double *wk = workg + (long long)p * DE_WORK;
 		int *iw = iworkg + (long long)p * DE_IWORK;
 #else
 		(void)adg;
@@ -366,7 +456,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 			}
 #if DE_ADAPTIVE
 			if (tid == 0)
-				de_adapt_init(&P, ad);
+				de_strategy_init(&P, ad);
 #endif
 			de_block_best(lv, li, red_v[0], red_i[0], &bv, &bi, DE_WARPS);
 			g = 0;
@@ -386,9 +476,15 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 		}
 		while (!done && g < gen_end) {
 			g++;
-#if DE_ADAPTIVE
+#if DE_ADAPTIVE && DE_STRATEGY == DE_PP_SADE
+			(void)A;
+			(void)iw;
+			de_sade_gen(&P, p, g, X, fx, Y, fy, ad, wk, sh, ro, red_v[g & 1], red_i[g & 1], &bv, &bi);
+#elif DE_ADAPTIVE
 			de_adapt_gen(&P, p, g, X, fx, Y, fy, ad, A, wk, iw, sh, ro, red_v[g & 1], red_i[g & 1],
 				     &bv, &bi);
+#elif DE_STRATEGY == DE_PP_CODE
+			de_code_gen(&P, p, g, X, fx, Y, fy, sh, ro, red_v[g & 1], red_i[g & 1], &bv, &bi);
 #else
 			float lv = DE_INF;
 			int li = 0x7fffffff;

@@ -74,7 +74,20 @@
 #define DE_AD_LEN(h) (8 + 2 * (h))
 #define DE_AD_TERMINAL (-1.0)
 
+/* Strategies with per-problem state (this file's and SaDE's). */
 RT_HD int de_is_adaptive(int strategy)
+{
+	return strategy >= DE_JADE && strategy != DE_CODE;
+}
+
+/* The current-to-pbest/1 line of this file: JADE, SHADE, L-SHADE, jSO. */
+RT_HD int de_is_pbest(int strategy)
+{
+	return strategy >= DE_JADE && strategy <= DE_JSO;
+}
+
+/* Strategies only the fused kernel runs (all but rand/1 and best/1). */
+RT_HD int de_fused_only(int strategy)
 {
 	return strategy >= DE_JADE;
 }
@@ -113,17 +126,25 @@ RT_HD void de_square_point(philox4x32_ctr c, double *v1, double *v2)
 	*v2 = 2.0 * philox_u01d(c.v[2], c.v[3]) - 1.0;
 }
 
-/* N(0, 1) by the polar method from CRNORM blocks of individual i. */
-RT_HD double de_normal(const de_params *p, uint32_t problem, uint32_t gen, uint32_t i)
+/* N(0, 1) by the polar method from blocks first .. first + 31 of purpose
+ * `purpose` of individual i. */
+RT_HD double de_normal_at(const de_params *p, uint32_t problem, uint32_t gen, uint32_t i, uint32_t purpose,
+			  uint32_t first)
 {
 	for (uint32_t k = 0; k < 32; k++) {
 		double v1, v2;
-		de_square_point(de_draw(p, problem, gen, i, DE_DRAW_CRNORM, k), &v1, &v2);
+		de_square_point(de_draw(p, problem, gen, i, purpose, first + k), &v1, &v2);
 		double s = v1 * v1 + v2 * v2;
 		if (s > 0.0 && s < 1.0)
 			return v1 * sqrt(-2.0 * de_log(s) / s);
 	}
 	return 0.0;
+}
+
+/* N(0, 1) from CRNORM blocks 0 .. 31 (the CR of the current-to-pbest line). */
+RT_HD double de_normal(const de_params *p, uint32_t problem, uint32_t gen, uint32_t i)
+{
+	return de_normal_at(p, problem, gen, i, DE_DRAW_CRNORM, 0);
 }
 
 /* F from Cauchy(mf, 0.1), drawn again while <= 0, then at most 1. */

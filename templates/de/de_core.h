@@ -33,16 +33,19 @@
 #  define DE_UNROLL
 #endif
 
-/* JADE .. JSO: the adaptive strategies of templates/de/de_adapt.h. */
+/* JADE .. JSO: the adaptive strategies of templates/de/de_adapt.h; SADE,
+ * CODE: the mixed ones of templates/de/de_mixed.h. */
 enum de_strategy { DE_RAND_1_BIN = 0, DE_BEST_1_BIN = 1, DE_JADE = 2, DE_SHADE = 3, DE_LSHADE = 4,
-		   DE_JSO = 5 };
+		   DE_JSO = 5, DE_SADE = 6, DE_CODE = 7 };
 /* MIDPOINT: halfway between the parent's component and the violated bound
  * (the rule of the SHADE line). */
 enum de_bounds { DE_BOUNDS_REFLECT = 0, DE_BOUNDS_CLIP = 1, DE_BOUNDS_RESAMPLE = 2,
 		 DE_BOUNDS_MIDPOINT = 3 };
-/* ADAPT .. ARCHIVE: drawn by the adaptive strategies only (de_adapt.h). */
+/* ADAPT .. ARCHIVE: drawn by the adaptive strategies only (de_adapt.h);
+ * MIX, FNORM: by CoDE and SaDE (de_mixed.h, SaDE's CR from CRNORM). */
 enum de_purpose { DE_DRAW_INIT = 0, DE_DRAW_PICK = 1, DE_DRAW_CROSS = 2, DE_DRAW_RESAMPLE = 3,
-		  DE_DRAW_ADAPT = 4, DE_DRAW_CRNORM = 5, DE_DRAW_FCAUCHY = 6, DE_DRAW_ARCHIVE = 7 };
+		  DE_DRAW_ADAPT = 4, DE_DRAW_CRNORM = 5, DE_DRAW_FCAUCHY = 6, DE_DRAW_ARCHIVE = 7,
+		  DE_DRAW_MIX = 8, DE_DRAW_FNORM = 9 };
 
 /* Everything a generation needs besides the population. On the GPU it is
  * built from the generator's constants, so the compiler folds it away. */
@@ -54,8 +57,8 @@ typedef struct de_params {
 	float lower, upper;    /* the box, for every dimension */
 	uint64_t seed;
 	uint32_t problem_base; /* global index of problem 0 (a process's share, de_shard.c) */
-	/* the adaptive strategies (de_adapt.h); unused by rand/1 and best/1 */
-	int H;                 /* success-history memory size (JADE: 1) */
+	/* the adaptive strategies (de_adapt.h, de_mixed.h); unused by rand/1 and best/1 */
+	int H;                 /* success-history memory size (JADE: 1; SaDE: learning period LP) */
 	int np_min;            /* L-SHADE, jSO: final population (np is the initial one) */
 	int a_cap;             /* archive slots: round(archive_rate * np), at least 1 */
 	double p_best;         /* JADE, L-SHADE: p; jSO: p at the start; SHADE: upper end of p_i */

@@ -224,63 +224,65 @@ RT_HD de_mpick de_sade_pick(const de_params *p, const double *ad, uint32_t probl
 	return k;
 }
 
-/* The generation's outcomes, in individual order (kind[i], CR[i],
- * success[i] != 0 for i < np), into the rings. */
-RT_HD void de_sade_record(const de_params *p, double *ad, const double *kind, const double *cr,
-			  const double *success)
+/* Kind k's outcomes of a generation (kind[i], cr[i], success[i] != 0 for
+ * i < np, in individual order) into its window of counts and its CR ring;
+ * recorded: the generations recorded before this one. The kinds are
+ * independent (a thread each on the GPU: each keeps its counts, head and
+ * count in registers and only stores to the state). */
+RT_HD void de_sade_record_kind(const de_params *p, double *ad, int k, double recorded, const double *kind,
+			       const double *cr, const double *success)
 {
-	const int lp = p->H, row = (int)ad[DE_SA_GENS] % lp;
-	double *ns = ad + DE_SA_RING + row * DE_MIX_KINDS, *nf = ns + lp * DE_MIX_KINDS;
-	double *crs = ad + DE_SA_RING + 2 * lp * DE_MIX_KINDS;
-	for (int k = 0; k < DE_MIX_KINDS; k++) {   /* the row leaves the window */
-		ad[DE_SA_NS + k] -= ns[k];
-		ad[DE_SA_NF + k] -= nf[k];
-		ns[k] = nf[k] = 0.0;
-	}
+	const int lp = p->H, row = (int)recorded % lp;
+	double *ns = ad + DE_SA_RING + row * DE_MIX_KINDS + k, *nf = ns + lp * DE_MIX_KINDS;
+	double *crs = ad + DE_SA_RING + 2 * lp * DE_MIX_KINDS + k * lp;
+	int n_s = 0, n_f = 0, head = (int)ad[DE_SA_HEAD + k], count = (int)ad[DE_SA_COUNT + k];
 	for (int i = 0; i < p->np; i++) {
-		int k = (int)kind[i];
+		if ((int)kind[i] != k)
+			continue;
 		if (success[i] == 0.0) {
-			nf[k] += 1.0;
+			n_f++;
 			continue;
 		}
-		ns[k] += 1.0;
-		int h = (int)ad[DE_SA_HEAD + k];
-		crs[k * lp + h] = cr[i];
-		ad[DE_SA_HEAD + k] = (double)((h + 1) % lp);
-		if (ad[DE_SA_COUNT + k] < (double)lp)
-			ad[DE_SA_COUNT + k] += 1.0;
+		n_s++;
+		crs[head] = cr[i];
+		head = head + 1 < lp ? head + 1 : 0;
+		count += count < lp;
 	}
-	for (int k = 0; k < DE_MIX_KINDS; k++) {
-		ad[DE_SA_NS + k] += ns[k];
-		ad[DE_SA_NF + k] += nf[k];
-	}
-	ad[DE_SA_GENS] += 1.0;
+	ad[DE_SA_NS + k] += (double)n_s - *ns;   /* the row leaving the window, the new one */
+	ad[DE_SA_NF + k] += (double)n_f - *nf;
+	*ns = (double)n_s;
+	*nf = (double)n_f;
+	ad[DE_SA_HEAD + k] = (double)head;
+	ad[DE_SA_COUNT + k] = (double)count;
 }
 
-/* Kind k's CRm once LP generations are recorded: the median of its ring
- * (scratch: LP doubles). The kinds are independent (a thread each on the GPU). */
-RT_HD void de_sade_learn_cr(const de_params *p, double *ad, int k, double *scratch)
+/* Kind k's CRm once LP generations are recorded (recorded: this one
+ * included): the median of its ring, the entries of rank (n-1)/2 and n/2
+ * by (value, slot) found by counting (no sorting, no scratch). */
+RT_HD void de_sade_learn_cr(const de_params *p, double *ad, int k, double recorded)
 {
 	const int lp = p->H, n = (int)ad[DE_SA_COUNT + k];
-	if (ad[DE_SA_GENS] < (double)lp || n == 0)
+	if (recorded < (double)lp || n == 0)
 		return;
 	const double *ring = ad + DE_SA_RING + 2 * lp * DE_MIX_KINDS + k * lp;
-	for (int a = 0; a < n; a++) {   /* insertion sort: n <= LP */
+	double lo = 0.0, hi = 0.0;
+	for (int a = 0; a < n; a++) {
 		double v = ring[a];
-		int b = a;
-		while (b > 0 && scratch[b - 1] > v) {
-			scratch[b] = scratch[b - 1];
-			b--;
-		}
-		scratch[b] = v;
+		int rank = 0;
+		for (int b = 0; b < n; b++)
+			rank += ring[b] < v || (ring[b] == v && b < a);
+		lo = rank == (n - 1) / 2 ? v : lo;
+		hi = rank == n / 2 ? v : hi;
 	}
-	ad[DE_SA_CRM + k] = n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) * 0.5;
+	ad[DE_SA_CRM + k] = n % 2 ? hi : (lo + hi) * 0.5;
 }
 
-/* The kinds' probabilities once LP generations are recorded. */
-RT_HD void de_sade_learn_p(const de_params *p, double *ad)
+/* The kinds' probabilities once LP generations are recorded (this one
+ * included), after every kind's record; then the generation is counted. */
+RT_HD void de_sade_learn_p(const de_params *p, double *ad, double recorded)
 {
-	if (ad[DE_SA_GENS] < (double)p->H)
+	ad[DE_SA_GENS] = recorded;
+	if (recorded < (double)p->H)
 		return;
 	double S[DE_MIX_KINDS], sum = 0.0;
 	for (int k = 0; k < DE_MIX_KINDS; k++) {

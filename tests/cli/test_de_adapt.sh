@@ -4,7 +4,7 @@
 # evaluations of L-SHADE's shrinking population within max_evals; bad
 # values are refused with the key; checkpoints of an adaptive run (memories,
 # archives, active population) resume to the uninterrupted run's results,
-# from a mid-run checkpoint and after SIGTERM.
+# from a mid-run checkpoint and after SIGTERM; SaDE and CoDE likewise.
 # Usage: bash test_de_adapt.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -70,4 +70,39 @@ if [ "$rc" -eq 3 ] && [ -f "$dir/checkpoint.bin" ]; then cli_ok "jso: SIGTERM: e
 else cli_fail "jso: SIGTERM: exit 3 and a checkpoint" "exit $rc; $(tail -3 "$cli_tmp/t.log")"; fi
 expect_exit 0 "jso: SIGTERM: resume" "$evo" run "${ck[@]}" --resume "$dir/checkpoint.bin" -q -o "$dir"
 same_as "jso: stopped by SIGTERM and resumed" "$cli_tmp/ref" "$dir"
+
+# SaDE and CoDE (templates/de/de_mixed.h): their defaults in result.json,
+# CoDE's three evaluations an individual within max_evals, and resumes
+mix=("${ras[@]}" --set de.target=0)
+expect_exit 0 "sade on de-rastrigin.ini" "$evo" run "${mix[@]}" --set de.strategy=sade -q -o "$cli_tmp/sade"
+r="$cli_tmp/sade/result.json"
+if [ "$(field "$r" strategy)" = sade ] && [ "$(field "$r" population)" = 50 ] &&
+	[ "$(field "$r" learning_period)" = 50 ] && [ "$(field "$r" bounds)" = reflect ] &&
+	[ "$(field "$r" evaluations)" = 60000 ]; then
+	cli_ok "result.json: strategy sade, population 50, learning period 50, reflect, 2 x 30000 evaluations"
+else
+	cli_fail "result.json: strategy sade and its parameters" "$(head -40 "$r")"
+fi
+expect_exit 0 "code on de-rastrigin.ini" "$evo" run "${mix[@]}" --set de.strategy=code -q -o "$cli_tmp/code"
+r="$cli_tmp/code/result.json"
+if [ "$(field "$r" strategy)" = code ] && [ "$(field "$r" population)" = 30 ] &&
+	[ "$(field "$r" generation_limit)" = 333 ] && [ "$(field "$r" evaluations)" = 60000 ] &&
+	[ "$(tail -1 "$cli_tmp/code/history.csv" | cut -d, -f1,2)" = 330,29730 ]; then
+	cli_ok "result.json: strategy code, population 30, 333 generations of 90 evaluations, history's counts"
+else
+	cli_fail "result.json: strategy code" "$(head -40 "$r"; tail -2 "$cli_tmp/code/history.csv")"
+fi
+expect_exit 2 "code with population 5" "$evo" run "${mix[@]}" --set de.strategy=code --set de.population=5 \
+	-q -o "$cli_tmp/x"
+expect_output "population: says the least" "expected an integer in [6,"
+for s in sade code; do
+	mk=(problems/de-rastrigin.ini --backend cpu --seed 6 --set de.strategy=$s --set de.dim=10
+		--set de.problems=2 --set de.max_evals=20000 --set de.target=0)
+	expect_exit 0 "$s: the uninterrupted run" "$evo" run "${mk[@]}" -q -o "$cli_tmp/$s-ref"
+	expect_exit 0 "$s: --checkpoint-every 60" "$evo" run "${mk[@]}" --checkpoint-every 60 -q \
+		-o "$cli_tmp/$s-every"
+	expect_exit 0 "$s: resumed" "$evo" run "${mk[@]}" --resume "$cli_tmp/$s-every/checkpoint.bin" \
+		-q -o "$cli_tmp/$s-mid"
+	same_as "$s: resumed from its last checkpoint" "$cli_tmp/$s-ref" "$cli_tmp/$s-mid"
+done
 finish
