@@ -31,7 +31,9 @@
  *       then min(F_i, 1).
  *     - jSO: slot H-1 reads 0.9 for both; CR_i >= 0.7 before 25% of the
  *       evaluations, >= 0.6 before 50%; F_i <= 0.7 before 60%; Fw = 0.7 F,
- *       0.8 F, 1.2 F before 20%, 40%, after; p = p_best (1 - nfes / (2 max)).
+ *       0.8 F, 1.2 F before 20%, 40%, after; p = p_best (1 - nfes / (2 max)),
+ *       the paper's linear decrease from pmax = 0.25 to pmin = pmax / 2 (as
+ *       Boost.Math's jSO reads it too).
  *     - pnum = max(2, round(p na)), at most na (SHADE: p = p_i uniform in
  *       [2/na, p_best]).
  *     - mutant bounded by the job's rule (default MIDPOINT), binomial

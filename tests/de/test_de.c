@@ -22,6 +22,7 @@
 #include "cpu.h"
 #include "de/de.h"
 #include "de/de_impl.h"
+#include "de_test.h"
 #include "log.h"
 #include "nvrtc.h"
 #include "out.h"
@@ -595,29 +596,6 @@ static void test_schedules_agree(void **state)
 
 /* ---- specs, user objectives, output ---------------------------------------------- */
 
-static rt_status job_from_text(const char *name, const char *text, de_job *job, rt_error *err)
-{
-	rt_spec spec;
-	rt_options opt;
-	memset(&opt, 0, sizeof opt);
-	rt_status st = rt_spec_load_text(&spec, name, text, err);
-	if (st != RT_OK)
-		return st;
-	st = de_job_from_spec(job, &spec, &opt, err);
-	rt_spec_free(&spec);
-	return st;
-}
-
-static void expect_spec_error(const char *text, const char *where)
-{
-	de_job job;
-	rt_error err;
-	memset(&err, 0, sizeof err);
-	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_ERR_INPUT);
-	if (!strstr(err.msg, where))
-		fail_msg("expected '%s' in: %s", where, err.msg);
-	de_job_free(&job);
-}
 
 static void test_spec_errors(void **state)
 {
@@ -627,33 +605,33 @@ static void test_spec_errors(void **state)
 	de_job job;
 	rt_error err;
 	snprintf(text, sizeof text, "%sdim = 10\nF = 3\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\npopulaton = 50\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nlower = 5\nupper = -5\n", head);
-	expect_spec_error(text, "t.ini:7");
+	de_test_refused(text, "t.ini:7");
 	snprintf(text, sizeof text, "%sfunction = user\n", head);
-	expect_spec_error(text, "t.ini:5");
+	de_test_refused(text, "t.ini:5");
 	snprintf(text, sizeof text, "%sfunction = cube\n", head);
-	expect_spec_error(text, "t.ini:5");
+	de_test_refused(text, "t.ini:5");
 	snprintf(text, sizeof text, "%sstrategy = rand/2/exp\n", head);
-	expect_spec_error(text, "t.ini:5");
+	de_test_refused(text, "t.ini:5");
 	snprintf(text, sizeof text, "%sfunction = sphere\n[objective]\ncode = return 0;\n", head);
-	expect_spec_error(text, "t.ini:5");
+	de_test_refused(text, "t.ini:5");
 	snprintf(text, sizeof text, "%sdim = 10\npopulation = 3\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nmax_evals = 50\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nmax_evals = 0\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nblock = 100\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblok\n", head);
-	expect_spec_error(text, "t.ini:6");
+	de_test_refused(text, "t.ini:6");
 
 	/* variant: multiblock as asked; auto picks it from DE_AUTO_MULTIBLOCK_DIM on */
 	snprintf(text, sizeof text, "%sdim = 10\nvariant = multiblock\nstrategy = best/1/bin\n", head);
-	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(de_test_job("t.ini", text, &job, &err), RT_OK);
 	assert_int_equal(job.variant, DE_VARIANT_MULTIBLOCK);
 	de_job_free(&job);
 	const struct { int dim, problems, variant; } autos[] = {
@@ -668,12 +646,12 @@ static void test_spec_errors(void **state)
 		snprintf(text, sizeof text,
 			 "%sdim = %d\nproblems = %d\npopulation = 20\nmax_evals = 0\ngenerations = 5\n", head,
 			 autos[k].dim, autos[k].problems);
-		assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+		assert_int_equal(de_test_job("t.ini", text, &job, &err), RT_OK);
 		assert_int_equal(job.variant, autos[k].variant);
 		de_job_free(&job);
 	}
 	snprintf(text, sizeof text, "%sdim = 1000\nvariant = fused\n", head);
-	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(de_test_job("t.ini", text, &job, &err), RT_OK);
 	assert_int_equal(job.variant, DE_VARIANT_FUSED);
 	gen_source src;
 	int shared, block;
@@ -684,7 +662,7 @@ static void test_spec_errors(void **state)
 
 	/* defaults: the seed's parameters */
 	snprintf(text, sizeof text, "%sdim = 20\n", head);
-	assert_int_equal(job_from_text("t.ini", text, &job, &err), RT_OK);
+	assert_int_equal(de_test_job("t.ini", text, &job, &err), RT_OK);
 	assert_int_equal(job.np, 200);
 	assert_true(job.F == 0.5 && job.CR == 0.9);
 	assert_int_equal(job.strategy, DE_RAND_1_BIN);
@@ -1052,7 +1030,7 @@ static void test_nvrtc_kernels(void **state)
 	compile_no_spills(&job);
 	de_job_free(&job);
 	/* a user objective */
-	if (job_from_text("u.ini", user_spec, &job, &err))
+	if (de_test_job("u.ini", user_spec, &job, &err))
 		fail_msg("%s", err.msg);
 	compile_no_spills(&job);
 	de_job_free(&job);

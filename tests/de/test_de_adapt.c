@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "de/de_impl.h"
+#include "de_test.h"
 #include "log.h"
 #include "nvrtc.h"
 #include "philox.h"
@@ -58,18 +59,7 @@ typedef struct aref {
 /* Block `block` of purpose `purpose` for individual i in generation g. */
 static philox4x32_ctr rdraw(const aref *r, uint32_t g, uint32_t i, uint32_t purpose, uint32_t block)
 {
-	uint64_t stream = ((uint64_t)i << 32) | (uint64_t)r->problem;
-	return philox_block(r->job->seed, stream, ((uint64_t)g << 32) | ((uint64_t)purpose << 28) | block);
-}
-
-static double runif(uint32_t a, uint32_t b)
-{
-	return (double)(((uint64_t)(a >> 5) << 26) | (b >> 6)) / 9007199254740992.0;
-}
-
-static uint32_t rbelow(uint32_t w, int n)
-{
-	return (uint32_t)(((uint64_t)w * (uint64_t)n) >> 32);
+	return de_test_draw(r->job->seed, r->problem, g, i, purpose, block);
 }
 
 /* The t-th index of 0 .. n-1 that is neither a nor b. */
@@ -89,13 +79,8 @@ static void ref_init(aref *r, const de_job *job, long problem)
 	r->NP = r->na = job->np;
 	r->s = job->strategy;
 	r->H = job->params.H;
-	float lo = (float)job->lower, hi = (float)job->upper;
 	for (int i = 0; i < r->NP; i++) {
-		for (int j = 0; j < r->D; j++) {
-			philox4x32_ctr c = rdraw(r, 0, (uint32_t)i, DE_DRAW_INIT, (uint32_t)j / 4);
-			float u = (float)(c.v[j % 4] >> 8) / 16777216.0f;
-			r->X[i][j] = fminf(fmaf(hi - lo, u, lo), hi);
-		}
+		de_test_initial(job, problem, i, r->X[i]);
 		r->fx[i] = de_job_eval(job, problem, r->X[i]);
 	}
 	r->amax = (int)round(job->params.arc_rate * r->NP);
@@ -134,7 +119,7 @@ static double ref_normal(const aref *r, uint32_t g, uint32_t i)
 {
 	for (uint32_t k = 0; k < 32; k++) {
 		philox4x32_ctr c = rdraw(r, g, i, DE_DRAW_CRNORM, k);
-		double v1 = 2 * runif(c.v[0], c.v[1]) - 1, v2 = 2 * runif(c.v[2], c.v[3]) - 1;
+		double v1 = 2 * de_test_unif(c.v[0], c.v[1]) - 1, v2 = 2 * de_test_unif(c.v[2], c.v[3]) - 1;
 		double s = v1 * v1 + v2 * v2;
 		if (s > 0 && s < 1)
 			return v1 * sqrt(-2 * de_log(s) / s);
@@ -147,7 +132,7 @@ static double ref_cauchy_positive(const aref *r, double mu, uint32_t g, uint32_t
 {
 	for (uint32_t k = 0; k < 64; k++) {
 		philox4x32_ctr c = rdraw(r, g, i, DE_DRAW_FCAUCHY, k);
-		double v1 = 2 * runif(c.v[0], c.v[1]) - 1, v2 = 2 * runif(c.v[2], c.v[3]) - 1;
+		double v1 = 2 * de_test_unif(c.v[0], c.v[1]) - 1, v2 = 2 * de_test_unif(c.v[2], c.v[3]) - 1;
 		if (v1 * v1 + v2 * v2 < 1 && v1 != 0 && mu + 0.1 * (v2 / v1) > 0)
 			return fmin(mu + 0.1 * (v2 / v1), 1.0);
 	}
@@ -175,7 +160,7 @@ static void ref_generation(aref *r, uint32_t g)
 	for (int i = 0; i < na; i++) {
 		philox4x32_ctr c0 = rdraw(r, g, (uint32_t)i, DE_DRAW_ADAPT, 0);
 		philox4x32_ctr c1 = rdraw(r, g, (uint32_t)i, DE_DRAW_ADAPT, 1);
-		int slot = (int)rbelow(c0.v[0], r->H);
+		int slot = (int)de_test_below(c0.v[0], r->H);
 		double mf = r->MF[slot], mcr = r->MCR[slot];
 		if (r->s == DE_JSO && slot == r->H - 1)
 			mf = mcr = 0.9;
@@ -193,15 +178,15 @@ static void ref_generation(aref *r, uint32_t g)
 			p = job->params.p_best * (1 - 0.5 * frac);
 		}
 		if (r->s == DE_SHADE)
-			p = 2.0 / na + (job->params.p_best - 2.0 / na) * runif(c0.v[1], c0.v[2]);
+			p = 2.0 / na + (job->params.p_best - 2.0 / na) * de_test_unif(c0.v[1], c0.v[2]);
 		int pnum = (int)round(p * na);
 		pnum = pnum < 2 ? 2 : pnum > na ? na : pnum;
-		int pbest = order[rbelow(c0.v[3], pnum)];
-		int r1 = nth_excluding((int)rbelow(c1.v[0], na - 1), i, -1);
-		int r2 = nth_excluding((int)rbelow(c1.v[1], na + r->acount - 2), i < r1 ? i : r1,
+		int pbest = order[de_test_below(c0.v[3], pnum)];
+		int r1 = nth_excluding((int)de_test_below(c1.v[0], na - 1), i, -1);
+		int r2 = nth_excluding((int)de_test_below(c1.v[1], na + r->acount - 2), i < r1 ? i : r1,
 				       i < r1 ? r1 : i);
 		const float *x2 = r2 < na ? r->X[r2] : r->A[r2 - na];
-		int jrand = (int)rbelow(c1.v[2], D);
+		int jrand = (int)de_test_below(c1.v[2], D);
 		uint32_t cr16 = (uint32_t)ceil(CR[i] * 65536.0);
 		for (int j = 0; j < D; j++) {
 			philox4x32_ctr c = rdraw(r, g, (uint32_t)i, DE_DRAW_CROSS, (uint32_t)j / 8);
@@ -226,7 +211,7 @@ static void ref_generation(aref *r, uint32_t g)
 		if (!(delta[i] > 0) || r->amax < 1)
 			continue;
 		int at = r->acount < r->amax ? r->acount++ :
-			 (int)rbelow(rdraw(r, g, (uint32_t)i, DE_DRAW_ARCHIVE, 0).v[0], r->amax);
+			 (int)de_test_below(rdraw(r, g, (uint32_t)i, DE_DRAW_ARCHIVE, 0).v[0], r->amax);
 		memcpy(r->A[at], r->X[i], sizeof r->A[at]);
 	}
 	/* memory */
@@ -320,18 +305,7 @@ static void compare(const aref *r, const de_cpu *c, long p, int g)
 static void adaptive_job(de_job *job, int strategy, int fn, int dim, int np, long long max_evals,
 			 long problems)
 {
-	rt_error err;
-	de_job_default(job, fn, dim);
-	job->strategy = strategy;
-	job->bounds = DE_BOUNDS_MIDPOINT;
-	job->np = np;
-	job->problems = problems;
-	job->shift = 1;
-	job->seed = 11;
-	job->max_evals = max_evals;
-	job->history_every = 0;
-	if (de_job_finish(job, &err) != RT_OK || de_job_prepare(job, 1, &err) != RT_OK)
-		fail_msg("%s", err.msg);
+	de_test_strategy_job(job, strategy, fn, dim, np, max_evals, problems, 0, 11);
 }
 
 static void test_reference_same_moves(void **state)
@@ -383,33 +357,14 @@ static void test_reference_same_moves(void **state)
 static double median_error(int strategy, int fn, long long max_evals)
 {
 	de_job job;
-	de_outcome out;
-	rt_error err;
 	de_job_default(&job, fn, 10);
 	job.strategy = strategy;
 	job.bounds = de_is_adaptive(strategy) ? DE_BOUNDS_MIDPOINT : DE_BOUNDS_REFLECT;
 	job.np = strategy == DE_LSHADE ? 180 : strategy == DE_JSO ? 144 : 100;
-	job.problems = 5;
 	job.shift = 1;
 	job.seed = 5;
 	job.max_evals = max_evals;
-	job.history_every = 0;
-	job.report_every = 1000000;
-	if (de_job_finish(&job, &err) || de_job_prepare(&job, 1, &err) ||
-	    de_cpu_run(&job, NULL, NULL, &out, &err))
-		fail_msg("%s", err.msg);
-	float b[5];
-	memcpy(b, out.best, sizeof b);
-	for (int i = 0; i < 5; i++)
-		for (int k = i + 1; k < 5; k++)
-			if (b[k] < b[i]) {
-				float t = b[i];
-				b[i] = b[k];
-				b[k] = t;
-			}
-	de_outcome_free(&out);
-	de_job_free(&job);
-	return b[2];
+	return de_test_median_best(&job);
 }
 
 static void test_quality_d10(void **state)
@@ -435,32 +390,6 @@ static void test_quality_d10(void **state)
 
 /* ---- specs --------------------------------------------------------------------- */
 
-static rt_status job_from_text(const char *text, de_job *job, rt_error *err)
-{
-	rt_spec spec;
-	rt_options opt;
-	memset(&opt, 0, sizeof opt);
-	rt_status st = rt_spec_load_text(&spec, "t.ini", text, err);
-	if (st != RT_OK)
-		return st;
-	st = de_job_from_spec(job, &spec, &opt, err);
-	rt_spec_free(&spec);
-	return st;
-}
-
-static void expect_error(const char *body, const char *where)
-{
-	char text[1024];
-	de_job job;
-	rt_error err;
-	memset(&err, 0, sizeof err);
-	snprintf(text, sizeof text, "[problem]\nkind = de\nname = t\n[de]\n%s", body);   /* body from line 5 */
-	assert_int_equal(job_from_text(text, &job, &err), RT_ERR_INPUT);
-	if (!strstr(err.msg, where))
-		fail_msg("expected '%s' in: %s", where, err.msg);
-	de_job_free(&job);
-}
-
 static void test_spec_defaults_and_errors(void **state)
 {
 	(void)state;
@@ -475,7 +404,7 @@ static void test_spec_defaults_and_errors(void **state)
 	for (size_t k = 0; k < 4; k++) {
 		char text[256];
 		snprintf(text, sizeof text, "[problem]\nkind = de\n[de]\ndim = 30\nstrategy = %s\n", want[k].name);
-		if (job_from_text(text, &job, &err))
+		if (de_test_job("t.ini", text, &job, &err))
 			fail_msg("%s", err.msg);
 		int np = want[k].np;
 		assert_int_equal(job.np, np);
@@ -489,7 +418,7 @@ static void test_spec_defaults_and_errors(void **state)
 		assert_true(job.params.mf0 == (k == 3 ? 0.3 : 0.5) && job.params.mcr0 == (k == 3 ? 0.8 : 0.5));
 		de_job_free(&job);
 	}
-	if (job_from_text("[problem]\nkind = de\n[de]\ndim = 1000\nstrategy = shade\nmemory_size = 7\n"
+	if (de_test_job("t.ini", "[problem]\nkind = de\n[de]\ndim = 1000\nstrategy = shade\nmemory_size = 7\n"
 			  "p_best = 0.1\narchive_rate = 0\nbounds = clip\n", &job, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(job.variant, DE_VARIANT_FUSED);   /* auto: only fused has the adaptive strategies */
@@ -497,15 +426,15 @@ static void test_spec_defaults_and_errors(void **state)
 	assert_true(job.params.p_best == 0.1 && job.params.arc_rate == 0 && job.params.a_cap == 1);
 	assert_int_equal(job.bounds, DE_BOUNDS_CLIP);
 	de_job_free(&job);
-	expect_error("strategy = lshade\nmax_evals = 0\ngenerations = 10\n", "t.ini:6");
-	expect_error("strategy = jso\nvariant = naive\n", "t.ini:6");
-	expect_error("strategy = lshade\nvariant = multiblock\n", "variant = multiblock does not implement");
-	expect_error("strategy = jade\nvariant = multiblock\n", "t.ini:6");
-	expect_error("strategy = rand/1/bin\nmemory_size = 5\n", "t.ini:5");
-	expect_error("strategy = shade\np_best = 2\n", "t.ini:6");
-	expect_error("strategy = shade\narchive_rate = -0.5\n", "t.ini:6");
-	expect_error("strategy = jade\nmemory_size = 4\n", "memory_size");
-	expect_error("strategy = lshadex\n", "t.ini:5");
+	de_test_refused_de("strategy = lshade\nmax_evals = 0\ngenerations = 10\n", "t.ini:6");
+	de_test_refused_de("strategy = jso\nvariant = naive\n", "t.ini:6");
+	de_test_refused_de("strategy = lshade\nvariant = multiblock\n", "variant = multiblock does not implement");
+	de_test_refused_de("strategy = jade\nvariant = multiblock\n", "t.ini:6");
+	de_test_refused_de("strategy = rand/1/bin\nmemory_size = 5\n", "t.ini:5");
+	de_test_refused_de("strategy = shade\np_best = 2\n", "t.ini:6");
+	de_test_refused_de("strategy = shade\narchive_rate = -0.5\n", "t.ini:6");
+	de_test_refused_de("strategy = jade\nmemory_size = 4\n", "memory_size");
+	de_test_refused_de("strategy = lshadex\n", "t.ini:5");
 }
 
 /* ---- NVRTC ------------------------------------------------------------------------ */
@@ -513,30 +442,13 @@ static void test_spec_defaults_and_errors(void **state)
 static void test_nvrtc_fused_adaptive(void **state)
 {
 	(void)state;
-	rt_error err;
-	if (nvrtc_open(&err) != RT_OK)
-		skip();
 	static const int strategies[] = { DE_JADE, DE_SHADE, DE_LSHADE, DE_JSO };
-	int n;
-	const char *const *opts = de_gpu_nvrtc_options(&n);
 	for (size_t k = 0; k < 4; k++)
 		for (int big = 0; big < 2; big++) {   /* shared memory (D = 30), global (D = 100, NP 1800) */
 			de_job job;
-			gen_source src;
-			nvrtc_output out;
-			int shared, block;
 			adaptive_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
 				     big ? 1800 : (strategies[k] == DE_LSHADE ? 540 : 100), 300000, 3);
-			assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
-			assert_int_equal(shared, !big);
-			assert_non_null(strstr(src.text.data, "#define DE_ADAPTIVE 1"));
-			memset(&out, 0, sizeof out);
-			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, n, &out, &err))
-				fail_msg("%s: %s", src.name, err.msg);
-			assert_true(out.size > 0);
-			nvrtc_output_free(&out);
-			gen_free(&src);
-			de_job_free(&job);
+			de_test_compiles(&job, !big, "#define DE_ADAPTIVE 1", 1);
 		}
 }
 

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "de/de_impl.h"
+#include "de_test.h"
 #include "log.h"
 #include "nvrtc.h"
 #include "philox.h"
@@ -45,18 +46,7 @@ typedef struct mref {
 
 static philox4x32_ctr rdraw(const mref *r, uint32_t g, uint32_t i, uint32_t purpose, uint32_t block)
 {
-	uint64_t stream = ((uint64_t)i << 32) | (uint64_t)r->problem;
-	return philox_block(r->job->seed, stream, ((uint64_t)g << 32) | ((uint64_t)purpose << 28) | block);
-}
-
-static double runif(uint32_t a, uint32_t b)
-{
-	return (double)(((uint64_t)(a >> 5) << 26) | (b >> 6)) / 9007199254740992.0;
-}
-
-static uint32_t rbelow(uint32_t w, int n)
-{
-	return (uint32_t)(((uint64_t)w * (uint64_t)n) >> 32);
+	return de_test_draw(r->job->seed, r->problem, g, i, purpose, block);
 }
 
 static void ref_init(mref *r, const de_job *job, long problem)
@@ -68,13 +58,8 @@ static void ref_init(mref *r, const de_job *job, long problem)
 	r->NP = job->np;
 	r->s = job->strategy;
 	r->LP = job->params.H;
-	float lo = (float)job->lower, hi = (float)job->upper;
 	for (int i = 0; i < r->NP; i++) {
-		for (int j = 0; j < r->D; j++) {
-			philox4x32_ctr c = rdraw(r, 0, (uint32_t)i, DE_DRAW_INIT, (uint32_t)j / 4);
-			float u = (float)(c.v[j % 4] >> 8) / 16777216.0f;
-			r->X[i][j] = fminf(fmaf(hi - lo, u, lo), hi);
-		}
+		de_test_initial(job, problem, i, r->X[i]);
 		r->fx[i] = de_job_eval(job, problem, r->X[i]);
 	}
 	for (int k = 0; k < 4; k++) {
@@ -93,14 +78,14 @@ static void ref_partners(const mref *r, uint32_t g, uint32_t i, int trial, int *
 	int taken[RMAX_NP] = { 0 };
 	taken[i] = 1;
 	for (int k = 0; k < 5; k++) {
-		int t = (int)rbelow(w[k], r->NP - 1 - k), v = 0;
+		int t = (int)de_test_below(w[k], r->NP - 1 - k), v = 0;
 		for (;; v++)
 			if (!taken[v] && t-- == 0)
 				break;
 		taken[v] = 1;
 		pick[k] = v;
 	}
-	*jrand = (int)rbelow(b.v[1], r->D);
+	*jrand = (int)de_test_below(b.v[1], r->D);
 	*setting_word = b.v[2];
 	*K = (float)(b.v[3] >> 8) / 16777216.0f;
 }
@@ -169,7 +154,7 @@ static void ref_code_generation(mref *r, uint32_t g)
 			uint32_t sw;
 			float K, y[RMAX_D];
 			ref_partners(r, g, (uint32_t)i, t, q, &jrand, &sw, &K);
-			int s = (int)rbelow(sw, 3);
+			int s = (int)de_test_below(sw, 3);
 			ref_trial(r, g, i, t, kinds[t], Fs[s], CRs[s], K, q, jrand, 0, y);
 			float f = de_job_eval(r->job, r->problem, y);
 			if (t == 0 || f < fb) {
@@ -190,7 +175,7 @@ static double ref_normal(const mref *r, uint32_t g, uint32_t i, uint32_t purpose
 {
 	for (uint32_t k = 0; k < 32; k++) {
 		philox4x32_ctr c = rdraw(r, g, i, purpose, first + k);
-		double v1 = 2 * runif(c.v[0], c.v[1]) - 1, v2 = 2 * runif(c.v[2], c.v[3]) - 1;
+		double v1 = 2 * de_test_unif(c.v[0], c.v[1]) - 1, v2 = 2 * de_test_unif(c.v[2], c.v[3]) - 1;
 		double s = v1 * v1 + v2 * v2;
 		if (s > 0 && s < 1)
 			return v1 * sqrt(-2 * de_log(s) / s);
@@ -243,7 +228,7 @@ static void ref_sade_generation(mref *r, uint32_t g)
 		float K;
 		ref_partners(r, g, (uint32_t)i, 0, q, &jrand, &sw, &K);
 		philox4x32_ctr c = rdraw(r, g, (uint32_t)i, DE_DRAW_MIX, 2);
-		double u = runif(c.v[0], c.v[1]), acc = 0;
+		double u = de_test_unif(c.v[0], c.v[1]), acc = 0;
 		int kind = 3;
 		for (int k = 0; k < 3; k++) {
 			acc += r->p[k];
@@ -305,19 +290,7 @@ static void compare(const mref *r, const de_cpu *c, long p, int g)
 static void mixed_job(de_job *job, int strategy, int fn, int dim, int np, long long max_evals, long problems,
 		      int lp)
 {
-	rt_error err;
-	de_job_default(job, fn, dim);
-	job->strategy = strategy;
-	job->bounds = DE_BOUNDS_REFLECT;
-	job->np = np;
-	job->problems = problems;
-	job->shift = 1;
-	job->seed = 13;
-	job->max_evals = max_evals;
-	job->memory_size = lp;
-	job->history_every = 0;
-	if (de_job_finish(job, &err) != RT_OK || de_job_prepare(job, 1, &err) != RT_OK)
-		fail_msg("%s", err.msg);
+	de_test_strategy_job(job, strategy, fn, dim, np, max_evals, problems, lp, 13);
 }
 
 static void test_reference_same_moves(void **state)
@@ -387,32 +360,13 @@ static void test_partners_distinct(void **state)
 static double median_error(int strategy, int fn, int dim, long long max_evals)
 {
 	de_job job;
-	de_outcome out;
-	rt_error err;
 	de_job_default(&job, fn, dim);
 	job.strategy = strategy;
 	job.np = strategy == DE_CODE ? 30 : strategy == DE_SADE ? 50 : 10 * dim;
-	job.problems = 5;
 	job.shift = 1;
 	job.seed = 5;
 	job.max_evals = max_evals;
-	job.history_every = 0;
-	job.report_every = 1000000;
-	if (de_job_finish(&job, &err) || de_job_prepare(&job, 1, &err) ||
-	    de_cpu_run(&job, NULL, NULL, &out, &err))
-		fail_msg("%s", err.msg);
-	float b[5];
-	memcpy(b, out.best, sizeof b);
-	for (int i = 0; i < 5; i++)
-		for (int k = i + 1; k < 5; k++)
-			if (b[k] < b[i]) {
-				float t = b[i];
-				b[i] = b[k];
-				b[k] = t;
-			}
-	de_outcome_free(&out);
-	de_job_free(&job);
-	return b[2];
+	return de_test_median_best(&job);
 }
 
 static void test_quality(void **state)
@@ -435,38 +389,12 @@ static void test_quality(void **state)
 
 /* ---- specs --------------------------------------------------------------------- */
 
-static rt_status job_from_text(const char *text, de_job *job, rt_error *err)
-{
-	rt_spec spec;
-	rt_options opt;
-	memset(&opt, 0, sizeof opt);
-	rt_status st = rt_spec_load_text(&spec, "t.ini", text, err);
-	if (st != RT_OK)
-		return st;
-	st = de_job_from_spec(job, &spec, &opt, err);
-	rt_spec_free(&spec);
-	return st;
-}
-
-static void expect_error(const char *body, const char *where)
-{
-	char text[1024];
-	de_job job;
-	rt_error err;
-	memset(&err, 0, sizeof err);
-	snprintf(text, sizeof text, "[problem]\nkind = de\nname = t\n[de]\n%s", body);   /* body from line 5 */
-	assert_int_equal(job_from_text(text, &job, &err), RT_ERR_INPUT);
-	if (!strstr(err.msg, where))
-		fail_msg("expected '%s' in: %s", where, err.msg);
-	de_job_free(&job);
-}
-
 static void test_spec_defaults_and_errors(void **state)
 {
 	(void)state;
 	de_job job;
 	rt_error err;
-	if (job_from_text("[problem]\nkind = de\n[de]\ndim = 30\nstrategy = sade\n", &job, &err))
+	if (de_test_job("t.ini", "[problem]\nkind = de\n[de]\ndim = 30\nstrategy = sade\n", &job, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(job.np, 50);
 	assert_int_equal(job.params.H, 50);
@@ -475,7 +403,7 @@ static void test_spec_defaults_and_errors(void **state)
 	assert_int_equal(job.gens, 300000 / 50 - 1);
 	assert_string_equal(de_job_strategy_name(&job), "sade");
 	de_job_free(&job);
-	if (job_from_text("[problem]\nkind = de\n[de]\ndim = 1000\nstrategy = code\nmax_evals = 9030\n", &job,
+	if (de_test_job("t.ini", "[problem]\nkind = de\n[de]\ndim = 1000\nstrategy = code\nmax_evals = 9030\n", &job,
 			  &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(job.np, 30);
@@ -484,16 +412,16 @@ static void test_spec_defaults_and_errors(void **state)
 	assert_int_equal(de_job_evals(&job, 100), 9030);
 	assert_string_equal(de_job_strategy_name(&job), "code");
 	de_job_free(&job);
-	if (job_from_text("[problem]\nkind = de\n[de]\nstrategy = sade\nmemory_size = 20\n", &job, &err))
+	if (de_test_job("t.ini", "[problem]\nkind = de\n[de]\nstrategy = sade\nmemory_size = 20\n", &job, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(job.params.H, 20);
 	de_job_free(&job);
-	expect_error("strategy = code\npopulation = 5\n", "t.ini:6");
-	expect_error("strategy = sade\npopulation = 5\n", "t.ini:6");
-	expect_error("strategy = code\nmemory_size = 5\n", "memory_size");
-	expect_error("strategy = sade\np_best = 0.1\n", "p_best");
-	expect_error("strategy = code\nvariant = naive\n", "does not implement strategy = code");
-	expect_error("strategy = sade\nvariant = multiblock\n", "does not implement strategy = sade");
+	de_test_refused_de("strategy = code\npopulation = 5\n", "t.ini:6");
+	de_test_refused_de("strategy = sade\npopulation = 5\n", "t.ini:6");
+	de_test_refused_de("strategy = code\nmemory_size = 5\n", "memory_size");
+	de_test_refused_de("strategy = sade\np_best = 0.1\n", "p_best");
+	de_test_refused_de("strategy = code\nvariant = naive\n", "does not implement strategy = code");
+	de_test_refused_de("strategy = sade\nvariant = multiblock\n", "does not implement strategy = sade");
 }
 
 /* ---- NVRTC ------------------------------------------------------------------------ */
@@ -501,31 +429,13 @@ static void test_spec_defaults_and_errors(void **state)
 static void test_nvrtc_fused_mixed(void **state)
 {
 	(void)state;
-	rt_error err;
-	if (nvrtc_open(&err) != RT_OK)
-		skip();
 	static const int strategies[] = { DE_SADE, DE_CODE };
-	int n;
-	const char *const *opts = de_gpu_nvrtc_options(&n);
 	for (size_t k = 0; k < 2; k++)
 		for (int big = 0; big < 2; big++) {   /* shared memory (D = 30), global (D = 100, NP 1800) */
 			de_job job;
-			gen_source src;
-			nvrtc_output out;
-			int shared, block;
 			mixed_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
 				  big ? 1800 : 50, 300000, 3, 0);
-			assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
-			assert_int_equal(shared, !big);
-			assert_int_equal(strstr(src.text.data, "#define DE_ADAPTIVE 1") != NULL,
-					 strategies[k] == DE_SADE);
-			memset(&out, 0, sizeof out);
-			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, n, &out, &err))
-				fail_msg("%s: %s", src.name, err.msg);
-			assert_true(out.size > 0);
-			nvrtc_output_free(&out);
-			gen_free(&src);
-			de_job_free(&job);
+			de_test_compiles(&job, !big, "#define DE_ADAPTIVE 1", strategies[k] == DE_SADE);
 		}
 }
 
