@@ -300,8 +300,8 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 }
 
 /* The adaptive strategies' parameters (defaults where the job has none;
- * SaDE: H is its learning period, no archive) and L-SHADE's and jSO's schedule: the evaluations after each generation
- * and the generation limit. */
+ * SaDE: H is its learning period, no archive) and L-SHADE's and jSO's
+ * schedule: the evaluations after each generation and the generation limit. */
 static rt_status finish_adaptive(de_job *job, rt_error *err)
 {
 	static const int H[] = { 1, 100, 6, 5, 50 };   /* jade .. sade (LP) */
@@ -398,7 +398,7 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 			       "no stopping rule: set generations or max_evals (target alone may never stop)");
 	}
 	job->gens = g;
-	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)   /* sade too */
+	if (de_is_adaptive(job->strategy) && (st = finish_adaptive(job, err)) != RT_OK)
 		return st;
 	limit_history(job);
 	de_params *p = &job->params;

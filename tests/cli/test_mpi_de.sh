@@ -6,6 +6,7 @@
 # problems than ranks ends the job with a message. Checkpoints: rank 0
 # writes one of every problem; a 4-rank job killed (SIGKILL on a rank) after
 # one, resumed on 3 ranks and by one process, ends as the uninterrupted run.
+# SaDE and CoDE on 3 ranks end as one process.
 # Needs Open MPI (tools/setup-debian installs it).
 # Usage: bash test_mpi_de.sh PATH/TO/evoforge (the MPI binary is beside it)
 source "$(dirname "$0")/lib.sh"
@@ -62,4 +63,12 @@ expect_exit 0 "one process's checkpoint" "$evo" run "${args[@]}" --checkpoint-ev
 expect_exit 0 "... resumed on 4 ranks (nothing left to run)" mpirun_n 4 "$mpi" run "${args[@]}" \
 	--checkpoint-every 50 --resume "$t/ck1" -q -o "$t/ck1"
 same "... ends as one process" "$t/one" "$t/ck1"
+# SaDE (per-problem state) and CoDE (three trials an individual) spread over ranks
+for s in sade code; do
+	mix=("${args[@]}" --set de.strategy=$s)
+	expect_exit 0 "$s: one process" "$evo" run "${mix[@]}" -q -o "$t/$s-one"
+	expect_exit 0 "$s: 3 ranks, a checkpoint every 40 generations" mpirun_n 3 "$mpi" run "${mix[@]}" \
+		--checkpoint-every 40 -q -o "$t/$s-three"
+	same "$s: 3 ranks == one process" "$t/$s-one" "$t/$s-three"
+done
 finish
