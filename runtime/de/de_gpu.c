@@ -53,6 +53,36 @@ static size_t pop_smem_bytes(const de_job *job)
 	return (2 * (size_t)job->np * job->dim + 2 * (size_t)job->np) * sizeof(float);
 }
 
+/* The fused kernel's dynamic shared memory (de.cu): the population when it
+ * is there (pop), then an adaptive strategy's state and scratch (state)
+ * and its archive (arch) while they fit in what a block may have (optin),
+ * leaving 1 KB for the kernel's static shared memory; none of them with
+ * state_memory = global. state_bytes: what the state alone takes. */
+typedef struct fused_smem {
+	int pop, state, arch;
+	size_t bytes, state_bytes;
+} fused_smem;
+
+static fused_smem fused_smem_plan(const de_job *job, int pop_shared, int optin)
+{
+	fused_smem m = { pop_shared, 0, 0, pop_shared ? pop_smem_bytes(job) : 0, 0 };
+	if (!de_is_adaptive(job->strategy))
+		return m;
+	size_t state = (de_adapt_ad_len(job) + de_adapt_work_len(job)) * sizeof(double) +
+		       de_adapt_iwork_len(job) * sizeof(int);
+	size_t arch = (size_t)job->params.a_cap * job->dim * sizeof(float);
+	m.state_bytes = state = (state + 7) / 8 * 8;
+	if (job->statemem == DE_POPMEM_GLOBAL || m.bytes + state + 1024 > (size_t)optin)
+		return m;
+	m.state = 1;
+	m.bytes += state;
+	if (m.bytes + arch + 1024 <= (size_t)optin) {
+		m.arch = 1;
+		m.bytes += arch;
+	}
+	return m;
+}
+
 /* Threads of a block of the multi-block kernel: de.block, else one per 8
  * components. */
 static int mb_block_for(const de_job *job)
@@ -110,12 +140,18 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 		 (job->popmem == DE_POPMEM_AUTO && need + 1024 <= (size_t)smem_optin);
 	*pop_shared = shared;
 	*block = block_for(job);
+	fused_smem sm = fused_smem_plan(job, shared, smem_optin);
+	if (job->statemem == DE_POPMEM_SHARED && de_is_adaptive(job->strategy) && !sm.state)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "%s: state_memory = shared: the strategy's state needs %zu bytes of shared "
+			       "memory beside %zu of the population, the device allows %d per block (use "
+			       "state_memory = auto)", job->spec_path, sm.state_bytes, sm.bytes, smem_optin);
 	/* Resident blocks the launch bounds promise ptxas: as many as shared memory
 	 * lets in, but never so many that fewer than DE_MIN_REGS registers remain
 	 * (without a minimum, ptxas aims at full thread occupancy and spills). */
 	min_blocks = 65536 / (DE_MIN_REGS * *block);
-	if (shared && (int)(smem_sm / (need + 1024)) < min_blocks)
-		min_blocks = (int)(smem_sm / (need + 1024));
+	if (sm.bytes > 0 && (int)(smem_sm / (sm.bytes + 1024)) < min_blocks)
+		min_blocks = (int)(smem_sm / (sm.bytes + 1024));
 	if (min_blocks < 1)
 		min_blocks = 1;
 	snprintf(name, sizeof name, "de-%s.cu", job->name);
@@ -152,6 +188,8 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	if (de_is_adaptive(job->strategy)) {   /* templates/de/de_adapt.h */
 		const de_params *p = &job->params;
 		gen_define_int(src, "DE_ADAPTIVE", 1);
+		gen_define_int(src, "DE_AD_SHARED", sm.state);   /* state and scratch in shared memory */
+		gen_define_int(src, "DE_ARCH_SHARED", sm.arch);
 		gen_define_int(src, "DE_H", p->H);
 		gen_define_int(src, "DE_NP_MIN", p->np_min);
 		gen_define_int(src, "DE_ACAP", p->a_cap);
@@ -550,11 +588,12 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	    (s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
 		goto done;
 
-	unsigned smem = shared && !naive && !mb ? (unsigned)pop_smem_bytes(job) : 0;
+	int optin = info.smem_per_block_optin > 0 ? info.smem_per_block_optin : DE_DEFAULT_SMEM_OPTIN;
+	unsigned smem = !naive && !mb ? (unsigned)fused_smem_plan(job, shared, optin).bytes : 0;
 	if (mb && (s = mb_prepare(g.mod, job, &info, &bps, err)))
 		goto done;
 	if (!naive && !mb) {
-		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, shared ? 100 : 0, err)) ||
+		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, smem > 0 ? 100 : 0, err)) ||
 		    (s = gpu_occupancy(g.mod, "de_fused", block, smem, &bps, err)))
 			goto done;
 		if (bps < 1) {

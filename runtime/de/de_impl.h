@@ -85,6 +85,7 @@ typedef struct de_job {
 	int report_every;      /* generations between progress lines */
 	uint64_t seed;
 	int variant, popmem, block, streams;   /* GPU tuning (variant: never AUTO after de_job_finish) */
+	int statemem;          /* de_popmem: where the fused kernel keeps adaptive state (de_gpu.c) */
 	int persistent;        /* GPU: grid of resident blocks walking over problems (else a block per problem) */
 	int grid_max;          /* GPU, persistent: at most this many blocks per launch (0: no cap; checks) */
 	int memory_size;       /* adaptive strategies: H (0: the strategy's default) */

@@ -43,6 +43,8 @@
  *                          ;   per generation; rand/1 and best/1), or auto (multiblock
  *                          ;   for large dimensions, de_impl.h's rule; else fused)
  *   pop_memory = auto      ; GPU: auto, shared or global
+ *   state_memory = auto    ; GPU, adaptive strategies: where their state, scratch and
+ *                          ;   archive live while a problem runs: auto, shared or global
  *   block = 0              ; GPU threads per block (0: from the population)
  *   streams = 1            ; GPU: split the problems over this many streams
  *   persistent = 0         ; GPU: 1: resident blocks walk over the problems; 0: a block
@@ -279,6 +281,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 			       rt_spec_key_where(spec, "de", "variant", loc, sizeof loc),
 			       variant_names[job->variant], strategy_names[job->strategy]);
 	TRY(rt_spec_enum(spec, "de", "pop_memory", popmem_names, DE_POPMEM_AUTO, &job->popmem, err));
+	TRY(rt_spec_enum(spec, "de", "state_memory", popmem_names, DE_POPMEM_AUTO, &job->statemem, err));
 	TRY(rt_spec_int(spec, "de", "block", 0, 0, 1024, &v, err));
 	if (v % 32 != 0)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.block: expected 0 or a multiple of 32, got %ld",

@@ -20,8 +20,10 @@
  * de_adapt_gen below, the per-individual steps by all threads, the
  * bookkeeping (archive slots, memory update, population reduction plan) by
  * thread 0 in the header's order, with the per-problem state, archive and
- * scratch in global memory. So do SaDE and CoDE (templates/de/de_mixed.h:
- * de_sade_gen, de_code_gen).
+ * scratch in shared memory where they fit beside the population (copied in
+ * and out of global memory around each problem's run; DE_AD_SHARED,
+ * DE_ARCH_SHARED), else in global memory. So do SaDE and CoDE
+ * (templates/de/de_mixed.h: de_sade_gen, de_code_gen).
  *
  * de_naive_*: the baseline, one kernel per stage with host control (init,
  * evaluate, best, mutate, crossover, evaluate, select), population, mutants
@@ -106,6 +108,18 @@
 /* Adaptive strategies (de_adapt.h); 0: rand/1 or best/1. */
 #ifndef DE_ADAPTIVE
 #define DE_ADAPTIVE 0
+#endif
+/* Their per-problem state and scratch (DE_AD_SHARED) and archive
+ * (DE_ARCH_SHARED) in shared memory while a problem runs, after the
+ * population when it is there; the generator sets them where they fit. */
+#ifndef DE_AD_SHARED
+#define DE_AD_SHARED 0
+#endif
+#ifndef DE_ARCH_SHARED
+#define DE_ARCH_SHARED 0
+#endif
+#if DE_ARCH_SHARED && !DE_AD_SHARED
+#error "DE_ARCH_SHARED needs DE_AD_SHARED"
 #endif
 #ifndef DE_H
 #define DE_H 6
@@ -408,7 +422,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 {
 	__shared__ float red_v[2][DE_WARPS];
 	__shared__ int red_i[2][DE_WARPS];
-#if DE_POP_SHARED
+#if DE_POP_SHARED || DE_AD_SHARED
 	extern __shared__ float de_smem[];
 #endif
 	const de_params P = de_kparams(seed);
@@ -433,10 +447,23 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 		float *fy = fitg + (long long)p * 2 * DE_NP + (1 - cur) * DE_NP;
 #endif
 #if DE_ADAPTIVE
-		double *ad = adg + (long long)p * DE_AD_SIZE;
-		float *A = archg + (long long)p * DE_DIM * DE_ACAP;
-		double *wk = workg + (long long)p * DE_WORK;
+		double *adp = adg + (long long)p * DE_AD_SIZE;   /* the problem's own, in global memory */
+		float *Ap = archg + (long long)p * DE_DIM * DE_ACAP;
+#if DE_AD_SHARED   /* after the population's 2 NP (D + 1) floats (an even count: 8-byte aligned) */
+		double *ad = (double *)(de_smem + (DE_POP_SHARED ? 2 * DE_POP_WORDS + 2 * DE_NP : 0));
+		double *wk = ad + DE_AD_SIZE;
+		int *iw = (int *)(wk + DE_WORK);
+		(void)workg;
+		(void)iworkg;
+#else
+		double *ad = adp, *wk = workg + (long long)p * DE_WORK;
 		int *iw = iworkg + (long long)p * DE_IWORK;
+#endif
+#if DE_ARCH_SHARED
+		float *A = (float *)(iw + DE_IWORK);
+#else
+		float *A = Ap;
+#endif
 #else
 		(void)adg;
 		(void)archg;
@@ -469,6 +496,16 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 				X[k] = gpop[k];
 			for (int k = tid; k < DE_NP; k += DE_BLOCK)
 				fx[k] = gfit[k];
+#endif
+#if DE_ADAPTIVE && DE_AD_SHARED
+			for (int k = tid; k < DE_AD_SIZE; k += DE_BLOCK)
+				ad[k] = adp[k];
+#endif
+#if DE_ADAPTIVE && DE_ARCH_SHARED
+			for (int k = tid; k < DE_DIM * DE_ACAP; k += DE_BLOCK)
+				A[k] = Ap[k];
+#endif
+#if DE_POP_SHARED || DE_AD_SHARED
 			__syncthreads();
 #endif
 			bv = st.best;
@@ -516,6 +553,14 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 			gpop[k] = X[k];
 		for (int k = tid; k < DE_NP; k += DE_BLOCK)
 			gfit[k] = fx[k];
+#endif
+#if DE_ADAPTIVE && DE_AD_SHARED   /* every write to them came before the last barrier */
+		for (int k = tid; k < DE_AD_SIZE; k += DE_BLOCK)
+			adp[k] = ad[k];
+#endif
+#if DE_ADAPTIVE && DE_ARCH_SHARED
+		for (int k = tid; k < DE_DIM * DE_ACAP; k += DE_BLOCK)
+			Ap[k] = A[k];
 #endif
 		for (int j = tid; j < DE_DIM; j += DE_BLOCK)
 			bestx[(long long)p * DE_DIM + j] = X[j * DE_NP + bi];

@@ -95,6 +95,10 @@ fi
 expect_exit 2 "code with population 5" "$evo" run "${mix[@]}" --set de.strategy=code --set de.population=5 \
 	-q -o "$cli_tmp/x"
 expect_output "population: says the least" "expected an integer in [6,"
+expect_exit 2 "state_memory = shared where it cannot fit" "$evo" gen problems/de-rastrigin.ini \
+	--set de.strategy=lshade --set de.dim=100 --set de.population=20000 --set de.state_memory=shared \
+	-o "$cli_tmp/x"
+expect_output "state_memory: says why" "state_memory = shared: the strategy's state needs"
 for s in sade code; do
 	mk=(problems/de-rastrigin.ini --backend cpu --seed 6 --set de.strategy=$s --set de.dim=10
 		--set de.problems=2 --set de.max_evals=20000 --set de.target=0)

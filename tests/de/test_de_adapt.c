@@ -439,6 +439,35 @@ static void test_spec_defaults_and_errors(void **state)
 
 /* ---- NVRTC ------------------------------------------------------------------------ */
 
+/* Where the fused kernel keeps an adaptive strategy's state and archive:
+ * in shared memory beside the population while they fit an H100's 227 KB. */
+static void test_state_in_shared_memory(void **state)
+{
+	(void)state;
+	static const struct { int s, fn, dim, np, pop, ad, arch; } cases[] = {
+		{ DE_JADE, DE_FN_SPHERE, 30, 100, 1, 1, 1 },        /* 25 + 4 + 12 KB */
+		{ DE_LSHADE, DE_FN_SPHERE, 30, 540, 1, 1, 0 },      /* 134 + 25 KB; archive 168 KB */
+		{ DE_LSHADE, DE_FN_RASTRIGIN, 100, 1800, 0, 1, 0 }, /* population 1.4 MB, state 83 KB */
+		{ DE_SADE, DE_FN_SPHERE, 30, 50, 1, 1, 1 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		de_job job;
+		gen_source src;
+		rt_error err;
+		int shared, block;
+		char want[64];
+		adaptive_job(&job, cases[k].s, cases[k].fn, cases[k].dim, cases[k].np, 300000, 2);
+		assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
+		assert_int_equal(shared, cases[k].pop);
+		snprintf(want, sizeof want, "#define DE_AD_SHARED %d\n", cases[k].ad);
+		assert_non_null(strstr(src.text.data, want));
+		snprintf(want, sizeof want, "#define DE_ARCH_SHARED %d\n", cases[k].arch);
+		assert_non_null(strstr(src.text.data, want));
+		gen_free(&src);
+		de_job_free(&job);
+	}
+}
+
 static void test_nvrtc_fused_adaptive(void **state)
 {
 	(void)state;
@@ -459,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_reference_same_moves),
 		cmocka_unit_test(test_spec_defaults_and_errors),
 		cmocka_unit_test(test_quality_d10),
+		cmocka_unit_test(test_state_in_shared_memory),
 		cmocka_unit_test(test_nvrtc_fused_adaptive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
