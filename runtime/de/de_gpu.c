@@ -34,6 +34,7 @@
 
 #define DE_DEFAULT_SMEM_OPTIN (227 * 1024)   /* H100/H200, for `gen` without a GPU */
 #define DE_DEFAULT_SMEM_SM (228 * 1024)
+#define DE_DEFAULT_SMS 132                    /* an H100 SXM's SMs, likewise */
 #define DE_MIN_REGS 64                        /* registers per thread we keep for ptxas */
 #define DE_MAX_BLOCK 512
 #define DE_NAIVE_THREADS 256
@@ -53,18 +54,39 @@ static size_t pop_smem_bytes(const de_job *job)
 	return (2 * (size_t)job->np * job->dim + 2 * (size_t)job->np) * sizeof(float);
 }
 
+/* Blocks of `block` threads with `smem` bytes of dynamic shared memory
+ * an SM holds (1 KB of static shared memory each; DE_MIN_REGS registers a
+ * thread, as the launch bounds promise). */
+static int resident_blocks(size_t smem, int block, int smem_sm)
+{
+	int by_regs = 65536 / (DE_MIN_REGS * block), by_threads = 2048 / block;
+	int n = by_regs < by_threads ? by_regs : by_threads;
+	if (smem > 0 && (int)((size_t)smem_sm / (smem + 1024)) < n)
+		n = (int)((size_t)smem_sm / (smem + 1024));
+	return n < 32 ? n : 32;
+}
+
 /* The fused kernel's dynamic shared memory (de.cu): the population when it
  * is there (pop), then an adaptive strategy's state and scratch (state)
  * and its archive (arch) while they fit in what a block may have (optin),
  * leaving 1 KB for the kernel's static shared memory; none of them with
- * state_memory = global. state_bytes: what the state alone takes. */
+ * state_memory = global. With auto, only where it costs no throughput: the
+ * SMs hold as many blocks as with the population alone, or the job's
+ * problems would not fill them anyway (measured on an H100,
+ * bench/results/de-state-memory-h100-2026-11-24.md: JADE and SHADE with
+ * 1000 problems of 300 individuals ran 27-34% slower with everything in
+ * shared memory, 1 block an SM instead of 3; with one problem 15-35%
+ * faster). state_bytes: what the state alone takes. */
 typedef struct fused_smem {
 	int pop, state, arch;
 	size_t bytes, state_bytes;
 } fused_smem;
 
-static fused_smem fused_smem_plan(const de_job *job, int pop_shared, int optin)
+static fused_smem fused_smem_plan(const de_job *job, int pop_shared, int block, const gpu_info *info)
 {
+	int optin = info && info->smem_per_block_optin > 0 ? info->smem_per_block_optin : DE_DEFAULT_SMEM_OPTIN;
+	int smem_sm = info && info->smem_per_sm > 0 ? info->smem_per_sm : DE_DEFAULT_SMEM_SM;
+	int sms = info && info->sm_count > 0 ? info->sm_count : DE_DEFAULT_SMS;
 	fused_smem m = { pop_shared, 0, 0, pop_shared ? pop_smem_bytes(job) : 0, 0 };
 	if (!de_is_adaptive(job->strategy))
 		return m;
@@ -74,12 +96,13 @@ static fused_smem fused_smem_plan(const de_job *job, int pop_shared, int optin)
 	m.state_bytes = state = (state + 7) / 8 * 8;
 	if (job->statemem == DE_POPMEM_GLOBAL || m.bytes + state + 1024 > (size_t)optin)
 		return m;
+	size_t with = m.bytes + state + (m.bytes + state + arch + 1024 <= (size_t)optin ? arch : 0);
+	int before = resident_blocks(m.bytes, block, smem_sm), after = resident_blocks(with, block, smem_sm);
+	if (job->statemem == DE_POPMEM_AUTO && after < before && job->problems > (long)sms * after)
+		return m;
 	m.state = 1;
-	m.bytes += state;
-	if (m.bytes + arch + 1024 <= (size_t)optin) {
-		m.arch = 1;
-		m.bytes += arch;
-	}
+	m.arch = with > m.bytes + state;
+	m.bytes = with;
 	return m;
 }
 
@@ -140,7 +163,7 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 		 (job->popmem == DE_POPMEM_AUTO && need + 1024 <= (size_t)smem_optin);
 	*pop_shared = shared;
 	*block = block_for(job);
-	fused_smem sm = fused_smem_plan(job, shared, smem_optin);
+	fused_smem sm = fused_smem_plan(job, shared, *block, info);
 	if (job->statemem == DE_POPMEM_SHARED && de_is_adaptive(job->strategy) && !sm.state)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: state_memory = shared: the strategy's state needs %zu bytes of shared "
@@ -588,8 +611,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	    (s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
 		goto done;
 
-	int optin = info.smem_per_block_optin > 0 ? info.smem_per_block_optin : DE_DEFAULT_SMEM_OPTIN;
-	unsigned smem = !naive && !mb ? (unsigned)fused_smem_plan(job, shared, optin).bytes : 0;
+	unsigned smem = !naive && !mb ? (unsigned)fused_smem_plan(job, shared, block, &info).bytes : 0;
 	if (mb && (s = mb_prepare(g.mod, job, &info, &bps, err)))
 		goto done;
 	if (!naive && !mb) {

@@ -440,15 +440,25 @@ static void test_spec_defaults_and_errors(void **state)
 /* ---- NVRTC ------------------------------------------------------------------------ */
 
 /* Where the fused kernel keeps an adaptive strategy's state and archive:
- * in shared memory beside the population while they fit an H100's 227 KB. */
+ * in shared memory beside the population while they fit an H100's 227 KB
+ * and (state_memory = auto) cost no resident blocks an SM, or the problems
+ * would not fill the SMs anyway (de_gpu.c's rule, from the H100 figures). */
 static void test_state_in_shared_memory(void **state)
 {
 	(void)state;
-	static const struct { int s, fn, dim, np, pop, ad, arch; } cases[] = {
-		{ DE_JADE, DE_FN_SPHERE, 30, 100, 1, 1, 1 },        /* 25 + 4 + 12 KB */
-		{ DE_LSHADE, DE_FN_SPHERE, 30, 540, 1, 1, 0 },      /* 134 + 25 KB; archive 168 KB */
-		{ DE_LSHADE, DE_FN_RASTRIGIN, 100, 1800, 0, 1, 0 }, /* population 1.4 MB, state 83 KB */
-		{ DE_SADE, DE_FN_SPHERE, 30, 50, 1, 1, 1 },
+	static const struct { int s, fn, dim, np; long problems; int statemem, pop, ad, arch; } cases[] = {
+		{ DE_JADE, DE_FN_SPHERE, 30, 100, 2, DE_POPMEM_AUTO, 1, 1, 1 },        /* 25 + 4 + 12 KB */
+		{ DE_LSHADE, DE_FN_SPHERE, 30, 540, 2, DE_POPMEM_AUTO, 1, 1, 0 },      /* 134 + 25; archive 168 KB */
+		{ DE_LSHADE, DE_FN_RASTRIGIN, 100, 1800, 2, DE_POPMEM_AUTO, 0, 1, 0 }, /* population 1.4 MB, state 83 KB */
+		{ DE_SADE, DE_FN_SPHERE, 30, 50, 2, DE_POPMEM_AUTO, 1, 1, 1 },
+		/* 1000 problems: 3 blocks an SM with the population alone, 1 with all: global */
+		{ DE_JADE, DE_FN_RASTRIGIN, 30, 300, 1000, DE_POPMEM_AUTO, 1, 0, 0 },
+		{ DE_JADE, DE_FN_RASTRIGIN, 30, 300, 1000, DE_POPMEM_SHARED, 1, 1, 1 },
+		{ DE_SHADE, DE_FN_RASTRIGIN, 30, 100, 1000, DE_POPMEM_AUTO, 1, 0, 0 },
+		{ DE_JADE, DE_FN_RASTRIGIN, 30, 300, 1, DE_POPMEM_AUTO, 1, 1, 1 },
+		{ DE_LSHADE, DE_FN_RASTRIGIN, 30, 540, 1000, DE_POPMEM_AUTO, 1, 1, 0 }, /* 1 block an SM either way */
+		{ DE_SADE, DE_FN_RASTRIGIN, 30, 50, 1000, DE_POPMEM_AUTO, 1, 1, 1 },   /* 16 -> 11 blocks: 1452 > 1000 */
+		{ DE_JADE, DE_FN_SPHERE, 30, 100, 2, DE_POPMEM_GLOBAL, 1, 0, 0 },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		de_job job;
@@ -456,13 +466,16 @@ static void test_state_in_shared_memory(void **state)
 		rt_error err;
 		int shared, block;
 		char want[64];
-		adaptive_job(&job, cases[k].s, cases[k].fn, cases[k].dim, cases[k].np, 300000, 2);
+		adaptive_job(&job, cases[k].s, cases[k].fn, cases[k].dim, cases[k].np, 300000, cases[k].problems);
+		job.statemem = cases[k].statemem;
 		assert_int_equal(de_gpu_source(&job, NULL, &src, &shared, &block, &err), RT_OK);
 		assert_int_equal(shared, cases[k].pop);
 		snprintf(want, sizeof want, "#define DE_AD_SHARED %d\n", cases[k].ad);
-		assert_non_null(strstr(src.text.data, want));
-		snprintf(want, sizeof want, "#define DE_ARCH_SHARED %d\n", cases[k].arch);
-		assert_non_null(strstr(src.text.data, want));
+		if (!strstr(src.text.data, want) ||
+		    (snprintf(want, sizeof want, "#define DE_ARCH_SHARED %d\n", cases[k].arch),
+		     !strstr(src.text.data, want)))
+			fail_msg("case %zu: expected state %d, archive %d in shared memory", k, cases[k].ad,
+				 cases[k].arch);
 		gen_free(&src);
 		de_job_free(&job);
 	}
