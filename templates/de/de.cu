@@ -384,6 +384,37 @@ RT_DEV void de_code_gen(const de_params *P, int p, int g, const float *X, const 
 }
 #endif
 
+#if DE_ADAPTIVE
+/* A problem's adaptive state and archive between their shared-memory
+ * copies (ad, A) and global memory (adp, Ap): into the copies, or back
+ * with to_global; nothing for what lives in global memory. By every
+ * thread; the caller synchronises. */
+RT_DEV void de_state_copy(double *ad, double *adp, float *A, float *Ap, int to_global)
+{
+#if DE_AD_SHARED
+	for (int k = threadIdx.x; k < DE_AD_SIZE; k += DE_BLOCK) {
+		if (to_global)
+			adp[k] = ad[k];
+		else
+			ad[k] = adp[k];
+	}
+#endif
+#if DE_ARCH_SHARED
+	for (int k = threadIdx.x; k < DE_DIM * DE_ACAP; k += DE_BLOCK) {
+		if (to_global)
+			Ap[k] = A[k];
+		else
+			A[k] = Ap[k];
+	}
+#endif
+	(void)ad;
+	(void)adp;
+	(void)A;
+	(void)Ap;
+	(void)to_global;
+}
+#endif
+
 RT_DEV int de_reached(float best, float target, float fstar)
 {
 	return target > 0.0f && fabsf(best - fstar) <= target;
@@ -497,13 +528,8 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 			for (int k = tid; k < DE_NP; k += DE_BLOCK)
 				fx[k] = gfit[k];
 #endif
-#if DE_ADAPTIVE && DE_AD_SHARED
-			for (int k = tid; k < DE_AD_SIZE; k += DE_BLOCK)
-				ad[k] = adp[k];
-#endif
-#if DE_ADAPTIVE && DE_ARCH_SHARED
-			for (int k = tid; k < DE_DIM * DE_ACAP; k += DE_BLOCK)
-				A[k] = Ap[k];
+#if DE_ADAPTIVE
+			de_state_copy(ad, adp, A, Ap, 0);
 #endif
 #if DE_POP_SHARED || DE_AD_SHARED
 			__syncthreads();
@@ -554,13 +580,8 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 		for (int k = tid; k < DE_NP; k += DE_BLOCK)
 			gfit[k] = fx[k];
 #endif
-#if DE_ADAPTIVE && DE_AD_SHARED   /* every write to them came before the last barrier */
-		for (int k = tid; k < DE_AD_SIZE; k += DE_BLOCK)
-			adp[k] = ad[k];
-#endif
-#if DE_ADAPTIVE && DE_ARCH_SHARED
-		for (int k = tid; k < DE_DIM * DE_ACAP; k += DE_BLOCK)
-			Ap[k] = A[k];
+#if DE_ADAPTIVE   /* every write to the shared copies came before the last barrier */
+		de_state_copy(ad, adp, A, Ap, 1);
 #endif
 		for (int j = tid; j < DE_DIM; j += DE_BLOCK)
 			bestx[(long long)p * DE_DIM + j] = X[j * DE_NP + bi];
