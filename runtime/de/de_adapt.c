@@ -1,15 +1,17 @@
 /* de_adapt.c: one generation of the adaptive strategies (JADE, SHADE,
- * L-SHADE, jSO; SaDE's in de_mixed.c) for one problem on the CPU, in the order of the sequential
- * semantics of templates/de/de_adapt.h, with populations as rows
- * (individual i, component j at [i * dim + j]) and the archive likewise.
- * The GPU runs the same header functions (templates/de/de.cu). */
+ * L-SHADE, jSO; SaDE's is in de_mixed.c) for one problem on the CPU, in
+ * the order of the sequential semantics of templates/de/de_adapt.h, with
+ * populations as rows (individual i, component j at [i * dim + j]) and the
+ * archive likewise. The GPU runs the same header functions
+ * (templates/de/de.cu). */
 #include <string.h>
 
 #include "de_impl.h"
 
 size_t de_adapt_ad_len(const de_job *job)
 {
-	return job->strategy == DE_SADE ? (size_t)DE_SA_LEN(job->params.H) : (size_t)DE_AD_LEN(job->params.H);
+	int H = job->params.H;
+	return job->strategy == DE_SADE ? (size_t)DE_SA_LEN(H) : (size_t)DE_AD_LEN(H);
 }
 
 size_t de_adapt_work_len(const de_job *job)

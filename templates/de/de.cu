@@ -716,8 +716,9 @@ de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
  * [problem][2][DE_NP]); generation g reads buffer (g - 1) & 1 and writes
  * buffer g & 1. In a block, thread t builds trial chunks t, t + DE_MB_BLOCK,
  * ... (de_trial_chunk_rows: 8 components per CROSS draw, the CPU's draws;
- * parent and donor rows read as two 16-byte loads each) into shared memory; the components z_k and the per-component parts of the
- * function (de_fn_pre) are computed in parallel; thread 0 then folds them in
+ * parent and donor rows read as two 16-byte loads each) into shared memory;
+ * the components z_k and the per-component parts of the function
+ * (de_fn_pre) are computed in parallel; thread 0 then folds them in
  * the order k = 0, 1, ... (de_fn_step), the CPU's floating-point order, so f
  * is bit for bit the CPU's and the fused kernel's. User objectives and CEC
  * 2017 functions are evaluated whole by thread 0 (correct, not fast). The
