@@ -1,7 +1,7 @@
 /* de_tune.c: kind de's tuning hooks (tune.h).
  *
  * GPU: [de] variant (fused, naive or multiblock kernels), pop_memory, block, streams and
- * persistent; CPU: the thread count. None changes results (the CPU and both
+ * persistent, and for the adaptive strategies state_memory; CPU: the thread count. None changes results (the CPU and both
  * GPU variants draw the same numbers and select the same way; de_cpu.c).
  * A configuration is timed by running the spec's job, with fresh random
  * populations from its seed, for a few generations (about DE_TUNE_WORK
@@ -22,7 +22,7 @@
 #define DE_TUNE_WORK_CPU 2e6
 #define DE_TUNE_WORK_GPU 2e9
 
-enum { D_VARIANT, D_POPMEM, D_BLOCK, D_STREAMS, D_PERSISTENT };   /* GPU parameters */
+enum { D_VARIANT, D_POPMEM, D_BLOCK, D_STREAMS, D_PERSISTENT, D_STATEMEM };   /* GPU parameters */
 
 typedef struct de_tuner {
 	rt_spec *spec;
@@ -32,7 +32,8 @@ typedef struct de_tuner {
 	const rt_tune_space *space;
 } de_tuner;
 
-static const char *const gpu_keys[] = {"variant", "pop_memory", "block", "streams", "persistent"};
+static const char *const gpu_keys[] = {"variant", "pop_memory", "block", "streams", "persistent",
+				       "state_memory"};
 
 static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 {
@@ -54,6 +55,10 @@ static void make_space(const de_job *job, rt_backend backend, rt_tune_space *s)
 	rt_tune_param_values(&s->params[D_STREAMS], "de", gpu_keys[D_STREAMS], streams, "1");
 	rt_tune_param_values(&s->params[D_PERSISTENT], "de", gpu_keys[D_PERSISTENT], persistent, "0");
 	s->nparams = D_PERSISTENT + 1;
+	if (de_is_adaptive(job->strategy)) {   /* where their state lives (de_gpu.c) */
+		rt_tune_param_values(&s->params[D_STATEMEM], "de", gpu_keys[D_STATEMEM], popmem, "auto");
+		s->nparams = D_STATEMEM + 1;
+	}
 }
 
 /* The spec's job with cfg applied, a few generations long, prepared. */
@@ -169,8 +174,9 @@ static rt_status tune_open(rt_spec *spec, const rt_options *opt, rt_backend back
 }
 
 static const char *const de_unsigned_keys[] = {
-	"de.variant", "de.pop_memory", "de.block", "de.streams", "de.persistent", "de.generations",
-	"de.max_evals", "de.target", "de.history_every", "de.report_every", "problem.seed", NULL
+	"de.variant", "de.pop_memory", "de.state_memory", "de.block", "de.streams", "de.persistent",
+	"de.generations", "de.max_evals", "de.target", "de.history_every", "de.report_every",
+	"problem.seed", NULL
 };
 
 const rt_tune_kind de_tune_kind = {

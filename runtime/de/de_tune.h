@@ -1,5 +1,6 @@
 /* de_tune.h: kind de's tuning hooks for `evoforge tune` (runtime/tune.h):
- * GPU variant, pop_memory, block, streams, persistent; CPU threads. */
+ * GPU variant, pop_memory, block, streams, persistent (and state_memory
+ * for the adaptive strategies); CPU threads. */
 #ifndef RT_DE_TUNE_H
 #define RT_DE_TUNE_H
 
