@@ -128,7 +128,7 @@ static rt_status read_strategy(de_job *job, rt_spec *spec, rt_error *err)
 	int pbest = de_is_pbest(job->strategy);
 	if ((st = rt_spec_int(spec, "de", "population",
 			      de_fused_only(job->strategy) ? adaptive_np(job->strategy, job->dim) : 10L * job->dim,
-			      de_is_mixed(job->strategy) ? 6 : 4, 1L << 24, &v, err)))
+			      de_min_population(job->strategy), 1L << 24, &v, err)))
 		return st;
 	job->np = (int)v;
 	if ((st = rt_spec_int(spec, "de", "memory_size", 0, 0, 100000, &v, err)))
@@ -380,9 +380,9 @@ rt_status de_job_finish(de_job *job, rt_error *err)
 	double lo, hi, zs;
 	rt_status st;
 	long g = job->generations > 0 ? job->generations : INT_MAX - 1;
-	if (job->np < (de_is_mixed(job->strategy) ? 6 : 4))
+	if (job->np < de_min_population(job->strategy))
 		return rt_fail(err, RT_ERR_INPUT, "population: expected at least %d for %s, got %d",
-			       de_is_mixed(job->strategy) ? 6 : 4, strategy_names[job->strategy], job->np);
+			       de_min_population(job->strategy), strategy_names[job->strategy], job->np);
 	if (job->dim < 1)
 		return rt_fail(err, RT_ERR_INPUT, "dim: expected at least 1, got %d", job->dim);
 	if (!(job->lower < job->upper))

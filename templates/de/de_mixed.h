@@ -75,6 +75,13 @@ RT_HD int de_is_mixed(int strategy)
 	return strategy == DE_SADE || strategy == DE_CODE;
 }
 
+/* The least population a strategy runs with: 6 for these (five partners
+ * besides the target), else 4 (de_core.h's three). */
+RT_HD int de_min_population(int strategy)
+{
+	return de_is_mixed(strategy) ? 6 : 4;
+}
+
 /* One trial's kind, parameters and partners. */
 typedef struct de_mpick {
 	int kind;
