@@ -14,12 +14,14 @@
  * count of workers still busy likewise; every worker still acknowledges
  * every job, so no job's storage outlives its call. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "cpu.h"
 
 typedef struct cpu_job {
@@ -48,9 +50,26 @@ static struct {
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
 	  .done = PTHREAD_COND_INITIALIZER};
 
+/* The cores this process may use, without --threads: its affinity mask
+ * (mpirun binds ranks to cores or sockets), shared among the job's
+ * processes on this host when each sees the whole machine (mpirun
+ * --bind-to none), so that ranks never oversubscribe the cores (their
+ * workers spin, CPU_POOL_SPIN_US). */
+static long default_threads(void)
+{
+	cpu_set_t set;
+	long online = sysconf(_SC_NPROCESSORS_ONLN), n = online;
+	int local = rt_comm_local_size();
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	if (local > 1 && n >= online)
+		n = online / local;
+	return n;
+}
+
 int cpu_thread_count(int requested)
 {
-	long n = requested > 0 ? requested : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = requested > 0 ? requested : default_threads();
 	if (n < 1)
 		n = 1;
 	if (n > RT_MAX_THREADS)

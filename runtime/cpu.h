@@ -10,7 +10,8 @@
 /* Body of a parallel loop: runs items [begin, end) on worker `thread`. */
 typedef void (*cpu_range_fn)(void *ctx, long begin, long end, int thread);
 
-/* Number of threads to use: `requested` if > 0, else the online CPUs. */
+/* Number of threads to use: `requested` if > 0, else the cores this
+ * process may use (its affinity; shared among the job's ranks on a host). */
 int cpu_thread_count(int requested);
 /* Sets the pool's size for later calls (0 = all cores). */
 void cpu_set_threads(int threads);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "data_impl.h"
+#include "timeline.h"
 
 /* ---- line reader ---------------------------------------------------------- */
 
@@ -24,6 +25,7 @@ rt_status rt_data_open(rt_data_reader *r, const char *path, rt_error *err)
 
 	memset(r, 0, sizeof *r);
 	r->path = path;
+	rt_mark_detail("data open", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return rt_fail(err, RT_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
@@ -130,6 +132,8 @@ rt_status rt_data_next_line(rt_data_reader *r, char **line, size_t *len, rt_erro
 
 void rt_data_close(rt_data_reader *r)
 {
+	if (r->path)
+		rt_mark("data read");
 	if (r->gz)
 		gzclose_r(r->gz);
 	free(r->buf);

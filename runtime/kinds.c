@@ -11,6 +11,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "out.h"
+#include "timeline.h"
 #include "signals.h"
 
 
@@ -61,6 +62,8 @@ rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt,
 	}
 	rt_signals_install();
 	st = kind->run(spec, opt, err);
+	if (st == RT_OK)
+		st = rt_timeline_finish(err);
 	if (st == RT_OK && rt_stop_requested())
 		rt_warn("%s: stopped by %s: the results so far are written, marked \"interrupted\" "
 			"(exit status %d)", kind->name, rt_stop_signal_name(), RT_EXIT_INTERRUPTED);
@@ -95,5 +98,6 @@ rt_status rt_job_outdir(const rt_options *opt, const char *problem_name, char *o
 		st = rt_format(out, (size_t)size, err, "results/%s", problem_name);
 	if (st != RT_OK)
 		return st;
+	rt_timeline_set_dir(out);
 	return rt_mkdirs(out, err);
 }

@@ -20,6 +20,7 @@
 #include "signals.h"
 #include "smoke.h"
 #include "spec.h"
+#include "timeline.h"
 #include "tune.h"
 
 #define DEFAULT_PROBLEM "problems/sextic.ini"
@@ -348,6 +349,7 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 	st = load_spec(optind < argc ? argv[optind] : NULL, c, &spec, &kind, err);
 	if (st != RT_OK)
 		return st;
+	rt_mark("spec read");
 	if (!c->no_tune)
 		st = rt_tune_apply(kind, &spec, &c->opt, err);
 	if (st == RT_OK)
@@ -626,7 +628,9 @@ static int run_command(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	rt_error err = {0};
+	rt_mark("main");
 	rt_status st = rt_comm_start(&argc, &argv, &err);
+	rt_mark("mpi started");
 	if (st != RT_OK) {
 		print_error(&err);
 		return rt_exit_code(st);

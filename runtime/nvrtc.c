@@ -23,6 +23,7 @@
 #include "log.h"
 #include "nvrtc.h"
 #include "out.h"
+#include "timeline.h"
 
 #define NVRTC_FUNCTIONS(X) \
 	X(nvrtcVersion) \
@@ -390,7 +391,7 @@ static rt_status compile_prebuilt(const char *name, const char *source, const ch
 	return RT_OK;
 }
 
-rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
+static rt_status compile_source(const char *name, const char *source, const char *arch,
 			const char *const *options, int noptions, nvrtc_output *out, rt_error *err)
 {
 	enum { FIXED = 3 };
@@ -438,6 +439,7 @@ rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 			free(data);
 			if (ok) {
 				free(opts);
+				rt_mark_detail("cache hit", name);
 				return RT_OK;
 			}
 		}
@@ -454,6 +456,16 @@ rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 	if (st == RT_OK && use_cache)
 		entry_store(key, out, name);
 	free(opts);
+	return st;
+}
+
+rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
+			const char *const *options, int noptions, nvrtc_output *out, rt_error *err)
+{
+	rt_status st;
+	rt_mark_detail("kernels", name);
+	st = compile_source(name, source, arch, options, noptions, out, err);
+	rt_mark_detail("kernels ready", name);
 	return st;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "out.h"
+#include "timeline.h"
 
 /* ---- files ------------------------------------------------------------------ */
 
@@ -61,7 +62,7 @@ static int injected_write_error(void)
 static int injected_write_error(void) { return 0; }
 #endif
 
-rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, rt_error *err)
+static rt_status write_atomic(const char *path, const void *data, size_t size, rt_error *err)
 {
 	char tmp[RT_PATH_MAX];
 	FILE *f;
@@ -89,6 +90,16 @@ rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, 
 	}
 	sync_parent(path);
 	return RT_OK;
+}
+
+rt_status rt_write_file_atomic(const char *path, const void *data, size_t size, rt_error *err)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	rt_status st;
+	rt_mark_detail("write", base);
+	st = write_atomic(path, data, size, err);
+	rt_mark_detail("wrote", base);
+	return st;
 }
 
 rt_status rt_mkdirs(const char *path, rt_error *err)

@@ -19,6 +19,8 @@
 #include "log.h"
 #include "signals.h"
 #include "out.h"
+#include "rows.h"
+#include "timeline.h"
 
 /* ---- outcome ------------------------------------------------------------------ */
 
@@ -178,6 +180,22 @@ static void write_cec_errors(rt_json *j, const de_job *job, const de_outcome *ou
 	rt_json_end_object(j);
 }
 
+typedef struct hist_rows {
+	const de_job *job;
+	const de_outcome *out;
+} hist_rows;
+
+/* history.csv's row h: the generation, the evaluations, each problem's best. */
+static void hist_row(void *ctx, long h, rt_buf *b)
+{
+	const hist_rows *c = ctx;
+	long g = h * c->job->history_every;
+	rt_buf_printf(b, "%ld,%lld", g, de_job_evals(c->job, g));
+	for (long p = 0; p < c->out->problems; p++)
+		rt_buf_printf(b, ",%.9g", (double)c->out->hist[p * c->out->hist_len + h]);
+	rt_buf_puts(b, "\n");
+}
+
 static rt_status write_results(const de_job *job, const de_outcome *out, const char *dir,
 			       rt_error *err)
 {
@@ -280,19 +298,17 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		for (size_t p = 0; p < P; p++)
 			rt_buf_printf(&b, ",best_%zu", p);
 		rt_buf_puts(&b, "\n");
-		long last = 0;   /* rows up to the last generation a problem ran, not the limit */
+		long last = 0, rows = 0;   /* rows up to the last generation a problem ran */
+		hist_rows ctx = { job, out };
 		for (size_t p = 0; p < P; p++)
 			last = out->gens[p] > last ? out->gens[p] : last;
-		for (int h = 0; h < out->hist_len && (long)h * job->history_every <= last; h++) {
-			long g = (long)h * job->history_every;
-			rt_buf_printf(&b, "%ld,%lld", g, de_job_evals(job, g));
-			for (size_t p = 0; p < P; p++)
-				rt_buf_printf(&b, ",%.9g", (double)out->hist[p * out->hist_len + h]);
-			rt_buf_puts(&b, "\n");
-		}
+		while (rows < out->hist_len && rows * job->history_every <= last)
+			rows++;
 		snprintf(path, sizeof path, "%s/history.csv", dir);
-		st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-			      : rt_write_file_atomic(path, b.data, b.len, err);
+		st = rt_rows_format(&b, rows, hist_row, &ctx, err);
+		if (!st)
+			st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+				      : rt_write_file_atomic(path, b.data, b.len, err);
 		rt_buf_free(&b);
 	}
 	return st;
@@ -336,10 +352,12 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	else if (rt_comm_size() > 1)
 		rt_info("de: %ld problems spread over %d MPI ranks; this is rank 0, problems 0..%ld "
 			"(its progress below)", job.problems_total, rt_comm_size(), job.problems - 1);
+	rt_mark("run");
 	if (chosen == RT_BACKEND_GPU)
 		st = de_gpu_run(&job, progress_line, NULL, &out, err);
 	else
 		st = de_cpu_run(&job, progress_line, NULL, &out, err);
+	rt_mark("run end");
 	if (st == RT_OK && job.isl) {
 		st = rt_islands_close(job.isl, err);
 		job.isl = NULL;
@@ -348,6 +366,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	} else if (st == RT_OK) {
 		st = de_shard_gather(&job, &out, err);
 	}
+	rt_mark("gathered");
 	if (st != RT_OK || rt_comm_rank() != 0)
 		goto done;
 	if ((st = write_results(&job, &out, dir, err)) != RT_OK)

@@ -37,6 +37,7 @@
 #include "gp_tune.h"
 #include "gp_ckpt.h"
 #include "gp_islands.h"
+#include "timeline.h"
 
 static const char *const fitness_names[] = {"mse", "misclassified cases", "wrong cases"};
 
@@ -446,15 +447,18 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		seed = rt_islands_seed(seed, rt_comm_rank());
 	if (p->ckpt)
 		p->ckpt->isl = isl;   /* the exchange's state goes into checkpoints */
+	rt_mark("run");
 	if (!st && ev->breeder)
 		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, err);
 	else if (!st)
 		st = evolve_host(p, seed, ev, isl, res, cur, next, fit, fit_next, sizes, err);
+	rt_mark("run end");
 	if (st) {
 		rt_islands_free(isl);   /* no more messages: the job ends on this failure */
 	} else if (isl) {
 		if (!(st = rt_islands_close(isl, err)))
 			st = gp_islands_share_best(res, err);
+		rt_mark("gathered");
 	}
 	free_pop(cur, (int)n);
 	free_pop(next, (int)n);

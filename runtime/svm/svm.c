@@ -59,6 +59,7 @@
 #include "svm_impl.h"
 #include "svm_tune.h"
 #include "signals.h"
+#include "timeline.h"
 
 static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
 static const char *const wss_names[] = { "second", "first", NULL };
@@ -248,8 +249,11 @@ static rt_status run_grid(svm_job *job, const char *dir, rt_error *err)
 	char path[RT_PATH_MAX + 32];
 	svm_grid g;
 	double t0 = rt_now();
-	rt_status st = svm_grid_search(&job->train, &job->params, &job->log2c, &job->log2g,
-				       job->grid_folds, job->seed, &g, err);
+	rt_status st;
+	rt_mark("run");
+	st = svm_grid_search(&job->train, &job->params, &job->log2c, &job->log2g, job->grid_folds,
+			     job->seed, &g, err);
+	rt_mark("run end");
 	if (st == RT_OK && rt_comm_rank() != 0) {   /* rank 0 writes */
 		svm_grid_free(&g);
 		return RT_OK;

@@ -1,0 +1,65 @@
+/* rows.c: rows of text formatted in parallel and joined in order (rows.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "rows.h"
+
+#define ROWS_CHUNK 16   /* rows a task: a DE history row holds thousands of numbers */
+
+typedef struct rows_job {
+	rt_row_fn fn;
+	void *ctx;
+	long nrows;
+	rt_buf *chunks;   /* one a chunk of ROWS_CHUNK rows */
+} rows_job;
+
+static void format_chunks(void *ctx, long begin, long end, int thread)
+{
+	rows_job *job = ctx;
+	(void)thread;
+	for (long c = begin; c < end; c++) {
+		long last = (c + 1) * ROWS_CHUNK < job->nrows ? (c + 1) * ROWS_CHUNK : job->nrows;
+		for (long r = c * ROWS_CHUNK; r < last; r++)
+			job->fn(job->ctx, r, &job->chunks[c]);
+	}
+}
+
+rt_status rt_rows_format(rt_buf *out, long nrows, rt_row_fn fn, void *ctx, rt_error *err)
+{
+	long nchunks = (nrows + ROWS_CHUNK - 1) / ROWS_CHUNK;
+	rows_job job = { fn, ctx, nrows, NULL };
+	size_t total = out->len;
+	rt_status st;
+	if (nrows <= 0)
+		return RT_OK;
+	if (!(job.chunks = rt_calloc((size_t)nchunks, sizeof *job.chunks, err))) {
+		out->failed = 1;
+		return RT_ERR_SYSTEM;
+	}
+	st = cpu_parallel_for(nchunks, 1, format_chunks, &job, err);
+	for (long c = 0; c < nchunks; c++) {
+		out->failed |= job.chunks[c].failed;
+		total += job.chunks[c].len;
+	}
+	if (!st && !out->failed) {   /* one allocation, then the copies */
+		rt_buf_append(out, "", 0);
+		if (!out->failed && total + 1 > out->cap) {
+			char *p = realloc(out->data, total + 1);
+			if (p) {
+				out->data = p;
+				out->cap = total + 1;
+			} else {
+				out->failed = 1;
+			}
+		}
+		for (long c = 0; c < nchunks && !out->failed; c++)
+			rt_buf_append(out, job.chunks[c].data ? job.chunks[c].data : "", job.chunks[c].len);
+	}
+	for (long c = 0; c < nchunks; c++)
+		rt_buf_free(&job.chunks[c]);
+	free(job.chunks);
+	if (!st && out->failed)
+		st = rt_fail(err, RT_ERR_SYSTEM, "out of memory formatting %ld rows of text", nrows);
+	return st;
+}
