@@ -44,10 +44,16 @@ typedef struct rt_csv_options {
 /* Defaults: header on, label = last column, ','. */
 rt_csv_options rt_csv_defaults(void);
 
-/* Loads a CSV file; a name ending in .gz is decompressed on the fly (zlib). */
+/* Loads a CSV file; a name ending in .gz is decompressed on the fly (zlib).
+ * Quoted fields ("a,b", "" for a quote), CRLF, a UTF-8 byte order mark and
+ * blanks around fields are read; blank and delimiter-only lines skipped. An
+ * empty field is an error (file:line:col), except in an unnamed last column
+ * that is empty on every row (lines ending with the delimiter): that column
+ * is dropped, and the default label is the column before it. */
 rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out, rt_error *err);
-/* Loads LIBSVM sparse format ("label idx:val idx:val ...", 1-based indices)
- * into a dense table; nfeatures 0 = the largest index seen. */
+/* Loads LIBSVM sparse format ("label idx:val idx:val ...", 1-based indices
+ * ascending within a line; '#' starts a comment) into a dense table;
+ * nfeatures 0 = the largest index seen. */
 rt_status rt_libsvm_load(const char *path, int nfeatures, rt_table *out, rt_error *err);
 /* The same file as sparse rows, never dense: row r's entries are
  * ptr[r] .. ptr[r + 1] of col (0-based, ascending) and val; indices up to

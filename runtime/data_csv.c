@@ -11,8 +11,14 @@
  * Non-finite values: a field that reads as a number must be finite; `nan`,
  * `inf`, `infinity` (any case, any sign) and numbers that overflow a float
  * (1e39, 1e999) are errors, "expected a finite number", wherever they are.
- * There is no missing-value notation: an empty field in a numeric column is
- * "expected a number". */
+ * There is no missing-value notation: an empty field (blank, or "") is an
+ * error naming file:line:column. One exception for spreadsheet exports: a
+ * last column with no name (an empty header field, or no header) that is
+ * empty on every row, i.e. every line ends with the delimiter, is dropped;
+ * empty on some rows only, it is a missing value. A line may also carry one
+ * extra trailing delimiter beyond the header's fields. Lines holding only
+ * blanks and delimiters (",,,") are skipped like blank lines; a UTF-8 byte
+ * order mark, CRLF and blanks around fields are accepted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,10 +48,12 @@ enum { FIELD_LAST = 0, FIELD_MORE = 1, FIELD_BADQUOTE = -1, FIELD_AFTERQUOTE = -
 static int csv_next(char **pp, char *end, char delim, const char *line, csv_field *f)
 {
 	char *p = *pp, *d, *t;
+	size_t start = (size_t)(p - line) + 1;
 
 	while (p < end && rt_data_blank(*p) && *p != delim)
 		p++;
-	f->col = (size_t)(p - line) + 1;
+	/* An empty field is reported where it starts, not at the delimiter. */
+	f->col = p < end && *p != delim ? (size_t)(p - line) + 1 : start;
 	if (p < end && *p == '"') {
 		char *w = p, *q = p + 1;
 		for (;;) {
@@ -182,6 +190,13 @@ typedef struct csv_state {
 	rt_data_catmap *maps;    /* nf lookups */
 	float *rows;             /* row-major, nrows * nf */
 	size_t nrows, cap;
+	/* The last field may be an unnamed column left empty on every row (lines
+	 * ending with the delimiter, as spreadsheets export them): it is dropped. */
+	int last_cand;           /* the last column is unnamed (or there is no header) */
+	int last_has_data;       /* a row had a value in it */
+	long empty_line;         /* the first line where it was empty (0: none) */
+	size_t empty_col;        /* and the column there */
+	int nkeep;               /* columns kept: nf, or nf - 1 without that column */
 } csv_state;
 
 static void csv_state_free(csv_state *s)
@@ -244,6 +259,8 @@ static rt_status csv_header(csv_state *s, char *line, size_t len, rt_error *err)
 		more = csv_next(&p, end, s->delim, line, &fld);
 		if (more < 0)
 			return csv_field_error(s, more, line, &fld, err);
+		if (fld.len == 0 && f == nf - 1 && nf >= 2)
+			s->last_cand = 1;
 		if (fld.len == 0)
 			s->names[f] = rt_data_default_name("x", f + 1, err);
 		else if ((s->names[f] = rt_malloc(fld.len + 1, err)) != NULL) {
@@ -270,24 +287,105 @@ static rt_status csv_grow(csv_state *s, rt_error *err)
 	return RT_OK;
 }
 
-/* Parses one data line into the next row. */
+/* "'name'" or, without a header, the 1-based column number, for messages. */
+static const char *col_name(const csv_state *s, int f, char *buf, size_t n)
+{
+	if (s->names[f])
+		snprintf(buf, n, "'%s'", s->names[f]);
+	else
+		snprintf(buf, n, "%d", f + 1);
+	return buf;
+}
+
+/* An empty field (f, at column col): kept as 0 in the last column while that
+ * column may be one left empty on every row, else a missing value. */
+static rt_status csv_empty(csv_state *s, int f, size_t col, float *out, rt_error *err)
+{
+	char nm[96];
+	if (f == s->nf - 1 && s->last_cand && !s->last_has_data) {
+		if (!s->empty_line) {
+			s->empty_line = s->rd.line;
+			s->empty_col = col;
+		}
+		*out = 0.0f;
+		return RT_OK;
+	}
+	return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected %s in column %s, got an empty field (missing values are not supported)",
+	               s->path, s->rd.line, col, s->type[f] == COL_NUMERIC ? "a number" : "a value",
+	               col_name(s, f, nm, sizeof nm));
+}
+
+/* A value in the last column: fails if an earlier row left it empty. */
+static rt_status csv_last_value(csv_state *s, rt_error *err)
+{
+	char nm[96];
+	s->last_has_data = 1;
+	if (!s->empty_line)
+		return RT_OK;
+	return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a value in column %s, got an empty field "
+	               "(missing values are not supported; line %ld has one there)",
+	               s->path, s->empty_line, s->empty_col, col_name(s, s->nf - 1, nm, sizeof nm), s->rd.line);
+}
+
+/* A non-empty field that csv_fast_number did not take: a number or a string. */
+static rt_status csv_value(csv_state *s, int f, const csv_field *fld, float *out, rt_error *err)
+{
+	char q[64], nm[96];
+	int type = s->type[f], idx;
+	rt_status st;
+
+	if (type != COL_CATEGORICAL) {
+		if (rt_data_parse_float(fld->s, fld->len, out)) {
+			if (!isfinite(*out))
+				return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number in column %s, got '%s'",
+				               s->path, s->rd.line, fld->col, col_name(s, f, nm, sizeof nm),
+				               rt_data_quote(q, sizeof q, fld->s, fld->len));
+			s->type[f] = COL_NUMERIC;
+			return RT_OK;
+		}
+		if (type == COL_NUMERIC)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number in column %s, got '%s'",
+			               s->path, s->rd.line, fld->col, col_name(s, f, nm, sizeof nm),
+			               rt_data_quote(q, sizeof q, fld->s, fld->len));
+		s->type[f] = COL_CATEGORICAL;
+	}
+	st = rt_data_catmap_get(&s->maps[f], fld->s, fld->len, &idx, err);
+	if (st == RT_ERR_INPUT)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: column %s has more than %d distinct strings (RT_DATA_MAX_CATEGORIES), got '%s'",
+		               s->path, s->rd.line, fld->col, col_name(s, f, nm, sizeof nm), RT_DATA_MAX_CATEGORIES,
+		               rt_data_quote(q, sizeof q, fld->s, fld->len));
+	if (st)
+		return st;
+	*out = (float)idx;
+	return RT_OK;
+}
+
+/* Parses one data line into the next row. A line may end with one extra,
+ * empty field (a trailing delimiter), and may leave out a last column that
+ * is empty on every row. */
 static rt_status csv_row(csv_state *s, char *line, size_t len, rt_error *err)
 {
 	char *p = line, *end = line + len;
 	float *row;
 	csv_field fld;
-	int more = FIELD_MORE, f;
-	char q[64];
+	int more = FIELD_MORE, f, last_empty = 0;
+	rt_status st;
 
 	if (s->nrows == s->cap && csv_grow(s, err))
 		return RT_ERR_SYSTEM;
 	row = s->rows + s->nrows * (size_t)s->nf;
 	for (f = 0; f < s->nf; f++) {
-		if (more != FIELD_MORE)
+		if (more != FIELD_MORE) {
+			if (f == s->nf - 1 && s->last_cand && !s->last_has_data) {
+				last_empty = 1;
+				if ((st = csv_empty(s, f, len + 1, &row[f], err)))
+					return st;
+				break;
+			}
 			return rt_fail(err, RT_ERR_INPUT, "%s:%ld: expected %d fields, got %d",
 			               s->path, s->rd.line, s->nf, f);
-		int type = s->type[f];
-		if (type != COL_CATEGORICAL) {
+		}
+		if (s->type[f] != COL_CATEGORICAL) {
 			int r = csv_fast_number(&p, end, s->delim, &row[f]);
 			if (r >= 0) {
 				more = r;
@@ -298,34 +396,20 @@ static rt_status csv_row(csv_state *s, char *line, size_t len, rt_error *err)
 		more = csv_next(&p, end, s->delim, line, &fld);
 		if (more < 0)
 			return csv_field_error(s, more, line, &fld, err);
-		if (type != COL_CATEGORICAL) {
-			if (rt_data_parse_float(fld.s, fld.len, &row[f])) {
-				if (!isfinite(row[f]))
-					return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number in column '%s', got '%s'",
-					               s->path, s->rd.line, fld.col, s->names[f] ? s->names[f] : "?",
-					               rt_data_quote(q, sizeof q, fld.s, fld.len));
-				s->type[f] = COL_NUMERIC;
-				continue;
-			}
-			if (type == COL_NUMERIC)
-				return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number in column '%s', got '%s'",
-				               s->path, s->rd.line, fld.col, s->names[f],
-				               rt_data_quote(q, sizeof q, fld.s, fld.len));
-			s->type[f] = COL_CATEGORICAL;
+		if (fld.len == 0) {
+			last_empty = f == s->nf - 1;
+			st = csv_empty(s, f, fld.col, &row[f], err);
+		} else {
+			st = csv_value(s, f, &fld, &row[f], err);
 		}
-		int idx;
-		rt_status st = rt_data_catmap_get(&s->maps[f], fld.s, fld.len, &idx, err);
-		if (st == RT_ERR_INPUT)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: column '%s' has more than %d distinct strings (RT_DATA_MAX_CATEGORIES), got '%s'",
-			               s->path, s->rd.line, fld.col, s->names[f], RT_DATA_MAX_CATEGORIES,
-			               rt_data_quote(q, sizeof q, fld.s, fld.len));
 		if (st)
 			return st;
-		row[f] = (float)idx;
 	}
-	if (more == FIELD_MORE)
+	if (more == FIELD_MORE && !is_blank_line(p, (size_t)(end - p)))
 		return rt_fail(err, RT_ERR_INPUT, "%s:%ld: expected %d fields, got %ld",
 		               s->path, s->rd.line, s->nf, s->nf + csv_count(p, end, s->delim));
+	if (!last_empty && (st = csv_last_value(s, err)))
+		return st;
 	s->nrows++;
 	return RT_OK;
 }
@@ -364,8 +448,8 @@ static rt_status csv_label_field(csv_state *s, const rt_csv_options *o, long hea
  * the allocations, so s keeps ownership until everything is in place. */
 static rt_status csv_build(csv_state *s, int lab, rt_table *t, rt_error *err)
 {
-	int ncols = s->nf - (lab >= 0);
-	size_t nrows = s->nrows, nf = (size_t)s->nf;
+	int ncols = s->nkeep - (lab >= 0);
+	size_t nrows = s->nrows, nf = (size_t)s->nf, nkeep = (size_t)s->nkeep;
 	char **colnames = rt_calloc((size_t)ncols, sizeof *colnames, err);
 	rt_categories *cats = colnames ? rt_calloc((size_t)ncols, sizeof *cats, err) : NULL;
 	float *cols = NULL, *label = NULL;
@@ -381,7 +465,7 @@ static rt_status csv_build(csv_state *s, int lab, rt_table *t, rt_error *err)
 		label_name = rt_strdup(s->names[lab] ? s->names[lab] : "label", err);
 	/* Input names: the header's, or x1..xn; made before anything moves. */
 	int ok = cols && (lab < 0 || label_name);
-	for (int f = 0, c = 0; ok && f < s->nf; f++) {
+	for (int f = 0, c = 0; ok && f < s->nkeep; f++) {
 		if (f == lab)
 			continue;
 		colnames[c] = s->names[f] ? rt_strdup(s->names[f], err) : rt_data_default_name("x", c + 1, err);
@@ -400,18 +484,18 @@ static rt_status csv_build(csv_state *s, int lab, rt_table *t, rt_error *err)
 
 	/* Transpose in blocks of rows so that reads stay in cache and writes stream. */
 	int dst[RT_DATA_MAX_COLS];
-	for (int f = 0, c = 0; f < s->nf; f++)
+	for (int f = 0, c = 0; f < s->nkeep; f++)
 		dst[f] = f == lab ? -1 : c++;
 	for (size_t r0 = 0; r0 < nrows; r0 += 256) {
 		size_t r1 = r0 + 256 < nrows ? r0 + 256 : nrows;
-		for (size_t f = 0; f < nf; f++) {
+		for (size_t f = 0; f < nkeep; f++) {
 			float *out = dst[f] < 0 ? label : cols + (size_t)dst[f] * nrows;
 			const float *in = s->rows + f;
 			for (size_t r = r0; r < r1; r++)
 				out[r] = in[r * nf];
 		}
 	}
-	for (int f = 0; f < s->nf; f++) {
+	for (int f = 0; f < s->nkeep; f++) {
 		if (f == lab)
 			t->classes = s->cats[f];
 		else
@@ -426,6 +510,54 @@ static rt_status csv_build(csv_state *s, int lab, rt_table *t, rt_error *err)
 	t->has_label = lab >= 0;
 	t->label_name = label_name;
 	t->label = label;
+	return RT_OK;
+}
+
+/* A line of nothing but blanks and delimiters (a spreadsheet's empty row). */
+static int is_empty_row(const char *p, size_t len, char delim)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!rt_data_blank(p[i]) && p[i] != delim)
+			return 0;
+	return 1;
+}
+
+/* The first non-blank line: the header, or the first row (which sets the
+ * number of fields); then the label field. */
+static rt_status csv_first_line(csv_state *s, const rt_csv_options *o, char *line, size_t len,
+                                long *header_line, int *lab, rt_error *err)
+{
+	rt_status st;
+	if (o->header) {
+		*header_line = s->rd.line;
+		if ((st = csv_header(s, line, len, err)))
+			return st;
+	} else {
+		long nf = csv_count(line, line + len, s->delim);
+		if (nf > RT_DATA_MAX_COLS)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld: %ld columns, more than the limit of %d (RT_DATA_MAX_COLS)",
+			               s->path, s->rd.line, nf, RT_DATA_MAX_COLS);
+		if ((st = csv_setup(s, (int)nf, err)))
+			return st;
+		s->last_cand = nf >= 2;
+	}
+	s->nkeep = s->nf;
+	return csv_label_field(s, o, *header_line, lab, err);
+}
+
+/* After the last row: drops a last column that is unnamed and empty on
+ * every row; the default label (the last column) moves to the one before. */
+static rt_status csv_drop_empty_last(csv_state *s, const rt_csv_options *o, int *lab, rt_error *err)
+{
+	if (!s->last_cand || s->last_has_data)
+		return RT_OK;
+	if (*lab == s->nf - 1) {
+		if (o->label || o->label_index != -1)
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected values in the label column (column %d), got an empty field on every row",
+			               s->path, s->empty_line, s->empty_col, s->nf);
+		*lab = s->nf - 2;
+	}
+	s->nkeep = s->nf - 1;
 	return RT_OK;
 }
 
@@ -456,25 +588,11 @@ rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out
 			line += 3;   /* a UTF-8 byte order mark */
 			len -= 3;
 		}
-		if (len == 0 || (rt_data_blank(line[0]) && is_blank_line(line, len)))
+		if (len == 0 || ((rt_data_blank(line[0]) || line[0] == s.delim) && is_empty_row(line, len, s.delim)))
 			continue;
 		nlines++;
 		if (s.nf == 0) {
-			if (o.header) {
-				header_line = s.rd.line;
-				if ((st = csv_header(&s, line, len, err)))
-					goto fail;
-			} else {
-				long nf = csv_count(line, line + len, s.delim);
-				if (nf > RT_DATA_MAX_COLS) {
-					st = rt_fail(err, RT_ERR_INPUT, "%s:%ld: %ld columns, more than the limit of %d (RT_DATA_MAX_COLS)",
-					             path, s.rd.line, nf, RT_DATA_MAX_COLS);
-					goto fail;
-				}
-				if ((st = csv_setup(&s, (int)nf, err)))
-					goto fail;
-			}
-			if ((st = csv_label_field(&s, &o, header_line, &lab, err)))
+			if ((st = csv_first_line(&s, &o, line, len, &header_line, &lab, err)))
 				goto fail;
 			if (o.header)
 				continue;
@@ -491,14 +609,7 @@ rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out
 		st = rt_fail(err, RT_ERR_INPUT, "%s: expected data rows after the header, got none", path);
 		goto fail;
 	}
-	if (!o.header) {
-		/* No header: inputs are x1..xn (made in csv_build), the label "label". */
-		for (int f = 0; f < s.nf; f++) {
-			free(s.names[f]);
-			s.names[f] = NULL;
-		}
-	}
-	if ((st = csv_build(&s, lab, out, err)))
+	if ((st = csv_drop_empty_last(&s, &o, &lab, err)) || (st = csv_build(&s, lab, out, err)))
 		goto fail;
 	snprintf(out->path, sizeof out->path, "%s", path);
 	csv_state_free(&s);

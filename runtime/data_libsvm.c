@@ -4,7 +4,11 @@
  * The non-zeros are collected in one pass, then scattered into a zeroed
  * column-major matrix whose width is the largest index seen (or the width
  * asked for), or packed into row pointers, columns and values. Indices are
- * 1-based and must ascend within a line, as LIBSVM itself requires. Labels
+ * 1-based and must ascend within a line, as LIBSVM itself requires (a
+ * repeated, zero or negative index is an error naming file:line:column).
+ * Fields are separated by any run of spaces and tabs; '#' starts a comment
+ * that runs to the end of the line (SVMlight's "# info"); blank lines and
+ * CRLF are fine; labels are any number (+1, 1, 1.0, -1, 1e0). Labels
  * and values must be finite: nan, inf and values that overflow a float are
  * "expected a finite number" errors (LIBSVM has no missing values: leave the
  * entry out, which means 0). */
@@ -62,12 +66,63 @@ static size_t token_len(const char *p, const char *end)
 	return (size_t)(q - p);
 }
 
+/* One "index:value" token p[0..n) at column col, after index prev on the
+ * line: the 1-based index into *idx and the value into *v. */
+static rt_status svm_entry_parse(const svm_state *s, const char *path, const char *line, const char *p,
+                                 size_t n, int nfeatures, long prev, long *idx, float *v, rt_error *err)
+{
+	const char *colon = memchr(p, ':', n), *d;
+	size_t col = (size_t)(p - line) + 1, vlen;
+	char q[64];
+
+	*idx = 0;
+	if (!colon || colon == p)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value, got '%s'",
+		               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+	if (*p == '-' || *p == '+')
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index of 1 or more (indices are 1-based), got '%s'",
+		               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+	for (d = p; d < colon; d++) {
+		if (*d < '0' || *d > '9')
+			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value with a whole-number index, got '%s'",
+			               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+		if (*idx <= s->maxcols)
+			*idx = *idx * 10 + (*d - '0');
+	}
+	if (*idx == 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index of 1 or more (indices are 1-based), got '%s'",
+		               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
+	if (*idx <= prev)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index above %ld (indices must ascend), got '%s'%s",
+		               path, s->rd.line, col, prev, rt_data_quote(q, sizeof q, p, n),
+		               *idx == prev ? " (a repeated index)" : "");
+	if (*idx > s->maxcols)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: index '%.*s' is above the limit of %ld columns (%s)",
+		               path, s->rd.line, col, (int)(colon - p), p, s->maxcols, s->maxname);
+	if (nfeatures > 0 && *idx > nfeatures)
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index from 1 to %d (the features asked for), got '%s'",
+		               path, s->rd.line, col, nfeatures, rt_data_quote(q, sizeof q, p, n));
+	colon++;
+	vlen = n - (size_t)(colon - p);
+	if (!rt_data_parse_float(colon, vlen, v))
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number after '%.*s:', got '%s'",
+		               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
+		               rt_data_quote(q, sizeof q, colon, vlen));
+	if (!isfinite(*v))
+		return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number after '%.*s:', got '%s'",
+		               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
+		               rt_data_quote(q, sizeof q, colon, vlen));
+	return RT_OK;
+}
+
+/* One data line (comment already cut off): the label, then the entries. */
 static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len, int nfeatures, rt_error *err)
 {
 	char *p = line, *end = line + len, q[64];
 	size_t n;
-	long prev = 0;
+	long prev = 0, idx;
 	float v;
+	rt_status st;
 
 	while (p < end && rt_data_blank(*p))
 		p++;
@@ -85,48 +140,13 @@ static rt_status svm_line(svm_state *s, const char *path, char *line, size_t len
 		return rt_fail(err, RT_ERR_INPUT, "%s:%ld: too many rows", path, s->rd.line);
 	s->labels[s->nrows] = v;
 	for (p += n;;) {
-		const char *colon, *d;
-		long idx = 0;
-		size_t col;
-
 		while (p < end && rt_data_blank(*p))
 			p++;
 		if (p == end)
 			break;
-		col = (size_t)(p - line) + 1;
 		n = token_len(p, end);
-		colon = memchr(p, ':', n);
-		if (!colon || colon == p)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value, got '%s'",
-			               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
-		for (d = p; d < colon; d++) {
-			if (*d < '0' || *d > '9')
-				return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected index:value with a whole-number index, got '%s'",
-				               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
-			if (idx <= s->maxcols)
-				idx = idx * 10 + (*d - '0');
-		}
-		if (idx == 0)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index of 1 or more (indices are 1-based), got '%s'",
-			               path, s->rd.line, col, rt_data_quote(q, sizeof q, p, n));
-		if (idx <= prev)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index above %ld (indices must ascend), got '%s'",
-			               path, s->rd.line, col, prev, rt_data_quote(q, sizeof q, p, n));
-		if (idx > s->maxcols)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: index '%.*s' is above the limit of %ld columns (%s)",
-			               path, s->rd.line, col, (int)(colon - p), p, s->maxcols, s->maxname);
-		if (nfeatures > 0 && idx > nfeatures)
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected an index from 1 to %d (the features asked for), got '%s'",
-			               path, s->rd.line, col, nfeatures, rt_data_quote(q, sizeof q, p, n));
-		colon++;
-		if (!rt_data_parse_float(colon, n - (size_t)(colon - p), &v))
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number after '%.*s:', got '%s'",
-			               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
-			               rt_data_quote(q, sizeof q, colon, n - (size_t)(colon - p)));
-		if (!isfinite(v))
-			return rt_fail(err, RT_ERR_INPUT, "%s:%ld:%zu: expected a finite number after '%.*s:', got '%s'",
-			               path, s->rd.line, (size_t)(colon - line) + 1, (int)(colon - 1 - p), p,
-			               rt_data_quote(q, sizeof q, colon, n - (size_t)(colon - p)));
+		if ((st = svm_entry_parse(s, path, line, p, n, nfeatures, prev, &idx, &v, err)))
+			return st;
 		if (s->nent == s->ent_cap &&
 		    grow((void **)&s->ent, &s->ent_cap, sizeof *s->ent, 4096, err))
 			return RT_ERR_SYSTEM;
@@ -156,11 +176,16 @@ static rt_status read_entries(svm_state *s, const char *path, int nfeatures, rt_
 			return st;
 		if (!line)
 			break;
+		char *hash = memchr(line, '#', len);
 		size_t i = 0;
+		if (hash) {
+			*hash = '\0';   /* a comment runs to the end of the line */
+			len = (size_t)(hash - line);
+		}
 		while (i < len && rt_data_blank(line[i]))
 			i++;
-		if (i == len || line[i] == '#')
-			continue;   /* blank lines and comments */
+		if (i == len)
+			continue;   /* blank lines and comment lines */
 		if ((st = svm_line(s, path, line, len, nfeatures, err)))
 			return st;
 	}

@@ -17,6 +17,12 @@
  *
  * The loader reads the specification part (KEY : value lines), then the data
  * sections, each of which ends after exactly as many items as it must have.
+ * Files in the wild are read as LKH and Concorde read them: keys, section
+ * names, EOF and the values of TYPE and the *_TYPE / *_FORMAT keys in any
+ * case; "KEY:value", "KEY : value" and "KEY :value" alike; a value is its
+ * first blank-separated token, so "TYPE: TSP (M.~Hofmeister)" is TSP (only
+ * COMMENT keeps its whole text); blank lines, tabs, CRLF, stray '\r', a
+ * UTF-8 byte order mark, and a missing or repeated EOF are accepted.
  * Coordinates and weights must be finite: nan, inf and numbers that overflow
  * a double are "expected a finite number" errors. */
 #include <math.h>
@@ -65,15 +71,22 @@ static const tsp_layout format_layout[] = { LAY_FUNCTION, LAY_FULL, LAY_UPPER_RO
 static const char *const ctype_names[] = { "TWOD_COORDS", "THREED_COORDS", "NO_COORDS" };
 static const int ctype_dims[] = { 2, 3, 0 };
 
+/* A blank: space, tab, or a stray '\r', '\f' or '\v' (files converted
+ * twice between line-ending conventions carry them). */
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
 /* Trims blanks at both ends of s[0..*len) in place; returns the new start. */
 static char *trim(char *s, size_t *len)
 {
 	size_t n = *len;
-	while (n > 0 && rt_data_blank(*s)) {
+	while (n > 0 && blank(*s)) {
 		s++;
 		n--;
 	}
-	while (n > 0 && rt_data_blank(s[n - 1]))
+	while (n > 0 && blank(s[n - 1]))
 		n--;
 	s[n] = '\0';
 	*len = n;
@@ -99,9 +112,9 @@ static int parse_long(const char *s, size_t len, long *out)
 static size_t next_token(char **pp, char **tok)
 {
 	char *p = *pp, *q;
-	while (*p && rt_data_blank(*p))
+	while (*p && blank(*p))
 		p++;
-	for (q = p; *q && !rt_data_blank(*q); q++)
+	for (q = p; *q && !blank(*q); q++)
 		;
 	*tok = p;
 	*pp = q;
@@ -121,23 +134,46 @@ static int split_key(char *line, size_t len, char **key, size_t *klen, char **va
 	return 1;
 }
 
+/* Cuts a value to its first blank-separated token in place, as LKH and
+ * Concorde read it: "TSP (M.~Hofmeister)" is TSP, "280 (a280)" is 280. */
+static char *first_token(char *val, size_t *vlen)
+{
+	size_t k = 0;
+	while (k < *vlen && !blank(val[k]))
+		k++;
+	val[k] = '\0';
+	*vlen = k;
+	return val;
+}
+
+/* Skips a UTF-8 byte order mark at the start of line 1 (editors on Windows
+ * write one); returns the line without it. */
+static char *skip_bom(char *line, size_t *len, long lineno)
+{
+	if (lineno == 1 && *len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+		*len -= 3;
+		return line + 3;
+	}
+	return line;
+}
+
 /* Length of the section name if the trimmed line is one ("X_SECTION",
  * optionally followed by ':'), else 0. */
 static size_t section_len(const char *line, size_t len)
 {
 	size_t k = len;
-	while (k > 0 && (line[k - 1] == ':' || rt_data_blank(line[k - 1])))
+	while (k > 0 && (line[k - 1] == ':' || blank(line[k - 1])))
 		k--;
-	if (k > 8 && !memcmp(line + k - 8, "_SECTION", 8) && !memchr(line, ':', k))
+	if (k > 8 && !strncasecmp(line + k - 8, "_SECTION", 8) && !memchr(line, ':', k))
 		return k;
 	return 0;
 }
 
-/* Index of val in names[0..n), or -1. */
+/* Index of val in names[0..n) in any case, or -1. */
 static int lookup(const char *const *names, int n, const char *val)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(val, names[i]))
+		if (!strcasecmp(val, names[i]))
 			return i;
 	return -1;
 }
@@ -204,38 +240,54 @@ static rt_status key_choice(tsp_loader *L, int *slot, const char *key, const cha
 	               L->path, L->rd.line, key, rt_data_quote(q, sizeof q, val, vlen), list);
 }
 
+/* The specification keys, in any case; values are read up to their first
+ * blank except COMMENT's. The last three are read and ignored. */
+enum { K_NAME, K_TYPE, K_COMMENT, K_DIMENSION, K_EWT, K_EWF, K_NCT, K_CAPACITY, K_EDF, K_DDT };
+static const char *const key_names[] = { "NAME", "TYPE", "COMMENT", "DIMENSION", "EDGE_WEIGHT_TYPE",
+	                                 "EDGE_WEIGHT_FORMAT", "NODE_COORD_TYPE", "CAPACITY",
+	                                 "EDGE_DATA_FORMAT", "DISPLAY_DATA_TYPE" };
+
 /* One "KEY : value" line of the specification part (raw: the untrimmed line). */
 static rt_status tsp_key(tsp_loader *L, char *raw, char *line, size_t len)
 {
 	char *key, *val, q[64];
 	size_t klen, vlen;
 	long n;
+	int k;
 
 	if (!split_key(line, len, &key, &klen, &val, &vlen))
 		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected 'KEY : value' or a section name, got '%s'",
 		               L->path, L->rd.line, (size_t)(line - raw) + 1, rt_data_quote(q, sizeof q, line, len));
-	if (!strcmp(key, "NAME")) {
+	k = lookup(key_names, COUNT(key_names), key);
+	if (k < 0)
+		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a TSPLIB key (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE, ...), got '%s'",
+		               L->path, L->rd.line, (size_t)(key - raw) + 1, rt_data_quote(q, sizeof q, key, klen));
+	if (k != K_COMMENT)
+		val = first_token(val, &vlen);
+	switch (k) {
+	case K_NAME:
 		snprintf(L->t->name, sizeof L->t->name, "%s", val);
-	} else if (!strcmp(key, "TYPE")) {
-		if (strcmp(val, "TSP") != 0)
+		break;
+	case K_TYPE:
+		if (strcasecmp(val, "TSP") != 0)
 			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: TYPE %s is not supported (only TSP, the symmetric travelling salesman problem)",
 			               L->path, L->rd.line, rt_data_quote(q, sizeof q, val, vlen));
-	} else if (!strcmp(key, "DIMENSION")) {
+		break;
+	case K_DIMENSION:
 		if (!parse_long(val, vlen, &n) || n < 1 || n > RT_TSP_MAX_CITIES)
 			return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number of cities from 1 to %d, got '%s'",
 			               L->path, L->rd.line, (size_t)(val - raw) + 1, RT_TSP_MAX_CITIES,
 			               rt_data_quote(q, sizeof q, val, vlen));
 		L->dim = n;
-	} else if (!strcmp(key, "EDGE_WEIGHT_TYPE")) {
-		return key_choice(L, &L->metric, key, metric_names, COUNT(metric_names), val, vlen);
-	} else if (!strcmp(key, "EDGE_WEIGHT_FORMAT")) {
-		return key_choice(L, &L->format, key, format_names, COUNT(format_names), val, vlen);
-	} else if (!strcmp(key, "NODE_COORD_TYPE")) {
-		return key_choice(L, &L->ctype, key, ctype_names, COUNT(ctype_names), val, vlen);
-	} else if (strcmp(key, "COMMENT") && strcmp(key, "CAPACITY") && strcmp(key, "EDGE_DATA_FORMAT") &&
-	           strcmp(key, "DISPLAY_DATA_TYPE")) {
-		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a TSPLIB key (NAME, TYPE, COMMENT, DIMENSION, EDGE_WEIGHT_TYPE, ...), got '%s'",
-		               L->path, L->rd.line, (size_t)(key - raw) + 1, rt_data_quote(q, sizeof q, key, klen));
+		break;
+	case K_EWT:
+		return key_choice(L, &L->metric, key_names[k], metric_names, COUNT(metric_names), val, vlen);
+	case K_EWF:
+		return key_choice(L, &L->format, key_names[k], format_names, COUNT(format_names), val, vlen);
+	case K_NCT:
+		return key_choice(L, &L->ctype, key_names[k], ctype_names, COUNT(ctype_names), val, vlen);
+	default:
+		break;
 	}
 	return RT_OK;
 }
@@ -326,10 +378,11 @@ static rt_status weights_begin(tsp_loader *L)
 /* A section that rt_tsp_load does not read. */
 static rt_status section_unsupported(tsp_loader *L, const char *name)
 {
-	if (!strcmp(name, "TOUR_SECTION") || !strcmp(name, "FIXED_EDGES_SECTION"))
+	int tour = !strcasecmp(name, "TOUR_SECTION");
+	if (tour || !strcasecmp(name, "FIXED_EDGES_SECTION"))
 		return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: %s in a TSP instance is not supported (%s)",
 		               L->path, L->rd.line, name,
-		               name[0] == 'T' ? "a tour belongs in a .tour file, read by rt_tsp_tour_read" : "no edges can be fixed");
+		               tour ? "a tour belongs in a .tour file, read by rt_tsp_tour_read" : "no edges can be fixed");
 	return rt_fail(L->err, RT_ERR_INPUT, "%s:%ld: %s is not supported (only NODE_COORD_SECTION, EDGE_WEIGHT_SECTION and DISPLAY_DATA_SECTION)",
 	               L->path, L->rd.line, name);
 }
@@ -513,17 +566,17 @@ static rt_status load_lines(tsp_loader *L)
 			return st;
 		if (!line)
 			return RT_OK;
-		raw = line;         /* columns in messages count from here */
+		raw = line = skip_bom(line, &len, L->rd.line);   /* columns in messages count from here */
 		line = trim(line, &len);
 		if (len == 0)
 			continue;
 		L->nlines++;
 		klen = section_len(line, len);
 		if (L->sec != SEC_NONE && L->done < L->want) {
-			if (!strcmp(line, "EOF") || klen)
+			if (!strcasecmp(line, "EOF") || klen)
 				return too_few(L);
 			st = L->sec == SEC_WEIGHTS ? weights_line(L, raw) : node_line(L, raw);
-		} else if (!strcmp(line, "EOF")) {
+		} else if (!strcasecmp(line, "EOF")) {
 			return RT_OK;
 		} else if (klen) {
 			line[klen] = '\0';
@@ -746,7 +799,7 @@ rt_status rt_tsp_optimal(const char *path, const char *name, long *out, rt_error
 			for (p = val; *p >= '0' && *p <= '9'; p++)
 				;
 		/* "name : length", optionally followed by a note such as "(CEIL_2D)". */
-		if (!kv || klen == 0 || p == val || (*p && !rt_data_blank(*p)) ||
+		if (!kv || klen == 0 || p == val || (*p && !blank(*p)) ||
 		    !parse_long(val, (size_t)(p - val), &v)) {
 			st = rt_fail(err, RT_ERR_INPUT, "%s:%ld:1: expected 'name : length', got '%s'",
 			             path, rd.line, rt_data_quote(q, sizeof q, line, len));
@@ -855,10 +908,12 @@ static rt_status tour_key(tour_reader *R, char *raw, char *line, size_t len)
 	if (!split_key(line, len, &key, &klen, &val, &vlen))
 		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected 'KEY : value' or TOUR_SECTION, got '%s'",
 		               R->path, R->rd.line, (size_t)(line - raw) + 1, rt_data_quote(q, sizeof q, line, len));
-	if (!strcmp(key, "TYPE") && strcmp(val, "TOUR") != 0)
+	if (strcasecmp(key, "COMMENT") != 0)
+		val = first_token(val, &vlen);
+	if (!strcasecmp(key, "TYPE") && strcasecmp(val, "TOUR") != 0)
 		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected TYPE TOUR, got '%s'",
 		               R->path, R->rd.line, (size_t)(val - raw) + 1, rt_data_quote(q, sizeof q, val, vlen));
-	if (!strcmp(key, "DIMENSION")) {
+	if (!strcasecmp(key, "DIMENSION")) {
 		if (!parse_long(val, vlen, &n) || n < 1 || n > RT_TSP_MAX_CITIES)
 			return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a number of cities from 1 to %d, got '%s'",
 			               R->path, R->rd.line, (size_t)(val - raw) + 1, RT_TSP_MAX_CITIES,
@@ -867,7 +922,7 @@ static rt_status tour_key(tour_reader *R, char *raw, char *line, size_t len)
 			return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected DIMENSION %d (the instance's), got %ld",
 			               R->path, R->rd.line, (size_t)(val - raw) + 1, R->n_expected, n);
 		R->dim = n;
-	} else if (strcmp(key, "NAME") && strcmp(key, "COMMENT") && strcmp(key, "TYPE")) {
+	} else if (strcasecmp(key, "NAME") && strcasecmp(key, "COMMENT") && strcasecmp(key, "TYPE")) {
 		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld:%zu: expected a tour key (NAME, TYPE, COMMENT, DIMENSION), got '%s'",
 		               R->path, R->rd.line, (size_t)(key - raw) + 1, rt_data_quote(q, sizeof q, key, klen));
 	}
@@ -877,7 +932,7 @@ static rt_status tour_key(tour_reader *R, char *raw, char *line, size_t len)
 /* A section header line of a .tour file: only TOUR_SECTION, once. */
 static rt_status tour_section(tour_reader *R, const char *name)
 {
-	if (strcmp(name, "TOUR_SECTION") != 0)
+	if (strcasecmp(name, "TOUR_SECTION") != 0)
 		return rt_fail(R->err, RT_ERR_INPUT, "%s:%ld: %s is not supported in a tour file (only TOUR_SECTION)",
 		               R->path, R->rd.line, name);
 	if (R->tour)
@@ -931,7 +986,10 @@ static rt_status tour_lines(tour_reader *R)
 	for (;;) {
 		if ((st = rt_data_next_line(&R->rd, &raw, &len, R->err)))
 			return st;
-		if (!raw || !strcmp(line = trim(raw, &len), "EOF"))
+		if (!raw)
+			return RT_OK;
+		raw = skip_bom(raw, &len, R->rd.line);
+		if (!strcasecmp(line = trim(raw, &len), "EOF"))
 			return RT_OK;
 		if (len == 0)
 			continue;

@@ -294,7 +294,7 @@ static void csv_errors(void **state)
 
 	csv_fails("nan.csv", "a,b\n1,2\n3,xyz\n", NULL, ":3:3: expected a number in column 'b', got 'xyz'");
 	csv_fails("col.csv", "a,b\n1, 2\n3,  q\n", NULL, ":3:5: expected a number in column 'b', got 'q'");
-	csv_fails("empty_field.csv", "a,b,c\n1,2,3\n4,,6\n", NULL, ":3:3: expected a number in column 'b', got ''");
+	csv_fails("empty_field.csv", "a,b,c\n1,2,3\n4,,6\n", NULL, ":3:3: expected a number in column 'b', got an empty field (missing values are not supported)");
 	csv_fails("few.csv", "a,b,c\n1,2,3\n4,5\n", NULL, ":3: expected 3 fields, got 2");
 	csv_fails("many.csv", "a,b\n1,2\n\n1,2,3,4\n", NULL, ":4: expected 2 fields, got 4");
 	csv_fails("quote.csv", "a,b\n1,\"open\n", NULL, ":2:3: expected a closing '\"', got the end of the line");
@@ -442,12 +442,12 @@ static void libsvm_errors(void **state)
 {
 	(void)state;
 	svm_fails("desc.svm", "1 3:1 2:1\n", 0, ":1:7: expected an index above 3 (indices must ascend), got '2:1'");
-	svm_fails("dup.svm", "1 1:1\n-1 2:1 2:5\n", 0, ":2:8: expected an index above 2 (indices must ascend), got '2:5'");
+	svm_fails("dup.svm", "1 1:1\n-1 2:1 2:5\n", 0, ":2:8: expected an index above 2 (indices must ascend), got '2:5' (a repeated index)");
 	svm_fails("zero.svm", "1 0:1\n", 0, ":1:3: expected an index of 1 or more (indices are 1-based), got '0:1'");
 	svm_fails("label.svm", "1 1:1\nabc 1:1\n", 0, ":2:1: expected a label (a number), got 'abc'");
 	svm_fails("value.svm", "1 12:x\n", 0, ":1:6: expected a number after '12:', got 'x'");
 	svm_fails("token.svm", "1  foo\n", 0, ":1:4: expected index:value, got 'foo'");
-	svm_fails("sign.svm", "1 -2:1\n", 0, ":1:3: expected index:value with a whole-number index, got '-2:1'");
+	svm_fails("sign.svm", "1 -2:1\n", 0, ":1:3: expected an index of 1 or more (indices are 1-based), got '-2:1'");
 	svm_fails("wide.svm", "1 5:1\n", 3, ":1:3: expected an index from 1 to 3 (the features asked for), got '5:1'");
 	svm_fails("empty.svm", "\n# nothing\n", 0, ": empty file: expected lines of 'label index:value ...'");
 }
