@@ -566,7 +566,10 @@ static int kind_command_help(const rt_kind_command *kc)
 	return rt_exit_code(st);
 }
 
-static int run_command(int argc, char **argv)
+/* Runs the command argv names; its exit status. A failure leaves its
+ * message in err (main prints it: under mpirun once for the job), or an
+ * empty message when it was reported already. */
+static int run_command(int argc, char **argv, rt_error *err)
 {
 	static const struct {
 		const char *name;
@@ -583,7 +586,6 @@ static int run_command(int argc, char **argv)
 		{"build", cmd_build, usage_build},
 	};
 	cli c;
-	rt_error err = {0};
 	rt_status st;
 	const char *name = argc > 1 ? argv[1] : "help";
 	memset(&c, 0, sizeof c);
@@ -603,26 +605,52 @@ static int run_command(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
-		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, &err);
+		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, err);
 		if (st == RT_OK)
-			st = commands[i].fn(argc - 1, argv + 1, &c, &err);
-		if (st != RT_OK)
-			print_error(&err);
+			st = commands[i].fn(argc - 1, argv + 1, &c, err);
 		return rt_exit_code(st);
 	}
 	if (find_kind_command(name)) {
 		memset(&c, 0, sizeof c);
-		st = find_kind_command(name)->fn(argc - 1, argv + 1, &c.opt, &err);
-		if (st != RT_OK)
-			print_error(&err);
+		st = find_kind_command(name)->fn(argc - 1, argv + 1, &c.opt, err);
 		return rt_exit_code(st);
 	}
-	fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
+	if (rt_comm_rank() == 0)   /* every rank has the same arguments */
+		fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
+	err->msg[0] = 0;
 	return 2;
 }
 
-/* One process, or one MPI rank of build/evoforge-mpi (comm.h): a rank that
- * fails ends the whole job with its exit status. */
+/* The end of the job, with this process's exit status `code` and, when it
+ * failed, err's message. Under mpirun the ranks first compare their ends
+ * (rt_comm_agree): when every rank ended alike (a spec error every rank
+ * finds) rank 0 alone prints the message and every rank ends cleanly with
+ * the status; when the ranks ended differently, the failed ones print
+ * their messages naming themselves (one message they share: the lowest of
+ * them alone); a failed rank whose peers do not come (they wait for it in
+ * the run's messages) ends the whole job (MPI_Abort). */
+static int end_job(int code, const rt_error *err)
+{
+	rt_error e = {0};
+	rt_comm_ends ends;
+	int rank = rt_comm_rank(), size = rt_comm_size();
+	const char *msg = code != 0 && code != RT_EXIT_INTERRUPTED ? err->msg : "";
+	if (rt_comm_agree(code, msg, &ends, &e) != RT_OK) {
+		if (*msg)
+			fprintf(stderr, "evoforge: error: rank %d of %d: %s\n", rank, size, msg);
+		fprintf(stderr, "evoforge: rank %d of %d ended (exit %d) and %s: ending the job\n",
+			rank, size, code, e.msg);
+		rt_comm_abort(code ? code : 1);
+	}
+	if (*msg && ends.same && rank == 0)
+		print_error(err);   /* every rank: the same status and message */
+	else if (*msg && !ends.same && (!ends.one_message || rank == ends.first_failed))
+		fprintf(stderr, "evoforge: error: rank %d of %d: %s\n", rank, size, msg);
+	rt_comm_end();
+	return code;
+}
+
+/* One process, or one MPI rank of build/evoforge-mpi (comm.h). */
 int main(int argc, char **argv)
 {
 	rt_error err = {0};
@@ -631,14 +659,5 @@ int main(int argc, char **argv)
 		print_error(&err);
 		return rt_exit_code(st);
 	}
-	int code = run_command(argc, argv);
-	/* a stop (SIGINT/SIGTERM to mpirun, forwarded to every rank) that the
-	 * ranks agreed on ends them all here, each with its results written */
-	if (code != 0 && code != 3 && rt_comm_size() > 1) {
-		fprintf(stderr, "evoforge: rank %d of %d failed (exit %d): ending the job\n",
-			rt_comm_rank(), rt_comm_size(), code);
-		rt_comm_abort(code);
-	}
-	rt_comm_end();
-	return code;
+	return end_job(run_command(argc, argv, &err), &err);
 }
