@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "build.h"
@@ -17,6 +18,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "plot.h"
 #include "signals.h"
 #include "smoke.h"
 #include "spec.h"
@@ -39,6 +41,8 @@ static const char usage_main[] =
 	"  export RESULT -o DIR write a run's best solution (RESULT: its result.json)\n"
 	"                       as deployable files (GP: standalone C and an evaluator)\n"
 	"  eval RESULT DATA     a run's best solution on DATA.csv, one prediction a row\n"
+	"  plot DIR [-o FILE]   a run's convergence plot (DIR: its results folder) as\n"
+	"                       DIR/convergence.png, drawn by gnuplot\n"
 	"  build SPEC -o DIR    write and build a program for SPEC alone, its kernels\n"
 	"                       compiled ahead of time (evoforge help build)\n"
 	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
@@ -167,6 +171,24 @@ static const char usage_eval[] =
 	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. mbp: a CSV whose\n"
 	"header names the network's inputs (outputs and class per row). --backend: where\n"
 	"to evaluate (auto: the GPU when one answers, else the CPU after a warning).\n";
+
+static const char usage_plot[] =
+	"usage: evoforge plot RESULT_DIR [-o FILE.png]\n"
+	"\n"
+	"Draws the convergence of the run whose results folder is RESULT_DIR (the\n"
+	"-o DIR of `evoforge run`) from RESULT_DIR/history.csv into\n"
+	"RESULT_DIR/convergence.png (-o: FILE.png instead), with gnuplot\n"
+	"(apt-get install gnuplot-nox). Per generation (aco: iteration):\n"
+	"  gp   the best and the mean fitness, and the best and the mean program size\n"
+	"       on a second axis\n"
+	"  de   the best value (f - f* when the optimum f* is known); with several\n"
+	"       problems the best of them and the mean of their best\n"
+	"  aco  the best tour so far, and the gap to the optimum in % on a second axis\n"
+	"       when result.json names the optimum (TSPLIB instances)\n"
+	"A fitness axis spanning over three decades is logarithmic. mbp and svm runs\n"
+	"write no history.csv (nothing to plot); any other history.csv: its columns\n"
+	"named best..., mean... against the first. Exit status 2 when the folder or\n"
+	"history.csv is missing or malformed (FILE:LINE) or gnuplot is not found.\n";
 
 typedef struct cli {
 	rt_options opt;
@@ -335,6 +357,29 @@ static rt_status load_spec(const char *path, cli *c, rt_spec *spec, const rt_kin
 	return st;
 }
 
+/* After a run that wrote DIR/history.csv: the command that plots it (DIR:
+ * -o, else results/NAME as the kinds name it: [problem] name, else gp the
+ * spec file's stem, the others their kind). */
+static void say_plot(rt_spec *spec, const rt_kind *kind, const rt_options *opt)
+{
+	char dir[RT_PATH_MAX], stem[RT_PATH_MAX], hist[RT_PATH_MAX + 16];
+	const rt_spec_entry *e = rt_spec_find(spec, "problem", "name");
+	const char *name = kind->name, *base = strrchr(spec->path, '/');
+	rt_error err;
+	snprintf(stem, sizeof stem, "%s", base ? base + 1 : spec->path);
+	if (strrchr(stem, '.') && strrchr(stem, '.') != stem)
+		*strrchr(stem, '.') = 0;
+	if (e)
+		name = e->value;
+	else if (!strcmp(kind->name, "gp"))
+		name = stem;
+	if ((opt->outdir ? rt_format(dir, sizeof dir, &err, "%s", opt->outdir)
+			 : rt_format(dir, sizeof dir, &err, "results/%s", name)) ||
+	    rt_format(hist, sizeof hist, &err, "%s/history.csv", dir) || access(hist, F_OK) != 0)
+		return;
+	rt_info("plot: evoforge plot %s", dir);
+}
+
 static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 {
 	rt_spec spec;
@@ -352,6 +397,8 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 		st = rt_tune_apply(kind, &spec, &c->opt, err);
 	if (st == RT_OK)
 		st = rt_kind_run(kind, &spec, &c->opt, err);
+	if (st == RT_OK)
+		say_plot(&spec, kind, &c->opt);
 	rt_spec_free(&spec);
 	return st;
 }
@@ -527,6 +574,21 @@ static rt_status cmd_eval(int argc, char **argv, cli *c, rt_error *err)
 	return rt_eval(argv[optind], argv[optind + 1], c->opt.outdir, &c->opt, err);
 }
 
+static rt_status cmd_plot(int argc, char **argv, cli *c, rt_error *err)
+{
+	if (c->help)
+		return (fputs(usage_plot, stdout), RT_OK);
+	if (argc - optind != 1)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "plot: expected RESULT_DIR (see evoforge help plot)");
+	rt_status st = rt_plot_convergence(argv[optind], c->opt.outdir, err);
+	if (st == RT_OK && c->opt.outdir)
+		rt_info("plot: %s", c->opt.outdir);
+	else if (st == RT_OK)
+		rt_info("plot: %s/convergence.png", argv[optind]);
+	return st;
+}
+
 /* ---- commands the kinds add (rt_kind.commands) ------------------------------- */
 
 /* The kind command called name, or NULL. */
@@ -584,6 +646,7 @@ static int run_command(int argc, char **argv, rt_error *err)
 		{"export", cmd_export, usage_export},
 		{"eval", cmd_eval, usage_eval},
 		{"build", cmd_build, usage_build},
+		{"plot", cmd_plot, usage_plot},
 	};
 	cli c;
 	rt_status st;
