@@ -1,6 +1,8 @@
 /* plot.c: `evoforge plot` (plot.h): a results folder's history.csv read
  * and checked, the kind's columns mapped to the series of a convergence
- * plot, and the gnuplot script that draws them into a PNG. */
+ * plot, and the gnuplot script that draws them into a PNG (svm: two panels,
+ * the dual objective and the violation of each one-vs-one pair; an svm
+ * grid search's folder holds grid.png instead, said). */
 #include <errno.h>
 #include <math.h>
 #include <spawn.h>
@@ -197,6 +199,10 @@ static int column(const table *t, const char *name)
 typedef struct plot {
 	const char *kind, *name;
 	double optimum;          /* result.json's; NAN: unknown */
+	double eps;              /* svm: result.json's stopping tolerance; NAN: unknown */
+	double log_span;         /* y1 is logarithmic past this ratio of its values */
+	int svm;                 /* svm: drawn by script_svm from t's columns below */
+	int c_pair, c_iter, c_obj, c_gap;
 	char xlabel[64], ylabel[128], y2label[128], title[512];
 	int nseries;
 	struct { char title[96]; double *y; int axis; } s[MAX_SERIES];
@@ -300,6 +306,44 @@ static rt_status map_aco(plot *pl, const table *t, const char *path, rt_error *e
 	return RT_OK;
 }
 
+/* mbp: epoch, train_rms[, valid_rms] or, for several networks, min_ and
+ * mean_ of each: the RMS against the epoch, logarithmic from a decade. */
+static rt_status map_mbp(plot *pl, const table *t, const char *path, rt_error *err)
+{
+	static const char *const cols[] = { "train_rms", "valid_rms", "min_train_rms",
+					    "mean_train_rms", "min_valid_rms", "mean_valid_rms" };
+	static const char *const titles[] = { "training RMS (the epoch's)", "validation RMS",
+					      "lowest training RMS of the networks",
+					      "mean training RMS", "lowest validation RMS",
+					      "mean validation RMS" };
+	for (int k = 0; k < 6; k++) {
+		int c = column(t, cols[k]);
+		rt_status st = c >= 0 ? copy_series(pl, t, c, titles[k], 1, err) : RT_OK;
+		if (st)
+			return st;
+	}
+	if (pl->nseries == 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s:1: expected a column 'train_rms' or "
+			       "'min_train_rms' (an mbp history)", path);
+	pl->log_span = 10;
+	snprintf(pl->ylabel, sizeof pl->ylabel, "RMS error (scaled targets)");
+	return RT_OK;
+}
+
+/* svm: pair, iteration, objective, gap (rows of a pair together, its
+ * iterations ascending). */
+static rt_status map_svm(plot *pl, const table *t, const char *path, rt_error *err)
+{
+	static const char *const need[] = { "pair", "iteration", "objective", "gap" };
+	int *c[] = { &pl->c_pair, &pl->c_iter, &pl->c_obj, &pl->c_gap };
+	for (int k = 0; k < 4; k++)
+		if ((*c[k] = column(t, need[k])) < 0)
+			return rt_fail(err, RT_ERR_INPUT, "%s:1: expected a column '%s' (an svm "
+				       "history: pair,iteration,objective,gap)", path, need[k]);
+	pl->svm = 1;
+	return RT_OK;
+}
+
 /* Any other kind: the columns named best... or mean... (or holding rms,
  * error, objective or accuracy) against the first. */
 static rt_status map_other(plot *pl, const table *t, const char *path, rt_error *err)
@@ -322,7 +366,8 @@ static rt_status map_other(plot *pl, const table *t, const char *path, rt_error 
 
 /* ---- the gnuplot script ----------------------------------------------------------- */
 
-/* Should y1 be logarithmic? Its finite values are >= 0 and span over 1000. */
+/* Should y1 be logarithmic? Its finite values are >= 0 and span over
+ * pl->log_span. */
 static int log_y1(const plot *pl, long nrows)
 {
 	double lo = INFINITY, hi = 0;
@@ -336,7 +381,7 @@ static int log_y1(const plot *pl, long nrows)
 			if (y > 0)
 				lo = fmin(lo, y), hi = fmax(hi, y);
 		}
-	return hi > 0 && hi / lo > 1000;
+	return hi > 0 && hi / lo > pl->log_span;
 }
 
 /* The settings: terminal, output, title, axes. */
@@ -360,6 +405,8 @@ static void script_head(rt_buf *b, const plot *pl, const char *out, int logy)
 		rt_plot_quote(b, pl->y2label);
 		rt_buf_puts(b, "\nset y2tics\n");
 	}
+	if (logy && pl->log_span < 1000)   /* a few decades: every decade labelled */
+		rt_buf_puts(b, "set mytics 10\n");
 	if (pl->gap)   /* y2 shows y1 as the gap to the optimum */
 		rt_buf_printf(b, "set link y2 via (y - %.17g) / %.17g * 100 inverse %.17g * (1 + y / "
 			      "100)\nset format y2 '%%.1f%%%%'\n", pl->optimum, pl->optimum, pl->optimum);
@@ -392,6 +439,63 @@ static void script(rt_buf *b, const plot *pl, const table *t, const char *out)
 	rt_buf_puts(b, "\n");
 }
 
+/* The svm panel of column c for every pair's rows (a block each): its
+ * values over 0 only when logy. */
+static void svm_panel(rt_buf *b, const plot *pl, const table *t, int c, int logy, long npairs)
+{
+	rt_buf_printf(b, "$p%d << EOD\n", c);
+	for (long r = 0; r < t->nrows; r++) {
+		const double *row = t->v + r * t->ncols;
+		double y = row[c];
+		if (r > 0 && row[pl->c_pair] != row[pl->c_pair - t->ncols])
+			rt_buf_puts(b, "\n\n");
+		if (isfinite(y) && !(logy && y <= 0))
+			rt_buf_printf(b, "%.17g %.17g\n", row[pl->c_iter], y);
+		else
+			rt_buf_printf(b, "%.17g NaN\n", row[pl->c_iter]);
+	}
+	rt_buf_puts(b, "EOD\nplot ");
+	for (long q = 0, r = 0; q < npairs; q++) {
+		rt_buf_printf(b, "%s$p%d index %ld using 1:2 with lines linewidth 2 ", q ? ", " : "", c, q);
+		if (npairs == 1) {
+			rt_buf_puts(b, logy ? "title 'violation m(α) − M(α)'" : "title 'dual objective'");
+		} else if (npairs <= 10) {
+			rt_buf_printf(b, "title 'pair %.0f'", t->v[r * t->ncols + pl->c_pair]);
+		} else {
+			rt_buf_puts(b, "notitle");
+		}
+		double pair = t->v[r * t->ncols + pl->c_pair];
+		while (r < t->nrows && t->v[r * t->ncols + pl->c_pair] == pair)
+			r++;   /* to the next pair's first row */
+	}
+	if (logy && isfinite(pl->eps) && pl->eps > 0)
+		rt_buf_printf(b, ", %.17g with lines dashtype 2 linecolor 'black' title 'eps = %g "
+			      "(SMO stops below)'", pl->eps, pl->eps);
+	rt_buf_puts(b, "\n");
+}
+
+/* svm: the dual objective above, the violation (logarithmic) below. */
+static void script_svm(rt_buf *b, const plot *pl, const table *t, const char *out)
+{
+	long npairs = 1;
+	for (long r = 1; r < t->nrows; r++)
+		npairs += t->v[r * t->ncols + pl->c_pair] != t->v[(r - 1) * t->ncols + pl->c_pair];
+	rt_buf_puts(b, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		    "  set term pngcairo size 1000,800 font ',11'\n} else {\n"
+		    "  set term png size 1000,800\n}\nset output ");
+	rt_plot_quote(b, out);
+	rt_buf_puts(b, "\nset encoding utf8\nset multiplot layout 2,1 title ");
+	rt_plot_quote(b, pl->title);
+	rt_buf_printf(b, "\nset grid\nset key top right box opaque\nset xlabel 'SMO iteration'\n"
+		      "set ylabel 'dual objective ½ αᵀQα − eᵀα%s'\n",
+		      npairs > 1 ? " (each pair)" : "");
+	svm_panel(b, pl, t, pl->c_obj, 0, npairs);
+	rt_buf_printf(b, "set logscale y\nset format y '%%.0e'\nset ylabel 'violation m(α) − M(α)%s'\n",
+		      npairs > 1 ? " (each pair)" : "");
+	svm_panel(b, pl, t, pl->c_gap, 1, npairs);
+	rt_buf_puts(b, "unset multiplot\n");
+}
+
 /* ---- the command ------------------------------------------------------------------ */
 
 /* dir/result.json's kind, name and optimum when it is there (an error when it
@@ -402,6 +506,7 @@ static rt_status read_result(const char *dir, rt_jval *res, plot *pl, rt_error *
 	rt_status st;
 	const rt_jval *v;
 	pl->optimum = NAN;
+	pl->eps = NAN;
 	if ((st = rt_format(path, sizeof path, err, "%s/result.json", dir)) != RT_OK)
 		return st;
 	if (access(path, F_OK) != 0)
@@ -415,6 +520,8 @@ static rt_status read_result(const char *dir, rt_jval *res, plot *pl, rt_error *
 		pl->name = v->str;
 	if ((v = rt_jget(res, "optimum")) && v->type == RT_JNUMBER)
 		pl->optimum = v->num;
+	if ((v = rt_jget(res, "eps")) && v->type == RT_JNUMBER)
+		pl->eps = v->num;
 	return RT_OK;
 }
 
@@ -423,7 +530,10 @@ static rt_status map_kind(plot *pl, const table *t, const char *path, rt_error *
 {
 	if (!pl->kind)
 		pl->kind = column(t, "mean_size") >= 0 ? "gp" : column(t, "best_0") >= 0 ? "de"
-			 : column(t, "best_length") >= 0 ? "aco" : "";
+			 : column(t, "best_length") >= 0 ? "aco"
+			 : column(t, "train_rms") >= 0 || column(t, "min_train_rms") >= 0 ? "mbp"
+			 : column(t, "gap") >= 0 && column(t, "pair") >= 0 ? "svm" : "";
+	pl->log_span = 1000;
 	snprintf(pl->xlabel, sizeof pl->xlabel, "%s", t->names[0]);
 	snprintf(pl->title, sizeof pl->title, "%s%s%s%s: convergence over %ld rows of history.csv",
 		 pl->name ? pl->name : "", pl->name ? " (" : "", pl->kind[0] ? pl->kind : "run",
@@ -434,6 +544,10 @@ static rt_status map_kind(plot *pl, const table *t, const char *path, rt_error *
 		return map_de(pl, t, path, err);
 	if (!strcmp(pl->kind, "aco"))
 		return map_aco(pl, t, path, err);
+	if (!strcmp(pl->kind, "mbp"))
+		return map_mbp(pl, t, path, err);
+	if (!strcmp(pl->kind, "svm"))
+		return map_svm(pl, t, path, err);
 	return map_other(pl, t, path, err);
 }
 
@@ -446,7 +560,10 @@ static rt_status draw(const plot *pl, const table *t, const char *png, rt_error 
 	if ((st = rt_format(tmp, sizeof tmp, err, "%s.tmp.%d", png, (int)getpid())) != RT_OK)
 		return st;
 	memset(&b, 0, sizeof b);
-	script(&b, pl, t, tmp);
+	if (pl->svm)
+		script_svm(&b, pl, t, tmp);
+	else
+		script(&b, pl, t, tmp);
 	st = rt_plot_run(&b, png, err);
 	rt_buf_free(&b);
 	if (st == RT_OK && rename(tmp, png) != 0)
@@ -476,9 +593,15 @@ rt_status rt_plot_convergence(const char *dir, const char *png, rt_error *err)
 		goto done;
 	if (access(hist, R_OK) != 0) {
 		int e = errno;
-		if (pl.kind && (!strcmp(pl.kind, "mbp") || !strcmp(pl.kind, "svm")))
-			st = rt_fail(err, RT_ERR_INPUT, "%s: %s: kind %s writes no history.csv: nothing "
-				     "to plot", hist, strerror(e), pl.kind);
+		if (pl.kind && !strcmp(pl.kind, "svm") && rt_jget(&res, "grid_cells"))
+			st = rt_fail(err, RT_ERR_INPUT, "%s: %s: an svm grid search writes no "
+				     "history.csv; its plot is %s/grid.png (accuracy over log2 C and "
+				     "log2 gamma, drawn by the run with gnuplot) and its cells grid.csv",
+				     hist, strerror(e), dir);
+		else if (pl.kind && !strcmp(pl.kind, "svm") && rt_jget(&res, "cv_accuracy"))
+			st = rt_fail(err, RT_ERR_INPUT, "%s: %s: an svm cross-validation writes no "
+				     "history.csv (only its accuracy, in result.json): nothing to plot",
+				     hist, strerror(e));
 		else
 			st = rt_fail(err, RT_ERR_INPUT, "%s: %s (expected the history.csv a run "
 				     "writes)", hist, strerror(e));
