@@ -304,8 +304,8 @@ static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *
 			"(%.0f epochs/min) on %s [%s]", best, ev[best].train_rms, valid, acc,
 			out->epochs, out->seconds, out->seconds > 0 ? 60.0 * out->epochs / out->seconds : 0,
 			out->device, out->detail);
-		rt_info("mbp: wrote %s/result.json, network.net, predictions.csv%s", dir,
-			job->hist ? " and history.csv" : "");
+		rt_info("mbp: wrote %s/result.json, network.net and predictions.csv%s", dir,
+			job->hist ? "; the RMS per epoch: history.csv" : "");
 	}
 	free(ev);
 	return st;
