@@ -17,6 +17,23 @@ void rt_comm_end(void);
 /* Ends every process of the job at once with exit status `status` (after a
  * failure on this one; MPI_Abort). One process: exit(status). */
 void rt_comm_abort(int status);
+/* How the ranks of a job ended (rt_comm_agree). */
+typedef struct rt_comm_ends {
+	int same;           /* every rank has the same status and message */
+	int one_message;    /* the ranks that failed (status not 0) have the same message */
+	int first_failed;   /* the lowest of them (-1: none) */
+} rt_comm_ends;
+/* The end of a job: every rank passes its exit status and its error message
+ * ("" when none) and learns how all ended (one process: its own). The ranks
+ * compare them on a communicator of their own, so it does not matter which
+ * of the run's messages a rank left behind. A rank whose status is not 0
+ * waits at most RT_COMM_AGREE_WAIT_S seconds for the others (which may be
+ * waiting for it in the run's messages) and then returns RT_ERR_SYSTEM:
+ * the caller ends the job with rt_comm_abort. */
+#if !defined(RT_COMM_AGREE_WAIT_S)
+#define RT_COMM_AGREE_WAIT_S 10.0
+#endif
+rt_status rt_comm_agree(int status, const char *msg, rt_comm_ends *ends, rt_error *err);
 
 int rt_comm_rank(void);        /* 0 .. size-1 */
 int rt_comm_size(void);        /* processes in the job */

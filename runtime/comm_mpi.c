@@ -3,7 +3,9 @@
  * comm_single.c instead). Errors of MPI calls are returned, not aborted on:
  * MPI_COMM_WORLD gets MPI_ERRORS_RETURN. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -11,7 +13,8 @@
 
 static struct {
 	int rank, size, local_rank, local_size, started;
-} comm = { 0, 1, 0, 0 };
+	MPI_Comm agree;   /* rt_comm_agree's, apart from the run's messages */
+} comm = { 0, 1, 0, 0, 0, MPI_COMM_NULL };
 
 static rt_status mpi_check(int rc, const char *what, rt_error *err)
 {
@@ -43,14 +46,77 @@ rt_status rt_comm_start(int *argc, char ***argv, rt_error *err)
 	if (!st)
 		st = mpi_check(MPI_Comm_size(local, &comm.local_size), "MPI_Comm_size (host)", err);
 	MPI_Comm_free(&local);
+	if (!st)
+		st = mpi_check(MPI_Comm_dup(MPI_COMM_WORLD, &comm.agree), "MPI_Comm_dup", err);
 	return st;
 }
 
 void rt_comm_end(void)
 {
+	if (comm.agree != MPI_COMM_NULL)
+		MPI_Comm_free(&comm.agree);
 	if (comm.started)
 		MPI_Finalize();
 	comm.started = 0;
+}
+
+/* FNV-1a of s, in 31 bits (a message compared over the ranks). */
+static int text_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return (int)(h & 0x7fffffff);
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Waits for req; a rank that failed (status not 0) for RT_COMM_AGREE_WAIT_S at most. */
+static rt_status agree_wait(MPI_Request *req, int status, rt_error *err)
+{
+	const struct timespec pause = { 0, 1000000 };
+	double deadline = seconds() + RT_COMM_AGREE_WAIT_S;
+	int done = 0;
+	rt_status st;
+	for (;;) {
+		if ((st = mpi_check(MPI_Test(req, &done, MPI_STATUS_IGNORE), "MPI_Test", err)))
+			return st;
+		if (done)
+			return RT_OK;
+		if (status != 0 && seconds() > deadline)
+			return rt_fail(err, RT_ERR_SYSTEM, "the other ranks did not end within %g s "
+				       "(they wait for this one)", RT_COMM_AGREE_WAIT_S);
+		nanosleep(&pause, NULL);
+	}
+}
+
+rt_status rt_comm_agree(int status, const char *msg, rt_comm_ends *ends, rt_error *err)
+{
+	/* maxima over the ranks: of x and -x, equal but for the sign when every
+	 * rank has the same x; a rank that did not fail gives the hashes and its
+	 * rank INT_MIN, below any other */
+	int h = text_hash(msg), failed = status != 0;
+	int v[5] = { status, -status, failed ? h : INT_MIN, failed ? -h : INT_MIN,
+		     failed ? -comm.rank : INT_MIN };
+	MPI_Request req;
+	rt_status st;
+	ends->same = ends->one_message = 1;
+	ends->first_failed = failed ? comm.rank : -1;
+	if (!comm.started || comm.size == 1 || comm.agree == MPI_COMM_NULL)
+		return RT_OK;
+	if ((st = mpi_check(MPI_Iallreduce(MPI_IN_PLACE, v, 5, MPI_INT, MPI_MAX, comm.agree, &req),
+			    "MPI_Iallreduce (the end of the job)", err)) ||
+	    (st = agree_wait(&req, status, err)))
+		return st;
+	ends->one_message = v[2] == INT_MIN || v[2] == -v[3];
+	ends->same = v[0] == -v[1] && ends->one_message;
+	ends->first_failed = v[4] == INT_MIN ? -1 : -v[4];
+	return RT_OK;
 }
 
 void rt_comm_abort(int status)

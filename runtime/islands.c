@@ -18,6 +18,8 @@
  * for the topology, the island's seed for its picks); the migration number
  * is the low half. */
 enum { DRAW_TOPOLOGY = 1, DRAW_EMIGRANTS = 2, DRAW_PLACES = 3 };
+/* [islands]'s defaults (topology ring, emigrants best, replace worst: 0) */
+enum { ISLANDS_INTERVAL = 10, ISLANDS_MIGRANTS = 2 };
 /* Tags cycle: a rank never runs more than one migration ahead of its sources. */
 #define TAG_CYCLE 30000
 
@@ -59,8 +61,10 @@ rt_status rt_islands_read(rt_islands_cfg *c, rt_spec *spec, rt_error *err)
 		return RT_OK;
 	c->on = 1;
 	rt_status st;
-	if ((st = rt_spec_int(spec, "islands", "interval", 10, 1, 1000000000L, &interval, err)) ||
-	    (st = rt_spec_int(spec, "islands", "migrants", 2, 1, 1000000, &migrants, err)) ||
+	if ((st = rt_spec_int(spec, "islands", "interval", ISLANDS_INTERVAL, 1, 1000000000L,
+			      &interval, err)) ||
+	    (st = rt_spec_int(spec, "islands", "migrants", ISLANDS_MIGRANTS, 1, 1000000, &migrants,
+			      err)) ||
 	    (st = rt_spec_enum(spec, "islands", "topology", topology_names, RT_TOPOLOGY_RING,
 			       &c->topology, err)) ||
 	    (st = rt_spec_enum(spec, "islands", "emigrants", emigrant_names, RT_EMIGRANTS_BEST,
@@ -85,14 +89,31 @@ void rt_islands_json(rt_json *j, const rt_islands_cfg *c)
 	rt_json_end_object(j);
 }
 
-rt_status rt_islands_required(const char *kind, const rt_islands_cfg *c, const char *spec_path,
+rt_status rt_islands_required(const char *kind, rt_islands_cfg *c, const char *spec_path,
 			      rt_error *err)
 {
+	(void)err;
 	if (c->on || rt_comm_size() == 1)
 		return RT_OK;
-	return rt_fail(err, RT_ERR_INPUT, "%s: kind %s runs on %d MPI ranks as islands: expected an "
-		       "[islands] section (interval, migrants, topology, emigrants, replace; "
-		       "see README \"Several processes: MPI\")", spec_path, kind, rt_comm_size());
+	memset(c, 0, sizeof *c);
+	c->on = 1;
+	c->interval = ISLANDS_INTERVAL;
+	c->migrants = ISLANDS_MIGRANTS;   /* ring, best, worst: 0 */
+	if (rt_comm_rank() != 0)
+		return RT_OK;
+	if (!strcmp(kind, "aco"))   /* its islands send their best-so-far tour */
+		fprintf(stderr, "evoforge: note: %s: kind aco on %d MPI ranks without an [islands] "
+			"section: %d islands with the defaults interval %ld, topology %s (add "
+			"[islands] to choose)\n", spec_path, rt_comm_size(), rt_comm_size(),
+			c->interval, topology_names[c->topology]);
+	else
+		fprintf(stderr, "evoforge: note: %s: kind %s on %d MPI ranks without an [islands] "
+			"section: %d islands with the defaults interval %ld, migrants %d, topology "
+			"%s, emigrants %s, replace %s (add [islands] to choose)\n", spec_path, kind,
+			rt_comm_size(), rt_comm_size(), c->interval, c->migrants,
+			topology_names[c->topology], emigrant_names[c->emigrants],
+			replace_names[c->replace]);
+	return RT_OK;
 }
 
 /* splitmix64's finaliser: the island number spread over the key's bits. */

@@ -44,9 +44,10 @@ typedef struct rt_islands_cfg {
 rt_status rt_islands_read(rt_islands_cfg *c, rt_spec *spec, rt_error *err);
 /* The "islands" object of result.json: the settings and the number of islands. */
 void rt_islands_json(rt_json *j, const rt_islands_cfg *c);
-/* A kind that runs on several ranks only as islands: without [islands]
- * in spec_path, several ranks are an error saying so. */
-rt_status rt_islands_required(const char *kind, const rt_islands_cfg *c, const char *spec_path,
+/* A kind that runs on several ranks only as islands (gp, aco): without
+ * [islands] in spec_path, several ranks run as islands with the defaults
+ * (c is set to them), which rank 0 names in a note on stderr. */
+rt_status rt_islands_required(const char *kind, rt_islands_cfg *c, const char *spec_path,
 			      rt_error *err);
 /* The job's seed as island `island` uses it (island 0: the seed itself). */
 uint64_t rt_islands_seed(uint64_t seed, int island);

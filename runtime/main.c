@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "build.h"
@@ -17,6 +18,7 @@
 #include "kinds.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "plot.h"
 #include "signals.h"
 #include "smoke.h"
 #include "spec.h"
@@ -40,6 +42,8 @@ static const char usage_main[] =
 	"  export RESULT -o DIR write a run's best solution (RESULT: its result.json)\n"
 	"                       as deployable files (GP: standalone C and an evaluator)\n"
 	"  eval RESULT DATA     a run's best solution on DATA.csv, one prediction a row\n"
+	"  plot DIR [-o FILE]   a run's convergence plot (DIR: its results folder) as\n"
+	"                       DIR/convergence.png, drawn by gnuplot\n"
 	"  build SPEC -o DIR    write and build a program for SPEC alone, its kernels\n"
 	"                       compiled ahead of time (evoforge help build)\n"
 	"  info [--check]       backends, GPU, NVRTC version, kernel cache (--check:\n"
@@ -168,6 +172,24 @@ static const char usage_eval[] =
 	"svm: DATA is in LIBSVM format or CSV, as for svm-predict. mbp: a CSV whose\n"
 	"header names the network's inputs (outputs and class per row). --backend: where\n"
 	"to evaluate (auto: the GPU when one answers, else the CPU after a warning).\n";
+
+static const char usage_plot[] =
+	"usage: evoforge plot RESULT_DIR [-o FILE.png]\n"
+	"\n"
+	"Draws the convergence of the run whose results folder is RESULT_DIR (the\n"
+	"-o DIR of `evoforge run`) from RESULT_DIR/history.csv into\n"
+	"RESULT_DIR/convergence.png (-o: FILE.png instead), with gnuplot\n"
+	"(apt-get install gnuplot-nox). Per generation (aco: iteration):\n"
+	"  gp   the best and the mean fitness, and the best and the mean program size\n"
+	"       on a second axis\n"
+	"  de   the best value (f - f* when the optimum f* is known); with several\n"
+	"       problems the best of them and the mean of their best\n"
+	"  aco  the best tour so far, and the gap to the optimum in % on a second axis\n"
+	"       when result.json names the optimum (TSPLIB instances)\n"
+	"A fitness axis spanning over three decades is logarithmic. mbp and svm runs\n"
+	"write no history.csv (nothing to plot); any other history.csv: its columns\n"
+	"named best..., mean... against the first. Exit status 2 when the folder or\n"
+	"history.csv is missing or malformed (FILE:LINE) or gnuplot is not found.\n";
 
 typedef struct cli {
 	rt_options opt;
@@ -336,6 +358,29 @@ static rt_status load_spec(const char *path, cli *c, rt_spec *spec, const rt_kin
 	return st;
 }
 
+/* After a run that wrote DIR/history.csv: the command that plots it (DIR:
+ * -o, else results/NAME as the kinds name it: [problem] name, else gp the
+ * spec file's stem, the others their kind). */
+static void say_plot(rt_spec *spec, const rt_kind *kind, const rt_options *opt)
+{
+	char dir[RT_PATH_MAX], stem[RT_PATH_MAX], hist[RT_PATH_MAX + 16];
+	const rt_spec_entry *e = rt_spec_find(spec, "problem", "name");
+	const char *name = kind->name, *base = strrchr(spec->path, '/');
+	rt_error err;
+	snprintf(stem, sizeof stem, "%s", base ? base + 1 : spec->path);
+	if (strrchr(stem, '.') && strrchr(stem, '.') != stem)
+		*strrchr(stem, '.') = 0;
+	if (e)
+		name = e->value;
+	else if (!strcmp(kind->name, "gp"))
+		name = stem;
+	if ((opt->outdir ? rt_format(dir, sizeof dir, &err, "%s", opt->outdir)
+			 : rt_format(dir, sizeof dir, &err, "results/%s", name)) ||
+	    rt_format(hist, sizeof hist, &err, "%s/history.csv", dir) || access(hist, F_OK) != 0)
+		return;
+	rt_info("plot: evoforge plot %s", dir);
+}
+
 static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 {
 	rt_spec spec;
@@ -354,6 +399,8 @@ static rt_status cmd_run(int argc, char **argv, cli *c, rt_error *err)
 		st = rt_tune_apply(kind, &spec, &c->opt, err);
 	if (st == RT_OK)
 		st = rt_kind_run(kind, &spec, &c->opt, err);
+	if (st == RT_OK)
+		say_plot(&spec, kind, &c->opt);
 	rt_spec_free(&spec);
 	return st;
 }
@@ -529,6 +576,21 @@ static rt_status cmd_eval(int argc, char **argv, cli *c, rt_error *err)
 	return rt_eval(argv[optind], argv[optind + 1], c->opt.outdir, &c->opt, err);
 }
 
+static rt_status cmd_plot(int argc, char **argv, cli *c, rt_error *err)
+{
+	if (c->help)
+		return (fputs(usage_plot, stdout), RT_OK);
+	if (argc - optind != 1)
+		return rt_fail(err, RT_ERR_INPUT,
+			       "plot: expected RESULT_DIR (see evoforge help plot)");
+	rt_status st = rt_plot_convergence(argv[optind], c->opt.outdir, err);
+	if (st == RT_OK && c->opt.outdir)
+		rt_info("plot: %s", c->opt.outdir);
+	else if (st == RT_OK)
+		rt_info("plot: %s/convergence.png", argv[optind]);
+	return st;
+}
+
 /* ---- commands the kinds add (rt_kind.commands) ------------------------------- */
 
 /* The kind command called name, or NULL. */
@@ -568,7 +630,10 @@ static int kind_command_help(const rt_kind_command *kc)
 	return rt_exit_code(st);
 }
 
-static int run_command(int argc, char **argv)
+/* Runs the command argv names; its exit status. A failure leaves its
+ * message in err (main prints it: under mpirun once for the job), or an
+ * empty message when it was reported already. */
+static int run_command(int argc, char **argv, rt_error *err)
 {
 	static const struct {
 		const char *name;
@@ -583,9 +648,9 @@ static int run_command(int argc, char **argv)
 		{"export", cmd_export, usage_export},
 		{"eval", cmd_eval, usage_eval},
 		{"build", cmd_build, usage_build},
+		{"plot", cmd_plot, usage_plot},
 	};
 	cli c;
-	rt_error err = {0};
 	rt_status st;
 	const char *name = argc > 1 ? argv[1] : "help";
 	memset(&c, 0, sizeof c);
@@ -605,26 +670,52 @@ static int run_command(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
-		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, &err);
+		st = parse_options(argc - 1, argv + 1, commands[i].fn == cmd_bench, &c, err);
 		if (st == RT_OK)
-			st = commands[i].fn(argc - 1, argv + 1, &c, &err);
-		if (st != RT_OK)
-			print_error(&err);
+			st = commands[i].fn(argc - 1, argv + 1, &c, err);
 		return rt_exit_code(st);
 	}
 	if (find_kind_command(name)) {
 		memset(&c, 0, sizeof c);
-		st = find_kind_command(name)->fn(argc - 1, argv + 1, &c.opt, &err);
-		if (st != RT_OK)
-			print_error(&err);
+		st = find_kind_command(name)->fn(argc - 1, argv + 1, &c.opt, err);
 		return rt_exit_code(st);
 	}
-	fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
+	if (rt_comm_rank() == 0)   /* every rank has the same arguments */
+		fprintf(stderr, "evoforge: error: unknown command '%s'\n\n%s", name, usage_main);
+	err->msg[0] = 0;
 	return 2;
 }
 
-/* One process, or one MPI rank of build/evoforge-mpi (comm.h): a rank that
- * fails ends the whole job with its exit status. */
+/* The end of the job, with this process's exit status `code` and, when it
+ * failed, err's message. Under mpirun the ranks first compare their ends
+ * (rt_comm_agree): when every rank ended alike (a spec error every rank
+ * finds) rank 0 alone prints the message and every rank ends cleanly with
+ * the status; when the ranks ended differently, the failed ones print
+ * their messages naming themselves (one message they share: the lowest of
+ * them alone); a failed rank whose peers do not come (they wait for it in
+ * the run's messages) ends the whole job (MPI_Abort). */
+static int end_job(int code, const rt_error *err)
+{
+	rt_error e = {0};
+	rt_comm_ends ends;
+	int rank = rt_comm_rank(), size = rt_comm_size();
+	const char *msg = code != 0 && code != RT_EXIT_INTERRUPTED ? err->msg : "";
+	if (rt_comm_agree(code, msg, &ends, &e) != RT_OK) {
+		if (*msg)
+			fprintf(stderr, "evoforge: error: rank %d of %d: %s\n", rank, size, msg);
+		fprintf(stderr, "evoforge: rank %d of %d ended (exit %d) and %s: ending the job\n",
+			rank, size, code, e.msg);
+		rt_comm_abort(code ? code : 1);
+	}
+	if (*msg && ends.same && rank == 0)
+		print_error(err);   /* every rank: the same status and message */
+	else if (*msg && !ends.same && (!ends.one_message || rank == ends.first_failed))
+		fprintf(stderr, "evoforge: error: rank %d of %d: %s\n", rank, size, msg);
+	rt_comm_end();
+	return code;
+}
+
+/* One process, or one MPI rank of build/evoforge-mpi (comm.h). */
 int main(int argc, char **argv)
 {
 	rt_error err = {0};
@@ -635,14 +726,5 @@ int main(int argc, char **argv)
 		print_error(&err);
 		return rt_exit_code(st);
 	}
-	int code = run_command(argc, argv);
-	/* a stop (SIGINT/SIGTERM to mpirun, forwarded to every rank) that the
-	 * ranks agreed on ends them all here, each with its results written */
-	if (code != 0 && code != 3 && rt_comm_size() > 1) {
-		fprintf(stderr, "evoforge: rank %d of %d failed (exit %d): ending the job\n",
-			rt_comm_rank(), rt_comm_size(), code);
-		rt_comm_abort(code);
-	}
-	rt_comm_end();
-	return code;
+	return end_job(run_command(argc, argv, &err), &err);
 }

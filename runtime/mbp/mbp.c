@@ -1,7 +1,8 @@
 /* mbp.c: kind `mbp`, multiple back-propagation: `evoforge run` (train one or
  * many networks on the CPU or the GPU with progress lines, then evaluate
- * them and write result.json, the best network as network.net and its
- * predictions as predictions.csv, all atomically) and `evoforge gen` (the
+ * them and write result.json, the best network as network.net, its
+ * predictions as predictions.csv and the RMS per report as history.csv, all
+ * atomically) and `evoforge gen` (the
  * generated CUDA source). The job is mbp_job.c, the data mbp_data.c, the
  * network file mbp_net.c, the backends mbp_cpu.c and mbp_gpu.c, the
  * benchmark mbp_bench.c; spread over MPI ranks by mbp_shard.c. */
@@ -252,7 +253,21 @@ static rt_status write_predictions(const mbp_job *job, const float *w, long k, c
 	return st;
 }
 
-/* Evaluates every network, writes the three files and the summary line. */
+/* history.csv, its last row from the final networks (ev: their validation RMS). */
+static rt_status write_history(const mbp_job *job, const mbp_outcome *out, const net_eval *ev,
+			       const char *dir, rt_error *err)
+{
+	double *valid = rt_malloc((size_t)job->networks * sizeof *valid, err);
+	rt_status st = valid ? RT_OK : RT_ERR_SYSTEM;
+	for (long k = 0; st == RT_OK && k < job->networks; k++)
+		valid[k] = ev[k].valid_rms;
+	if (st == RT_OK && (st = mbp_history_finish(job, out, valid, err)) == RT_OK)
+		st = mbp_history_write(job, dir, err);
+	free(valid);
+	return st;
+}
+
+/* Evaluates every network, writes the four files and the summary line. */
 static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *dir, rt_error *err)
 {
 	char path[RT_PATH_MAX + 32];
@@ -274,6 +289,8 @@ static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *
 	if ((st = write_json(job, out, ev, best, dir, err)) == RT_OK &&
 	    (st = mbp_net_write(path, &job->shape, out->w + best * nw, &job->data, err)) == RT_OK)
 		st = write_predictions(job, out->w + best * nw, best, dir, err);
+	if (st == RT_OK && job->hist)
+		st = write_history(job, out, ev, dir, err);
 	if (st == RT_OK) {
 		char acc[96] = "", valid[64] = "";
 		if (!isnan(ev[best].valid_rms))
@@ -287,7 +304,8 @@ static rt_status report(const mbp_job *job, const mbp_outcome *out, const char *
 			"(%.0f epochs/min) on %s [%s]", best, ev[best].train_rms, valid, acc,
 			out->epochs, out->seconds, out->seconds > 0 ? 60.0 * out->epochs / out->seconds : 0,
 			out->device, out->detail);
-		rt_info("mbp: wrote %s/result.json, network.net and predictions.csv", dir);
+		rt_info("mbp: wrote %s/result.json, network.net and predictions.csv%s", dir,
+			job->hist ? "; the RMS per epoch: history.csv" : "");
 	}
 	free(ev);
 	return st;
@@ -298,6 +316,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	mbp_job job;
 	mbp_outcome out;
 	mbp_ckpt ck;
+	mbp_history hist;
 	rt_backend chosen;
 	gpu_info info;
 	rt_options ranks_opt;
@@ -306,7 +325,9 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_status st;
 	memset(&out, 0, sizeof out);
 	memset(&ck, 0, sizeof ck);
+	memset(&hist, 0, sizeof hist);
 	if ((st = mbp_job_from_spec(&job, spec, opt, err)) != RT_OK ||
+	    (st = mbp_history_init(&hist, &job, err)) != RT_OK ||
 	    (st = rt_ckpt_ranks_options("mbp", RT_CKPT_RANKS_GATHERED, &opt, &ranks_opt, err)) != RT_OK ||
 	    (st = mbp_shard_job(&job, err)) != RT_OK ||
 	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
@@ -314,6 +335,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	    (st = mbp_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK)
 		goto done;
 	job.ckpt = &ck;
+	job.hist = &hist;
 	rt_info("mbp: %s: %d-%d%s%.0d-%d %s, %ld pattern(s), %s mode, %ld network(s), up to %ld "
 		"epochs, seed %llu, %s", job.name, s->ni, s->h1, s->h2 ? "-" : "", s->h2, s->no,
 		s->space ? "MBP (space network)" : "BP", job.data.n, mbp_mode_name(job.mode),
@@ -332,6 +354,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		st = report(&job, &out, dir, err);
 done:
 	mbp_ckpt_close(&ck);
+	mbp_history_free(&hist);
 	mbp_outcome_free(&out);
 	mbp_job_free(&job);
 	return st;

@@ -2,7 +2,11 @@
  * (mbp_ckpt.h). Layout: the run's epoch, networks, weights per network,
  * then the five weight arrays (w, eta, v, gp, wb; floats as this machine
  * lays them out), then per network its epochs, reached, last RMS, best RMS
- * (as doubles: exact for floats, infinity included) and restores. A job
+ * (as doubles: exact for floats, infinity included) and restores; then the
+ * history so far (history.csv's rows: HISTORY_TAG, the interval, the row
+ * count, each row's epoch and four doubles; a checkpoint written before
+ * history.csv existed ends before it and resumes with the rows from its
+ * epoch on, said in a warning). A job
  * spread over MPI ranks writes the same file: rank 0 gathers every rank's
  * networks; a resume on any number of ranks takes each rank's share. */
 #include <stdlib.h>
@@ -59,6 +63,10 @@ long mbp_block_end(const mbp_job *job, long epoch, long limit)
 {
 	long end = (epoch / job->report_every + 1) * job->report_every;
 	const mbp_ckpt *ck = job->ckpt;
+	if (job->hist) {
+		long at = (epoch / job->hist->every + 1) * job->hist->every;
+		end = at < end ? at : end;
+	}
 	if (ck && ck->plan.every > 0) {
 		long at = (epoch / ck->plan.every + 1) * ck->plan.every;
 		end = at < end ? at : end;
@@ -86,8 +94,65 @@ int mbp_ckpt_resuming(const mbp_job *job)
 	return job->ckpt && job->ckpt->plan.from.data;
 }
 
-/* Writes s, every network of the job, as the checkpoint. */
-static rt_status write_snapshot(mbp_ckpt *ck, const mbp_snapshot *s, rt_error *err)
+/* Marks the history after the networks ("HISTORY\0"). */
+#define HISTORY_TAG 0x0059524F54534948ULL
+
+static void put_history(rt_buf *b, const mbp_history *h)
+{
+	rt_ckpt_put_u64(b, HISTORY_TAG);
+	rt_ckpt_put_u64(b, (uint64_t)h->every);
+	rt_ckpt_put_u64(b, (uint64_t)h->n);
+	for (long i = 0; i < h->n; i++) {
+		const mbp_history_row *r = &h->rows[i];
+		rt_ckpt_put_u64(b, (uint64_t)r->epoch);
+		rt_ckpt_put_f64(b, r->train);
+		rt_ckpt_put_f64(b, r->train_mean);
+		rt_ckpt_put_f64(b, r->valid);
+		rt_ckpt_put_f64(b, r->valid_mean);
+	}
+}
+
+/* The history after the networks into job->hist (none: an older
+ * checkpoint, warned about); rows past the checkpoint's epoch, out of
+ * order or too many are refused. */
+static rt_status get_history(rt_ckpt *f, const mbp_job *job, long epoch, rt_error *err)
+{
+	mbp_history *h = job->hist;
+	uint64_t tag, every, n, at;
+	rt_status st;
+	if (f->pos == f->state_size) {
+		rt_warn("%s: a checkpoint without the history (written before history.csv): "
+			"history.csv starts after epoch %ld", f->path, epoch);
+		return RT_OK;
+	}
+	if ((st = rt_ckpt_get_u64(f, &tag, err)) || (st = rt_ckpt_get_u64(f, &every, err)) ||
+	    (st = rt_ckpt_get_u64(f, &n, err)))
+		return st;
+	if (tag != HISTORY_TAG || every != (uint64_t)h->every || n > MBP_HISTORY_ROWS)
+		return rt_fail(err, RT_ERR_INPUT, "%s: expected the history after the networks (a row "
+			       "every %ld epochs, at most %d), got a malformed one", f->path, h->every,
+			       MBP_HISTORY_ROWS);
+	for (uint64_t i = 0; i < n; i++) {
+		mbp_history_row r;
+		if ((st = rt_ckpt_get_u64(f, &at, err)) || (st = rt_ckpt_get_f64(f, &r.train, err)) ||
+		    (st = rt_ckpt_get_f64(f, &r.train_mean, err)) ||
+		    (st = rt_ckpt_get_f64(f, &r.valid, err)) ||
+		    (st = rt_ckpt_get_f64(f, &r.valid_mean, err)))
+			return st;
+		r.epoch = (long)at;
+		if (at > (uint64_t)epoch || (i > 0 && at <= (uint64_t)h->rows[i - 1].epoch))
+			return rt_fail(err, RT_ERR_INPUT, "%s: history row %llu at epoch %llu: expected "
+				       "epochs ascending up to the checkpoint's %ld", f->path,
+				       (unsigned long long)i + 1, (unsigned long long)at, epoch);
+		h->rows[i] = r;
+	}
+	h->n = (long)n;
+	return RT_OK;
+}
+
+/* Writes s, every network of the job, as the checkpoint (and job->hist). */
+static rt_status write_snapshot(mbp_ckpt *ck, const mbp_snapshot *s, const mbp_history *h,
+				rt_error *err)
 {
 	size_t bytes = (size_t)s->networks * (size_t)s->nweights * sizeof(float);
 	rt_buf b = {0};
@@ -107,6 +172,8 @@ static rt_status write_snapshot(mbp_ckpt *ck, const mbp_snapshot *s, rt_error *e
 		rt_ckpt_put_f64(&b, r->best_rms);
 		rt_ckpt_put_u64(&b, (uint64_t)r->restores);
 	}
+	if (h)
+		put_history(&b, h);
 	rt_status st = rt_ckpt_write(ck->plan.dir, "mbp", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
 	return st;
@@ -140,7 +207,7 @@ static rt_status save_gathered(const mbp_job *job, const mbp_snapshot *s, rt_err
 	for (int k = 0; k < SNAPSHOT_FIELDS && !st; k++)
 		st = rt_shard_gather_copy(*mine[k], each[k], whole.networks, all[k], err);
 	if (!st && rt_comm_rank() == 0)
-		st = write_snapshot(job->ckpt, &whole, err);
+		st = write_snapshot(job->ckpt, &whole, job->hist, err);
 	for (int k = 0; k < SNAPSHOT_FIELDS; k++)
 		free(*all[k]);
 	return st;
@@ -150,7 +217,7 @@ rt_status mbp_ckpt_save(const mbp_job *job, const mbp_snapshot *s, rt_error *err
 {
 	mbp_ckpt *ck = job->ckpt;
 	rt_status st = job->networks_total > 0 ? save_gathered(job, s, err)
-					       : write_snapshot(ck, s, err);
+					       : write_snapshot(ck, s, job->hist, err);
 	if (st == RT_OK) {
 		ck->plan.last = rt_now();
 		ck->saved_epoch = s->epoch;
@@ -205,6 +272,8 @@ static rt_status read_snapshot(const mbp_job *job, mbp_snapshot *s, rt_error *er
 	for (long k = 0; k < s->networks; k++)
 		if ((st = restore_result(f, job, s->epoch, &s->res[k], err)))
 			return st;
+	if (job->hist && (st = get_history(f, job, s->epoch, err)))
+		return st;
 	if (f->pos != f->state_size)
 		return rt_fail(err, RT_ERR_INPUT, "%s: %zu bytes after the state", f->path,
 			       f->state_size - f->pos);

@@ -6,7 +6,8 @@
  * to the next: the pattern order of epoch e is drawn from (seed, network,
  * e), the gradient is recomputed every epoch, so a run resumed from epoch
  * e's checkpoint goes on exactly as the uninterrupted run would have, on
- * either backend. */
+ * either backend. The checkpoint also carries history.csv's rows so far
+ * (job->hist), so the resumed run's history.csv is the uninterrupted one's. */
 #ifndef MBP_CKPT_H
 #define MBP_CKPT_H
 #include "checkpoint.h"
@@ -37,8 +38,8 @@ rt_status mbp_snapshot_alloc(mbp_snapshot *s, const mbp_job *job, rt_error *err)
 void mbp_snapshot_free(mbp_snapshot *s);
 
 /* The end of the training block that starts at epoch (of at most limit):
- * the next report (job->report_every) or checkpoint epoch, whichever is
- * first. Blocks only decide when the host looks; results do not depend on them. */
+ * the next report (job->report_every), history row (job->hist) or
+ * checkpoint epoch, whichever is first. Blocks only decide when the host looks; results do not depend on them. */
 long mbp_block_end(const mbp_job *job, long epoch, long limit);
 /* Is a progress line due at the end of a block ending at epoch? */
 int mbp_block_reports(const mbp_job *job, long epoch, long limit);

@@ -429,6 +429,13 @@ static void nets_snapshot(trainer *t, mbp_snapshot *s, int to_snapshot)
 	}
 }
 
+/* The history row of epoch: the networks as they are now, through out. */
+static rt_status add_history(const trainer *t, mbp_outcome *out, long epoch, rt_error *err)
+{
+	fill_outcome(t, out, 0);
+	return mbp_history_add(t->job, epoch, out, err);
+}
+
 /* Writes the checkpoint of the networks at epoch. */
 static rt_status save_nets(trainer *t, long epoch, rt_error *err)
 {
@@ -494,6 +501,8 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 				goto done;
 		if (progress && mbp_block_reports(job, epoch, job->epochs))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
+		if (mbp_history_due(job, epoch) && (st = add_history(&t, out, epoch, err)) != RT_OK)
+			goto done;
 		stop = rt_stop_requested();
 		if ((st = mbp_shard_agree(&alive, &stop, err)) != RT_OK)
 			goto done;

@@ -376,6 +376,18 @@ static void fill_results(const mbp_gpu *g, const mbp_job *job, mbp_outcome *out)
 	mbp_outcome_count(out, job);
 }
 
+/* The history row of epoch: the states just polled and the weights, through out. */
+static rt_status add_history(mbp_gpu *g, const mbp_job *job, mbp_outcome *out, long epoch,
+			     rt_error *err)
+{
+	rt_status st = RT_OK;
+	fill_results(g, job, out);
+	if (job->data.nvalid[0] > 0)
+		st = gpu_download(g->ctx, out->w, g->w,
+				  (size_t)job->networks * job->shape.nweights * sizeof(float), err);
+	return st == RT_OK ? mbp_history_add(job, epoch, out, err) : st;
+}
+
 static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_progress_fn progress,
 			    void *ctx, mbp_outcome *out, rt_error *err)
 {
@@ -401,6 +413,8 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_prog
 				return st;
 		if (progress && mbp_block_reports(job, epoch, limit))
 			progress(ctx, job, epoch, alive, best, rt_now() - t0);
+		if (mbp_history_due(job, epoch) && (st = add_history(g, job, out, epoch, err)) != RT_OK)
+			return st;
 		stop = rt_stop_requested();
 		if ((st = mbp_shard_agree(&alive, &stop, err)) != RT_OK)
 			return st;

@@ -146,6 +146,7 @@ typedef struct mbp_job {
 	int stage_inputs;       /* GPU: enum mbp_stage */
 	mbp_dataset data;
 	struct mbp_ckpt *ckpt;  /* `run`: checkpoints and resume (mbp_ckpt.h); NULL: none */
+	struct mbp_history *hist; /* `run`: the history.csv rows (below); NULL: none */
 } mbp_job;
 
 /* Reads [problem], [mbp] and [data]; reports unused keys. */
@@ -217,6 +218,41 @@ void mbp_forward(const mbp_shape *s, const float *w, const float *x, float *y);
  * regression) of network weights w. */
 void mbp_evaluate(const mbp_job *job, const float *w, const long *set, long n, double *rms,
 		  double *accuracy);
+
+/* ---- history (mbp_eval.c) -----------------------------------------------------
+ * history.csv: a row every `every` epochs (the epoch limit / 100, rounded
+ * up: at most 100 rows) at which a network was still training, and a last
+ * row at the last epoch trained: the training RMS of each network's last
+ * epoch (as the rule saw it, the same value on both backends: result.json's
+ * last_epoch_rms) and the validation RMS of its weights then (evaluated as
+ * result.json's valid_rms), as the lowest and the mean over the networks
+ * when there are several. The rows so far travel in the checkpoints. */
+#define MBP_HISTORY_ROWS 101
+typedef struct mbp_history_row {
+	long epoch;
+	double train, train_mean, valid, valid_mean;   /* valid: NAN without a validation set */
+} mbp_history_row;
+
+typedef struct mbp_history {
+	long every;
+	long n;
+	mbp_history_row *rows;     /* [MBP_HISTORY_ROWS] */
+} mbp_history;
+
+rt_status mbp_history_init(mbp_history *h, const mbp_job *job, rt_error *err);
+void mbp_history_free(mbp_history *h);
+/* Is a history row due at the end of the block ending at epoch? */
+int mbp_history_due(const mbp_job *job, long epoch);
+/* The row of epoch from now (this rank's networks: their weights now in
+ * now->w, epochs and last RMS in now->res): every rank calls it at the same
+ * epochs; the row is kept when a network of any rank trained up to epoch. */
+rt_status mbp_history_add(const mbp_job *job, long epoch, const mbp_outcome *now, rt_error *err);
+/* Rank 0, after the gather: the last row (every network's final epoch,
+ * RMS and the validation RMS valid[k]) when it is past the last one kept. */
+rt_status mbp_history_finish(const mbp_job *job, const mbp_outcome *out, const double *valid,
+			     rt_error *err);
+/* history.csv into dir, atomically. */
+rt_status mbp_history_write(const mbp_job *job, const char *dir, rt_error *err);
 
 /* ---- CPU path (mbp_cpu.c) ------------------------------------------------------ */
 rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,

@@ -1,8 +1,9 @@
 /* svm.c: kind `svm`, C-SVC trained by SMO as LIBSVM trains it, on the CPU
  * (svm_solver.c) or the GPU (svm_gpu.c): `evoforge run` reads [svm] and
  * [data], trains, writes the model in LIBSVM's format (model.txt, which
- * Debian's svm-predict reads), predictions.csv for the test set and
- * result.json.
+ * Debian's svm-predict reads), predictions.csv for the test set,
+ * result.json and history.csv (each one-vs-one pair's dual objective and
+ * violation every so many SMO iterations, svm_history).
  *
  *   [svm]
  *   kernel = rbf        ; linear, polynomial, rbf, sigmoid (svm-train -t)
@@ -340,6 +341,27 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	return st;
 }
 
+/* history.csv: every pair's rows (svm_history), pair by pair in LIBSVM's
+ * order (0: classes 1 and 2, 1: classes 1 and 3, ...). */
+static rt_status write_history(const svm_model *m, const char *dir, rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	rt_buf b;
+	rt_status st;
+	memset(&b, 0, sizeof b);
+	rt_buf_puts(&b, "pair,iteration,objective,gap\n");
+	for (int q = 0; q < m->nr_class * (m->nr_class - 1) / 2; q++)
+		for (long r = 0; r < m->hist[q].n; r++) {
+			const svm_history_row *row = &m->hist[q].rows[r];
+			rt_buf_printf(&b, "%d,%ld,%.17g,%.17g\n", q, row->iteration, row->obj, row->gap);
+		}
+	snprintf(path, sizeof path, "%s/history.csv", dir);
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+		      : rt_write_file_atomic(path, b.data, b.len, err);
+	rt_buf_free(&b);
+	return st;
+}
+
 static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	svm_job job;
@@ -377,6 +399,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		st = run_search(&job, opt, err);
 		goto done;
 	}
+	job.params.history = 1;   /* one model: its pairs' convergence into history.csv */
 	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, %s", job.name,
 		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
 		job.params.kernel.gamma, job.params.eps, job.params.gpu ? "gpu" : "cpu");
@@ -395,14 +418,15 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	if ((st = svm_predict_all(&m, &job.train, where, pred, &train_acc, err)) != RT_OK ||
 	    (job.test.n && (st = svm_predict_all(&m, &job.test, where, pred, &test_acc, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
-	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK)
+	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK ||
+	    (st = write_history(&m, dir, err)) != RT_OK)
 		goto done;
 	rt_info("svm: %d classes, %ld support vectors, %ld iterations, objective %.6f%s, %.3f s; "
 		"training accuracy %.2f%%", m.nr_class, m.total_sv, m.iterations, m.obj[0],
 		m.nr_class > 2 ? " (first pair)" : "", seconds, 100 * train_acc);
 	if (job.test.n)
 		rt_info("svm: test accuracy %.2f%% on %ld points", 100 * test_acc, job.test.n);
-	rt_info("svm: wrote %s/model.txt (LIBSVM format) and result.json%s", dir,
+	rt_info("svm: wrote %s/model.txt (LIBSVM format), result.json, history.csv%s", dir,
 		job.test.n ? " and predictions.csv" : "");
 done:
 	free(pred);

@@ -1,7 +1,10 @@
 /* svm_ckpt.c: kind svm's checkpoint table, written and read back
  * (svm_ckpt.h). Layout of the state: the number of problems, then per
- * problem its model, pair, points, iterations and finished flag, alpha[n]
- * and G[n] (doubles as this machine lays them out). Spread over MPI ranks,
+ * problem its model, pair, points, iterations and flags (1: finished, 2: a
+ * history follows), alpha[n] and G[n] (doubles as this machine lays them
+ * out), then with flag 2 its history: the interval, the row count and each
+ * row's iteration, objective and violation (a checkpoint written before
+ * history.csv has no flag 2). Spread over MPI ranks,
  * every rank writes its own table (checkpoint-rank-R.bin) and a resume
  * merges a folder's files, keeping each problem's further state. */
 #include <stdlib.h>
@@ -50,6 +53,43 @@ static svm_ckpt_entry *add(svm_ckpt *ck, long model, long pair, long n, rt_error
 	return e;
 }
 
+static void entry_free(svm_ckpt_entry *e)
+{
+	free(e->alpha);
+	free(e->G);
+	svm_history_free(&e->hist);
+}
+
+/* Entry e's history from f (flag 2). */
+static rt_status read_history(rt_ckpt *f, svm_ckpt_entry *e, rt_error *err)
+{
+	uint64_t every, n, it;
+	rt_status st;
+	if ((st = rt_ckpt_get_u64(f, &every, err)) || (st = rt_ckpt_get_u64(f, &n, err)))
+		return st;
+	if (every < 1 || every > ((uint64_t)1 << 62) || n > SVM_HISTORY_ROWS)
+		return rt_fail(err, RT_ERR_INPUT, "%s: problem (model %ld, pair %ld): a malformed "
+			       "history (%llu rows, expected at most %d)", f->path, e->model, e->pair,
+			       (unsigned long long)n, SVM_HISTORY_ROWS);
+	if (!(e->hist.rows = rt_malloc(SVM_HISTORY_ROWS * sizeof *e->hist.rows, err)))
+		return RT_ERR_SYSTEM;
+	e->hist.every = (long)every;
+	for (uint64_t r = 0; r < n; r++) {
+		svm_history_row *row = &e->hist.rows[r];
+		if ((st = rt_ckpt_get_u64(f, &it, err)) || (st = rt_ckpt_get_f64(f, &row->obj, err)) ||
+		    (st = rt_ckpt_get_f64(f, &row->gap, err)))
+			return st;
+		row->iteration = (long)it;
+		if (it > (uint64_t)e->iterations || (r > 0 && row->iteration <= row[-1].iteration))
+			return rt_fail(err, RT_ERR_INPUT, "%s: problem (model %ld, pair %ld): history "
+				       "row %llu at iteration %llu, expected iterations ascending up to "
+				       "%ld", f->path, e->model, e->pair, (unsigned long long)r + 1,
+				       (unsigned long long)it, e->iterations);
+		e->hist.n = (long)r + 1;
+	}
+	return RT_OK;
+}
+
 /* Of two states of one problem, is `a` the further one (finished, or more
  * iterations)? Runs are deterministic, so the further one is the later. */
 static int further(const svm_ckpt_entry *a, const svm_ckpt_entry *b)
@@ -68,7 +108,7 @@ static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 	if (st != RT_OK)
 		return st;
 	svm_ckpt_entry *had = lookup(ck, (long)v[0], (long)v[1]);
-	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 1 || v[3] > ((uint64_t)1 << 62) ||
+	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 3 || v[3] > ((uint64_t)1 << 62) ||
 	    (had && had->n != (long)v[2]))
 		return rt_fail(err, RT_ERR_INPUT, "%s: a malformed problem (model %llu, pair %llu, %llu "
 			       "points)", f->path, (unsigned long long)v[0], (unsigned long long)v[1],
@@ -78,17 +118,18 @@ static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 		return RT_ERR_SYSTEM;
 	had = lookup(ck, e->model, e->pair);   /* add may have moved the table */
 	e->iterations = (long)v[3];
-	e->done = (int)v[4];
+	e->done = (int)(v[4] & 1);
 	if ((st = rt_ckpt_get_bytes(f, e->alpha, (size_t)e->n * sizeof *e->alpha, err)) == RT_OK)
 		st = rt_ckpt_get_bytes(f, e->G, (size_t)e->n * sizeof *e->G, err);
+	if (st == RT_OK && (v[4] & 2))
+		st = read_history(f, e, err);
 	if (had != e) {   /* the problem twice: keep the further state in had's place */
 		if (st == RT_OK && further(e, had)) {
 			svm_ckpt_entry t = *had;
 			*had = *e;
 			*e = t;
 		}
-		free(e->alpha);
-		free(e->G);
+		entry_free(e);
 		ck->count--;
 	}
 	return st;
@@ -157,17 +198,15 @@ void svm_ckpt_close(svm_ckpt *ck)
 {
 	if (!ck->plan.spec)
 		return;
-	for (long k = 0; k < ck->count; k++) {
-		free(ck->e[k].alpha);
-		free(ck->e[k].G);
-	}
+	for (long k = 0; k < ck->count; k++)
+		entry_free(&ck->e[k]);
 	free(ck->e);
 	pthread_mutex_destroy(&ck->lock);
 	memset(ck, 0, sizeof *ck);
 }
 
 int svm_ckpt_find(svm_ckpt *ck, long model, long pair, long n, double *alpha, double *G,
-		  long *iterations, int *done)
+		  long *iterations, int *done, svm_history *hist)
 {
 	int found = 0;
 	pthread_mutex_lock(&ck->lock);
@@ -178,6 +217,15 @@ int svm_ckpt_find(svm_ckpt *ck, long model, long pair, long n, double *alpha, do
 		*iterations = e->iterations;
 		*done = e->done;
 		found = 1;
+		if (hist && hist->rows && e->hist.every > 0) {
+			hist->every = e->hist.every;
+			hist->n = e->hist.n;
+			memcpy(hist->rows, e->hist.rows, (size_t)e->hist.n * sizeof *hist->rows);
+		} else if (hist && hist->rows && e->iterations > 0) {
+			rt_warn("svm: the checkpoint of problem (model %ld, pair %ld) has no history "
+				"(written before history.csv): its history starts at iteration %ld",
+				model, pair, e->iterations);
+		}
 	}
 	pthread_mutex_unlock(&ck->lock);
 	return found;
@@ -206,9 +254,18 @@ static rt_status write_table(svm_ckpt *ck, rt_error *err)
 		rt_ckpt_put_u64(&b, (uint64_t)e->pair);
 		rt_ckpt_put_u64(&b, (uint64_t)e->n);
 		rt_ckpt_put_u64(&b, (uint64_t)e->iterations);
-		rt_ckpt_put_u64(&b, (uint64_t)e->done);
+		rt_ckpt_put_u64(&b, (uint64_t)e->done | (e->hist.every > 0 ? 2 : 0));
 		rt_ckpt_put_bytes(&b, e->alpha, (size_t)e->n * sizeof *e->alpha);
 		rt_ckpt_put_bytes(&b, e->G, (size_t)e->n * sizeof *e->G);
+		if (e->hist.every == 0)
+			continue;
+		rt_ckpt_put_u64(&b, (uint64_t)e->hist.every);
+		rt_ckpt_put_u64(&b, (uint64_t)e->hist.n);
+		for (long r = 0; r < e->hist.n; r++) {
+			rt_ckpt_put_u64(&b, (uint64_t)e->hist.rows[r].iteration);
+			rt_ckpt_put_f64(&b, e->hist.rows[r].obj);
+			rt_ckpt_put_f64(&b, e->hist.rows[r].gap);
+		}
 	}
 	rt_status st = rt_ckpt_write(ck->plan.dir, "svm", ck->plan.spec, &b, err);
 	rt_buf_free(&b);
@@ -219,8 +276,20 @@ static rt_status write_table(svm_ckpt *ck, rt_error *err)
 	return st;
 }
 
+/* Copies h into the entry's history (rows allocated on first use). */
+static rt_status copy_history(svm_ckpt_entry *e, const svm_history *h, rt_error *err)
+{
+	if (!e->hist.rows && !(e->hist.rows = rt_malloc(SVM_HISTORY_ROWS * sizeof *h->rows, err)))
+		return RT_ERR_SYSTEM;
+	e->hist.every = h->every;
+	e->hist.n = h->n;
+	memcpy(e->hist.rows, h->rows, (size_t)h->n * sizeof *h->rows);
+	return RT_OK;
+}
+
 rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
-			  const double *G, long iterations, int done, int write, rt_error *err)
+			  const double *G, long iterations, int done, const svm_history *hist,
+			  int write, rt_error *err)
 {
 	rt_status st = RT_OK;
 	pthread_mutex_lock(&ck->lock);
@@ -235,7 +304,9 @@ rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const dou
 		memcpy(e->G, G, (size_t)n * sizeof *G);
 		e->iterations = iterations;
 		e->done = done;
-		if (write)
+		if (hist && hist->every > 0)
+			st = copy_history(e, hist, err);
+		if (st == RT_OK && write)
 			st = write_table(ck, err);
 	}
 	pthread_mutex_unlock(&ck->lock);

@@ -27,6 +27,7 @@ typedef struct svm_ckpt_entry {
 	long model, pair, n, iterations;
 	int done;
 	double *alpha, *G;        /* [n] */
+	svm_history hist;         /* its history.csv rows so far (every 0: none) */
 } svm_ckpt_entry;
 
 typedef struct svm_ckpt {
@@ -45,9 +46,12 @@ rt_status svm_ckpt_open(svm_ckpt *ck, const rt_spec *spec, const rt_options *opt
 void svm_ckpt_close(svm_ckpt *ck);
 
 /* The state of problem (model, pair) of n points, when the table has it:
- * alpha[n], G[n], *iterations, *done filled and 1 returned; else 0. */
+ * alpha[n], G[n], *iterations, *done and (hist not NULL, already started)
+ * its history filled and 1 returned; else 0. A state from a checkpoint
+ * written before history.csv has no rows: the history then starts at its
+ * iteration (said). */
 int svm_ckpt_find(svm_ckpt *ck, long model, long pair, long n, double *alpha, double *G,
-		  long *iterations, int *done);
+		  long *iterations, int *done, svm_history *hist);
 
 /* Should a problem that has just made its iteration-th iteration be
  * recorded and the file written (count, time, or a stop requested)? */
@@ -55,9 +59,10 @@ int svm_ckpt_due(svm_ckpt *ck, long iteration);
 /* Should a problem's finishing be written at once (with --checkpoint-every N)? */
 int svm_ckpt_write_finished(const svm_ckpt *ck);
 
-/* Records problem (model, pair)'s state in the table; then, with write,
- * writes the checkpoint file from the whole table. */
+/* Records problem (model, pair)'s state (and hist, when not NULL) in the
+ * table; then, with write, writes the checkpoint file from the whole table. */
 rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
-			  const double *G, long iterations, int done, int write, rt_error *err);
+			  const double *G, long iterations, int done, const svm_history *hist,
+			  int write, rt_error *err);
 
 #endif

@@ -14,7 +14,9 @@
  *     reads, or
  *   roles: one problem at a time, batches of SVM_GPU_BATCH iterations of
  *     eight per-role launches;
- * after each launch or batch only the 48-byte solver states come back.
+ * after each launch or batch only the 48-byte solver states come back (and,
+ * with p->history, alpha and G at a history row's iteration: launches and
+ * batches end there).
  * Sparse data: each problem's points go up as CSR rows, the module is built
  * with SVM_SPARSE (kernel rows by merging the row's point's non-zeros with
  * each point's, svm.cu's svm_row_csr_part), and there is no Gram matrix. rho,
@@ -62,6 +64,7 @@ typedef struct gpu_problem {
 	gpu_ptr row_i, row_j;
 	long slots;
 	gpu_state state;
+	svm_history *hist;         /* p->history: the problem's rows (its out->hist), else NULL */
 } gpu_problem;
 
 /* A data set problems take their points from, and its Gram matrix. */
@@ -76,6 +79,7 @@ typedef struct svm_gpu {
 	gpu_module *mod;
 	int sm_count, parts;       /* parts: block results a problem can hold */
 	int count;
+	int history_pairs;         /* p->history */
 	gpu_problem *pr;
 	gpu_root *roots;           /* [nroots] */
 	int nroots;
@@ -238,12 +242,15 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr, s
 	size_t xt_bytes = d->sparse ? 0 : np * nf * sizeof *h.xt;   /* sparse: 8 unused bytes */
 	if ((st = host_problem_make(d, idx, (long)n, (long)np, kp, &h, err)) == RT_OK && d->sparse)
 		st = put_rows(g, q, &h, err);
-	if (st == RT_OK && ck) {   /* resumed: alpha, G and the count as recorded */
+	if (st == RT_OK && q->hist)
+		st = svm_history_start(q->hist, (long)n, g->history_pairs, err);
+	if (st == RT_OK && ck) {   /* resumed: alpha, G, the count and history as recorded */
 		long it = 0;
 		int done = 0;
 		if (!(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
 			st = RT_ERR_SYSTEM;
-		else if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done))
+		else if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done,
+				       q->hist))
 			st0 = (gpu_state){ .done = done, .iterations = it };
 		else {
 			free(alpha);
@@ -451,6 +458,8 @@ static int plan_launch(svm_gpu *g, int capacity, long max_iter, int *block_task,
 		launched++;
 		if (max_iter - q->state.iterations < *iters)
 			*iters = (int)(max_iter - q->state.iterations);
+		if (svm_history_to_next(q->hist, (long)q->state.iterations) < *iters)   /* a row's end */
+			*iters = (int)svm_history_to_next(q->hist, (long)q->state.iterations);
 	}
 	*nblocks = used;
 	return launched;
@@ -503,8 +512,36 @@ static rt_status record_all(svm_gpu *g, const svm_params *p, const svm_gpu_probl
 		if ((st = gpu_download(g->ctx, alpha, q->t.alpha, bytes, err)) == RT_OK &&
 		    (st = gpu_download(g->ctx, G, q->t.G, bytes, err)) == RT_OK)
 			st = svm_ckpt_record(p->ckpt, pr[k].model, pr[k].pair, q->t.n, alpha, G,
-					     (long)q->state.iterations, q->state.done,
+					     (long)q->state.iterations, q->state.done, q->hist,
 					     k == g->count - 1, err);
+	}
+	free(alpha);
+	free(G);
+	return st;
+}
+
+/* The history rows due now (a problem at a multiple of its interval, or
+ * stopped at the tolerance or max_iter): alpha and G read back for them. */
+static rt_status history_rows(svm_gpu *g, const svm_gpu_problem *pr, long max_iter,
+			      rt_error *err)
+{
+	double *alpha = NULL, *G = NULL;
+	rt_status st = RT_OK;
+	for (int k = 0; k < g->count && st == RT_OK; k++) {
+		gpu_problem *q = &g->pr[k];
+		long it = (long)q->state.iterations, n = q->t.n;
+		if (!q->hist || !(svm_history_due(q->hist, it) || q->state.done || it >= max_iter) ||
+		    (q->hist->n > 0 && q->hist->rows[q->hist->n - 1].iteration >= it))
+			continue;
+		free(alpha);
+		free(G);
+		alpha = rt_malloc((size_t)n * sizeof *alpha, err);
+		G = alpha ? rt_malloc((size_t)n * sizeof *G, err) : NULL;
+		if (!G)
+			st = RT_ERR_SYSTEM;
+		else if ((st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
+			 (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK)
+			svm_history_add(q->hist, it, alpha, G, pr[k].y, n, q->t.Cp, q->t.Cn);
 	}
 	free(alpha);
 	free(G);
@@ -550,13 +587,16 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, const svm_gpu_p
 		capacity = 256;   /* at most 256 problems and blocks per launch */
 	if (!(block_task = rt_malloc((size_t)capacity * sizeof *block_task, err)))
 		return RT_ERR_SYSTEM;
-	if ((st = put(g, &d_tasks, NULL, 256 * sizeof(gpu_task), err)) == RT_OK)
-		st = put(g, &d_map, NULL, (size_t)capacity * sizeof(int), err);
+	if ((st = put(g, &d_tasks, NULL, 256 * sizeof(gpu_task), err)) == RT_OK &&
+	    (st = put(g, &d_map, NULL, (size_t)capacity * sizeof(int), err)) == RT_OK)
+		st = history_rows(g, pr, max_iter, err);
 	while (st == RT_OK && !rt_stop_requested() &&
 	       (launched = plan_launch(g, capacity, max_iter, block_task, &nblocks, &iters)) > 0) {
 		states_before(g, before);
 		st = launch_planned(g, launched, block_task, nblocks, iters, d_tasks, d_map, max_iter,
 				    err);
+		if (st == RT_OK)
+			st = history_rows(g, pr, max_iter, err);
 		if (st == RT_OK && before)
 			st = checkpoint_due(g, p, pr, before, err);
 		if (st == RT_OK && g->count == 1 && rt_now() - last_report > 5) {
@@ -577,18 +617,22 @@ static rt_status run_persistent(svm_gpu *g, const svm_params *p, const svm_gpu_p
 static rt_status run_roles(svm_gpu *g, const svm_params *p, const svm_gpu_problem *pr,
 			  long max_iter, gpu_state *before, rt_error *err)
 {
-	rt_status st = RT_OK;
+	rt_status st = history_rows(g, pr, max_iter, err);
 	for (int k = 0; k < g->count; k++) {
 		gpu_problem *q = &g->pr[k];
 		while (st == RT_OK && !q->state.done && q->state.iterations < max_iter &&
 		       !rt_stop_requested()) {
 			long batch = max_iter - q->state.iterations < SVM_GPU_BATCH ?
 				     max_iter - (long)q->state.iterations : SVM_GPU_BATCH;
+			long to_row = svm_history_to_next(q->hist, (long)q->state.iterations);
+			batch = to_row < batch ? to_row : batch;   /* a history row's end */
 			states_before(g, before);
 			for (long i = 0; st == RT_OK && i < batch; i++)
 				st = queue_iteration(g, q, err);
 			if (st == RT_OK)
 				st = gpu_download(g->ctx, &q->state, q->t.st, sizeof q->state, err);
+			if (st == RT_OK)
+				st = history_rows(g, pr, max_iter, err);
 			if (st == RT_OK && before)
 				st = checkpoint_due(g, p, pr, before, err);
 		}
@@ -722,6 +766,7 @@ static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr
 			return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %ld points is more than the GPU "
 				       "solver's 2^31 - 32", pr[k].n);
 		memset(pr[k].out, 0, sizeof *pr[k].out);
+		q->hist = p->history ? &pr[k].out->hist : NULL;
 		q->t.n = (int)pr[k].n;
 		q->t.npad = (int)((pr[k].n + 31) / 32 * 32);
 		q->t.kp = pr[k].kernel;
@@ -752,6 +797,7 @@ rt_status svm_gpu_solve_many(const svm_params *p, svm_gpu_problem *pr, int count
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: %d features is more than the GPU solver's "
 			       "%d (dense rows); use --backend cpu", pr[0].d->nfeat, SVM_GPU_MAX_FEATURES);
 	g.count = count;
+	g.history_pairs = p->history;
 	if (!(g.pr = rt_calloc((size_t)count, sizeof *g.pr, err)))
 		return RT_ERR_SYSTEM;
 	/* the module for sparse rows is asked for with a negative feature count */

@@ -174,13 +174,57 @@ typedef struct svm_params {
 	                              cross-validation adds the fold) */
 	int spread;                /* 1 (`run`): the binary problems spread over the MPI
 	                              ranks (svm_shard.c); rank 0 alone gets the results */
+	int history;               /* not 0 (`run` of one model): each binary problem's
+	                              history (svm_binary.hist, svm_model.hist); svm_train
+	                              makes it the model's pair count (svm_history_start) */
 } svm_params;
+
+/* A binary problem's convergence (history.csv): rows at every `every`
+ * iterations (a power of two: the problem's points / 64 rounded up, at
+ * least 4; at least SVM_HISTORY_EVERY_PAIRS for a model of several pairs,
+ * which the GPU solves side by side in launches of that many); when
+ * SVM_HISTORY_ROWS rows are there, the rows off twice the interval go and
+ * `every` doubles) and when the solver stops at the tolerance or the
+ * iteration limit: the dual objective 1/2 a'Qa - e'a (as the result's) and
+ * the violation m(a) - M(a) = max over I_up of -y G + max over I_low of y G
+ * that SMO stops on below eps, both from alpha and G as they are after that
+ * many iterations -- on the GPU alpha and G are read back at those
+ * iterations only (its launches end there), so both backends write the
+ * same rows. Checkpoints carry them. */
+#define SVM_HISTORY_ROWS 512
+#define SVM_HISTORY_EVERY_PAIRS 4096
+typedef struct svm_history_row {
+	long iteration;
+	double obj, gap;
+} svm_history_row;
+
+typedef struct svm_history {
+	long every;                /* 0: not recorded */
+	long n;
+	svm_history_row *rows;     /* [SVM_HISTORY_ROWS] */
+} svm_history;
+
+/* Room for the history of a problem of n points, one of `pairs` of its
+ * model (every from them). */
+rt_status svm_history_start(svm_history *h, long n, int pairs, rt_error *err);
+void svm_history_free(svm_history *h);
+/* Is a row due after `iteration` iterations (h not NULL and recorded, a
+ * multiple of every)? */
+int svm_history_due(const svm_history *h, long iteration);
+/* Iterations from `iteration` to the next row due (LONG_MAX: h NULL or
+ * not recorded). */
+long svm_history_to_next(const svm_history *h, long iteration);
+/* Appends the row of alpha and G after `iteration` iterations (none when a
+ * row of that iteration or a later one is there). */
+void svm_history_add(svm_history *h, long iteration, const double *alpha, const double *G,
+		     const signed char *y, long n, double Cp, double Cn);
 
 /* The result of one binary problem. */
 typedef struct svm_binary {
 	double *alpha;             /* [n] */
 	double rho, obj;
 	long iterations, nsv, nbsv;
+	svm_history hist;          /* p->history: its rows (else every 0, no rows) */
 } svm_binary;
 
 /* Solves min 1/2 a'Qa - e'a, 0 <= a_i <= C_i, y'a = 0 for the n points
@@ -284,6 +328,8 @@ typedef struct svm_model {
 	long iterations;           /* over all binary problems (not in the file) */
 	svm_pair_stats *pairs;     /* [k(k-1)/2] what svm-train prints per pair (not in the
 	                              file; NULL for a model read back) */
+	svm_history *hist;         /* [k(k-1)/2] each pair's history (trained with
+	                              p->history; else NULL) */
 } svm_model;
 
 /* ---- several MPI ranks (svm_shard.c): with p->spread, problem g of a list
@@ -293,9 +339,10 @@ int svm_shard_active(const svm_params *p);
 /* Does this rank solve problem g? (always, when not active) */
 int svm_shard_owns(const svm_params *p, long g);
 /* Rank 0 gets every pair g < total (n[g] points) into *bin[g] and *stats[g]
- * from the rank that solved it; every rank takes part. */
+ * from the rank that solved it (with history: its history too); every rank
+ * takes part. */
 rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *stats,
-				 const long *n, long total, rt_error *err);
+				 const long *n, long total, int history, rt_error *err);
 /* v[0..count) summed over the ranks, the sums on every rank. */
 rt_status svm_shard_sum_counts(long *v, long count, rt_error *err);
 

@@ -71,6 +71,9 @@ void svm_model_free(svm_model *m)
 	free(m->svs.val);
 	free(m->obj);
 	free(m->pairs);
+	for (int q = 0; m->hist && q < m->nr_class * (m->nr_class - 1) / 2; q++)
+		svm_history_free(&m->hist[q]);
+	free(m->hist);
 	memset(m, 0, sizeof *m);
 }
 

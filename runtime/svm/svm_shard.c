@@ -6,7 +6,7 @@
  * cost of a problem follows its C and gamma, and the grid's cells and a
  * model's pairs come in order of C and of class, so blocks would hand one
  * rank all the costly ones). Rank 0 gathers every solved pair (alpha, rho,
- * objective, counts) and builds the model; cross-validation's right
+ * objective, counts, and for a run's training its history) and builds the model; cross-validation's right
  * answers are summed on every rank, so every rank knows the grid's rates. */
 #include <stdlib.h>
 #include <string.h>
@@ -31,20 +31,50 @@ typedef struct pair_head {
 	long iterations, nsv, nbsv;
 } pair_head;
 
-static size_t pair_bytes(long n)
+/* A pair's history in a packet: its interval and rows, room for all. */
+typedef struct pair_hist {
+	long every, n;
+	svm_history_row rows[SVM_HISTORY_ROWS];
+} pair_hist;
+
+static size_t pair_bytes(long n, int history)
 {
-	return sizeof(pair_head) + (size_t)n * sizeof(double);
+	return sizeof(pair_head) + (size_t)n * sizeof(double) + (history ? sizeof(pair_hist) : 0);
+}
+
+/* The history of b into / out of a packet at p. */
+static void pack_history(char *p, const svm_history *h)
+{
+	pair_hist ph;
+	memset(&ph, 0, sizeof ph);
+	ph.every = h->every;
+	ph.n = h->n;
+	if (h->n > 0)
+		memcpy(ph.rows, h->rows, (size_t)h->n * sizeof *h->rows);
+	memcpy(p, &ph, sizeof ph);
+}
+
+static rt_status unpack_history(const char *p, svm_history *h, rt_error *err)
+{
+	pair_hist ph;
+	memcpy(&ph, p, sizeof ph);
+	if (!h->rows && !(h->rows = rt_malloc(SVM_HISTORY_ROWS * sizeof *h->rows, err)))
+		return RT_ERR_SYSTEM;
+	h->every = ph.every;
+	h->n = ph.n;
+	memcpy(h->rows, ph.rows, (size_t)ph.n * sizeof *h->rows);
+	return RT_OK;
 }
 
 /* This rank's solved pairs, in list order, packed into one buffer. */
 static rt_status pack_mine(svm_binary *const *bin, svm_pair_stats *const *stats, const long *n,
-			   long total, char **buf, size_t *bytes, rt_error *err)
+			   long total, int history, char **buf, size_t *bytes, rt_error *err)
 {
 	int size = rt_comm_size(), rank = rt_comm_rank();
 	size_t at = 0;
 	*bytes = 0;
 	for (long g = rank; g < total; g += size)
-		*bytes += pair_bytes(n[g]);
+		*bytes += pair_bytes(n[g], history);
 	if (!(*buf = rt_malloc(*bytes + 1, err)))
 		return RT_ERR_SYSTEM;
 	for (long g = rank; g < total; g += size) {
@@ -52,14 +82,16 @@ static rt_status pack_mine(svm_binary *const *bin, svm_pair_stats *const *stats,
 				bin[g]->nsv, bin[g]->nbsv };
 		memcpy(*buf + at, &h, sizeof h);
 		memcpy(*buf + at + sizeof h, bin[g]->alpha, (size_t)n[g] * sizeof(double));
-		at += pair_bytes(n[g]);
+		if (history)
+			pack_history(*buf + at + pair_bytes(n[g], 0), &bin[g]->hist);
+		at += pair_bytes(n[g], history);
 	}
 	return RT_OK;
 }
 
 /* Rank 0: every rank's pairs from the gathered buffer into bin and stats. */
 static rt_status unpack_all(const char *all, svm_binary *const *bin, svm_pair_stats *const *stats,
-			    const long *n, long total, rt_error *err)
+			    const long *n, long total, int history, rt_error *err)
 {
 	int size = rt_comm_size();
 	size_t at = 0;
@@ -77,7 +109,10 @@ static rt_status unpack_all(const char *all, svm_binary *const *bin, svm_pair_st
 			bin[g]->nsv = h.nsv;
 			bin[g]->nbsv = h.nbsv;
 			*stats[g] = (svm_pair_stats){ h.iterations, h.nsv, h.nbsv, h.nu };
-			at += pair_bytes(n[g]);
+			if (history &&
+			    unpack_history(all + at + pair_bytes(n[g], 0), &bin[g]->hist, err) != RT_OK)
+				return RT_ERR_SYSTEM;
+			at += pair_bytes(n[g], history);
 		}
 	return RT_OK;
 }
@@ -92,18 +127,18 @@ static rt_status agree_stop(rt_error *err)
 }
 
 rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *stats,
-				 const long *n, long total, rt_error *err)
+				 const long *n, long total, int history, rt_error *err)
 {
 	int size = rt_comm_size(), root = rt_comm_rank() == 0;
 	char *mine = NULL, *all = NULL;
 	size_t bytes, *counts = NULL, sum = 0;
 	rt_status st = agree_stop(err);
 	if (st == RT_OK)
-		st = pack_mine(bin, stats, n, total, &mine, &bytes, err);
+		st = pack_mine(bin, stats, n, total, history, &mine, &bytes, err);
 	if (st == RT_OK && root) {
 		counts = rt_calloc((size_t)size, sizeof *counts, err);
 		for (long g = 0; counts && g < total; g++)
-			counts[g % size] += pair_bytes(n[g]);
+			counts[g % size] += pair_bytes(n[g], history);
 		for (int r = 0; counts && r < size; r++)
 			sum += counts[r];
 		all = counts ? rt_malloc(sum + 1, err) : NULL;
@@ -112,7 +147,7 @@ rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *
 	if (st == RT_OK)
 		st = rt_comm_gatherv(mine, bytes, all, counts, err);
 	if (st == RT_OK && root)
-		st = unpack_all(all, bin, stats, n, total, err);
+		st = unpack_all(all, bin, stats, n, total, history, err);
 	free(mine);
 	free(all);
 	free(counts);

@@ -50,6 +50,7 @@ typedef struct solver {
 	long fill_row;             /* the row being computed (parallel body) */
 	float *fill_out;
 	double *pivot;             /* sparse data: [nfeat], the row's point scattered, else 0 */
+	svm_history *hist;         /* p->history: the problem's rows, else NULL */
 } solver;
 
 static double bound(const solver *s, long i) { return s->y[i] > 0 ? s->Cp : s->Cn; }
@@ -267,12 +268,73 @@ void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const si
 	out->alpha = alpha;
 }
 
+/* ---- history (svm_impl.h) ---- */
+
+rt_status svm_history_start(svm_history *h, long n, int pairs, rt_error *err)
+{
+	memset(h, 0, sizeof *h);
+	if (!(h->rows = rt_malloc(SVM_HISTORY_ROWS * sizeof *h->rows, err)))
+		return RT_ERR_SYSTEM;
+	h->every = pairs > 1 ? SVM_HISTORY_EVERY_PAIRS : 4;
+	while (h->every * 64 < n)
+		h->every *= 2;
+	return RT_OK;
+}
+
+void svm_history_free(svm_history *h)
+{
+	free(h->rows);
+	memset(h, 0, sizeof *h);
+}
+
+int svm_history_due(const svm_history *h, long iteration)
+{
+	return h && h->every > 0 && iteration % h->every == 0;
+}
+
+long svm_history_to_next(const svm_history *h, long iteration)
+{
+	return h && h->every > 0 ? h->every - iteration % h->every : LONG_MAX;
+}
+
+void svm_history_add(svm_history *h, long iteration, const double *alpha, const double *G,
+		     const signed char *y, long n, double Cp, double Cn)
+{
+	double obj = 0, up = -INFINITY, low = -INFINITY;
+	if (h->every == 0 || (h->n > 0 && h->rows[h->n - 1].iteration >= iteration))
+		return;
+	for (long i = 0; i < n; i++) {   /* svm_binary_finish's sum, and select_i/j's sets */
+		double C = y[i] > 0 ? Cp : Cn, yG = y[i] * G[i];
+		obj += alpha[i] * (G[i] - 1.0);
+		if (y[i] > 0 ? alpha[i] < C : alpha[i] > 0)
+			up = fmax(up, -yG);
+		if (y[i] > 0 ? alpha[i] > 0 : alpha[i] < C)
+			low = fmax(low, yG);
+	}
+	if (h->n == SVM_HISTORY_ROWS) {
+		long kept = 0;
+		h->every *= 2;
+		for (long r = 0; r < h->n; r++)
+			if (h->rows[r].iteration % h->every == 0)
+				h->rows[kept++] = h->rows[r];
+		h->n = kept;
+	}
+	h->rows[h->n++] = (svm_history_row){ iteration, obj / 2, up + low };
+}
+
 /* Records the solver's state in the run's checkpoint table (written as
  * write says). */
 static rt_status record(solver *s, long it, int done, int write, rt_error *err)
 {
 	return svm_ckpt_record(s->p->ckpt, s->p->ckpt_model, s->pair, s->n, s->alpha, s->G, it, done,
-			       write, err);
+			       s->hist, write, err);
+}
+
+/* The history row after it iterations (when recorded). */
+static void history_point(solver *s, long it)
+{
+	if (s->hist)
+		svm_history_add(s->hist, it, s->alpha, s->G, s->y, s->n, s->Cp, s->Cn);
 }
 
 /* SMO iterations until the violation is below eps (or max_iter), from
@@ -288,6 +350,8 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 	for (; !done && it < max_iter && !rt_stop_requested(); it++) {
 		const float *qi, *qj;
 		double gmax, gmax2;
+		if (svm_history_due(s->hist, it))
+			history_point(s, it);
 		long i = select_i(s, &gmax), j;
 		if (i < 0) {
 			done = 1;
@@ -314,6 +378,8 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 	}
 	if (!done && it == max_iter && s->p->limit_expected != 1 && !rt_stop_requested())
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
+	if (done || it == max_iter)
+		history_point(s, it);
 	if (ck && !s->done0 && (done || it == max_iter || rt_stop_requested()) &&
 	    (st = record(s, it, done, svm_ckpt_write_finished(ck), err)) != RT_OK)
 		return st;
@@ -382,8 +448,11 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 				break;
 			}
 		}
-		if (st == RT_OK && p->ckpt)   /* resumed: alpha, G and the count as recorded */
-			svm_ckpt_find(p->ckpt, p->ckpt_model, pair, n, s.alpha, s.G, &s.it0, &s.done0);
+		if (st == RT_OK && p->history && (st = svm_history_start(&out->hist, n, p->history, err)) == RT_OK)
+			s.hist = &out->hist;
+		if (st == RT_OK && p->ckpt)   /* resumed: alpha, G, the count and history as recorded */
+			svm_ckpt_find(p->ckpt, p->ckpt_model, pair, n, s.alpha, s.G, &s.it0, &s.done0,
+				      s.hist);
 		if (st == RT_OK)
 			st = smo_loop(&s, &out->iterations, err);
 	}
@@ -392,6 +461,8 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 		svm_binary_finish(out, s.alpha, s.G, y, n, Cp, Cn);
 		out->iterations = iterations;
 		s.alpha = NULL;
+	} else {
+		svm_history_free(&out->hist);
 	}
 	free(s.alpha);
 	free(s.G);
@@ -405,5 +476,6 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 void svm_binary_free(svm_binary *b)
 {
 	free(b->alpha);
+	svm_history_free(&b->hist);
 	memset(b, 0, sizeof *b);
 }

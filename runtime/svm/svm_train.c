@@ -181,6 +181,7 @@ typedef struct train_job {
 	const svm_data *d;
 	svm_subset from;
 	const svm_params *p;
+	svm_params with_pairs;     /* p->history: p with history = the pair count (p points here) */
 	svm_model *m;
 	int *cls, npairs;
 	svm_binary *bin;
@@ -199,10 +200,17 @@ static rt_status job_begin(train_job *j, rt_error *err)
 	if (st != RT_OK)
 		return st;
 	j->npairs = m->nr_class * (m->nr_class - 1) / 2;
+	if (j->p->history) {
+		j->with_pairs = *j->p;
+		j->with_pairs.history = j->npairs;
+		j->p = &j->with_pairs;
+	}
 	j->bin = rt_calloc((size_t)j->npairs, sizeof *j->bin, err);
 	m->rho = rt_calloc((size_t)j->npairs, sizeof *m->rho, err);
 	m->obj = rt_calloc((size_t)j->npairs, sizeof *m->obj, err);
 	m->pairs = rt_calloc((size_t)j->npairs, sizeof *m->pairs, err);
+	if (j->p->history && !(m->hist = rt_calloc((size_t)j->npairs, sizeof *m->hist, err)))
+		return RT_ERR_SYSTEM;
 	return j->bin && m->rho && m->obj && m->pairs ? RT_OK : RT_ERR_SYSTEM;
 }
 
@@ -214,6 +222,10 @@ static rt_status job_finish(train_job *j, rt_status st, int build, rt_error *err
 		j->m->rho[q] = j->bin[q].rho;
 		j->m->obj[q] = j->bin[q].obj;
 		j->m->iterations += j->bin[q].iterations;
+		if (j->m->hist) {   /* the pair's history moves to the model */
+			j->m->hist[q] = j->bin[q].hist;
+			memset(&j->bin[q].hist, 0, sizeof j->bin[q].hist);
+		}
 	}
 	if (st == RT_OK && build)
 		st = assemble(j->d, j->cls, j->bin, j->m, err);
@@ -335,7 +347,7 @@ static rt_status gather_pairs(train_job *jobs, const pair_ref *list, long total,
 		n[g] = list[g].n;
 	}
 	if (st == RT_OK)
-		st = svm_shard_gather_pairs(bin, stats, n, total, err);
+		st = svm_shard_gather_pairs(bin, stats, n, total, jobs[0].p->history, err);
 	free(bin);
 	free(stats);
 	free(n);
@@ -364,8 +376,7 @@ rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const
 	rt_status st = jobs ? RT_OK : RT_ERR_SYSTEM;
 	int begun = 0, build = count == 0 || !svm_shard_active(&p[0]) || rt_comm_rank() == 0;
 	for (; st == RT_OK && begun < count; begun++) {
-		jobs[begun] = (train_job){ d[begun], { NULL, NULL }, &p[begun], &m[begun], NULL, 0,
-					   NULL };
+		jobs[begun] = (train_job){ .d = d[begun], .p = &p[begun], .m = &m[begun] };
 		if (from)
 			jobs[begun].from = from[begun];
 		st = job_begin(&jobs[begun], err);

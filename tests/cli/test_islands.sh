@@ -5,7 +5,8 @@
 # best.tour), for every topology and choice of emigrants and places (3
 # ranks); migration changes the run (against an interval past the last
 # generation); one process with [islands] equals the run without; several
-# ranks without [islands] and aco keys that do not apply end with a message;
+# ranks without [islands] run as islands with the defaults, saying so; aco
+# keys that do not apply end with a message;
 # a rank killed by SIGKILL ends the whole job. Checkpoints (files per rank
 # and migration): gp, one-vs-rest gp and de islands killed (SIGKILL on a
 # rank) and gp islands stopped (SIGTERM to mpirun) and aco islands (to one
@@ -66,9 +67,12 @@ gp_plain=("$problems/sextic.ini" --backend cpu --threads 1 --seed 5 --set gp.pop
 expect_exit 0 "gp: one process without [islands]" "$evo" run "${gp_plain[@]}" -q -o "$t/gp0"
 sed -i '/"islands": {/,/}/d' "$t/gp1/result.json"   # the settings, all else equal
 same "gp: one island == no islands" "$t/gp1" "$t/gp0"
-expect_exit 2 "gp: several ranks without [islands] exit 2" mpirun_n 2 "$mpi" run "${gp_plain[@]}" \
-	-q -o "$t/gp-no-islands"
-expect_output "... saying what to add" "expected an [islands] section"
+expect_exit 0 "gp: several ranks without [islands] run as islands" mpirun_n 2 "$mpi" run \
+	"${gp_plain[@]}" -q -o "$t/gp-no-islands"
+expect_output "... saying so" "2 islands with the defaults interval 10"
+expect_exit 0 "gp: 2 islands, islands.interval=10" mpirun_n 2 "$mpi" run "${gp_plain[@]}" \
+	--set islands.interval=10 -q -o "$t/gp-default-islands"
+same "... the defaults are [islands] with interval 10" "$t/gp-no-islands" "$t/gp-default-islands"
 expect_exit 2 "gp: a bad topology exits 2" "$evo" run "${gp[@]}" --set islands.topology=star -q \
 	-o "$t/gp-bad"
 expect_output "... naming the key" "islands.topology"

@@ -1,7 +1,7 @@
 # test_resume_mbp_svm.sh: checkpoints and --resume for kinds mbp and svm on
 # the CPU backend: runs killed with SIGKILL at random points and resumed,
 # again and again, end with the result.json (timings aside) and the
-# network/model and prediction files of the uninterrupted run with the same
+# network/model, prediction and history.csv files of the uninterrupted run with the same
 # seed (mbp: several networks over folds in mini-batch mode, so the epoch
 # shuffles count; svm: a three-class problem, three one-vs-one pairs, on a
 # generated data set big enough to be killed mid-solve, and a 3-fold
@@ -74,16 +74,18 @@ mbp=(problems/mbp-sonar.ini --backend cpu --seed 3 --set mbp.networks=4 --set mb
 	--set mbp.mode=minibatch --set mbp.batch_size=16 --set mbp.epochs=$epochs)
 expect_exit 0 "mbp: the uninterrupted run" "$evo" run "${mbp[@]}" -q -o "$cli_tmp/mref"
 killed_loop "mbp" "$cli_tmp/mkilled" 100 6 12 "${mbp[@]}"
-same_files "mbp: killed and resumed" "$cli_tmp/mref" "$cli_tmp/mkilled" network.net predictions.csv
+same_files "mbp: killed and resumed" "$cli_tmp/mref" "$cli_tmp/mkilled" network.net predictions.csv \
+	history.csv
 termed "mbp" "$cli_tmp/mtermed" 0.1 50 "${mbp[@]}"
 same_files "mbp: stopped by SIGTERM and resumed" "$cli_tmp/mref" "$cli_tmp/mtermed" network.net \
-	predictions.csv
+	predictions.csv history.csv
 # batch mode, one network: its chunks run in parallel; target reached on the way
 mbp1=(problems/mbp-spirals.ini --backend cpu --seed 2 --set mbp.epochs=$((epochs * 6))
 	--set mbp.report_every=100)
 expect_exit 0 "mbp batch: the uninterrupted run" "$evo" run "${mbp1[@]}" -q -o "$cli_tmp/bref"
 killed_loop "mbp batch" "$cli_tmp/bkilled" 370 4 8 "${mbp1[@]}"
-same_files "mbp batch: killed and resumed" "$cli_tmp/bref" "$cli_tmp/bkilled" network.net predictions.csv
+same_files "mbp batch: killed and resumed" "$cli_tmp/bref" "$cli_tmp/bkilled" network.net predictions.csv \
+	history.csv
 
 # ---- svm ----------------------------------------------------------------------
 points=3000
@@ -114,9 +116,9 @@ SPEC
 svm=("$cli_tmp/svm.ini" --backend cpu)
 expect_exit 0 "svm: the uninterrupted run" "$evo" run "${svm[@]}" -q -o "$cli_tmp/sref"
 killed_loop "svm" "$cli_tmp/skilled" 1500 6 15 "${svm[@]}"
-same_files "svm: killed and resumed" "$cli_tmp/sref" "$cli_tmp/skilled" model.txt
+same_files "svm: killed and resumed" "$cli_tmp/sref" "$cli_tmp/skilled" model.txt history.csv
 termed "svm" "$cli_tmp/stermed" 0.2 1 "${svm[@]}"
-same_files "svm: stopped by SIGTERM and resumed" "$cli_tmp/sref" "$cli_tmp/stermed" model.txt
+same_files "svm: stopped by SIGTERM and resumed" "$cli_tmp/sref" "$cli_tmp/stermed" model.txt history.csv
 cv=("${svm[@]}" --set svm.folds=3 --seed 9)
 expect_exit 0 "svm 3-fold: the uninterrupted run" "$evo" run "${cv[@]}" -q -o "$cli_tmp/cref"
 killed_loop "svm 3-fold" "$cli_tmp/ckilled" 1000 4 15 "${cv[@]}"

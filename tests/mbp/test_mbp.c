@@ -433,7 +433,8 @@ static void divergence_stops(void **state)
 				  "robust = false\nhidden_activation = linear\noutput_activation = linear\n"
 				  "epochs = 200\nreport_every = 10\n", out, &err), RT_ERR_INPUT);
 	rt_log_set_quiet(0);
-	assert_non_null(strstr(err.msg, "d: network 0 diverged between epochs 0 and 10: the training "
+	/* the host looks every 2 epochs (history.csv: a row every 200 / 100 epochs) */
+	assert_non_null(strstr(err.msg, "d: network 0 diverged between epochs 0 and 2: the training "
 				       "RMS is inf"));
 	assert_non_null(strstr(err.msg, "nothing was written"));
 	assert_int_equal(rt_read_file(path, &after, &nafter, &err), RT_OK);
