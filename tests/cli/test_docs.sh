@@ -1,7 +1,7 @@
 # test_docs.sh: runs every ```sh block of README.md and docs/*.md, so the
 # commands the docs show cannot rot.
 #
-# Conventions (docs/README's "Commands in these pages" says the same):
+# Conventions (docs/design.md's "Commands in these pages" says the same):
 #   ```sh       a block this test runs, with bash -e -o pipefail;
 #   ```console  a transcript (prompt, command and its output): not run;
 #   ```text, ```ini, ```c ...  listings, spec excerpts: not run;
