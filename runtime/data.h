@@ -51,6 +51,11 @@ rt_csv_options rt_csv_defaults(void);
  * that is empty on every row (lines ending with the delimiter): that column
  * is dropped, and the default label is the column before it. */
 rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out, rt_error *err);
+/* The same for every rank of a job (a collective: every rank calls it):
+ * rank 0 reads the file and broadcasts the table, or its error, to the
+ * others (data_share.c). One process: rt_csv_load. */
+rt_status rt_csv_load_shared(const char *path, const rt_csv_options *opt, rt_table *out,
+			     rt_error *err);
 /* Loads LIBSVM sparse format ("label idx:val idx:val ...", 1-based indices
  * ascending within a line; '#' starts a comment) into a dense table;
  * nfeatures 0 = the largest index seen. */

@@ -738,7 +738,7 @@ static rt_status cases_from_csv(rt_spec *spec, gp_problem *p, rt_error *err)
 	o.label_index = -1;
 	rt_table t;
 	memset(&t, 0, sizeof t);
-	if (rt_csv_load(p->data_path, &o, &t, err))
+	if (rt_csv_load_shared(p->data_path, &o, &t, err))   /* every rank loads it: rank 0 reads */
 		return err->status;
 	rt_status st = RT_OK;
 	gp_cases *c = &p->cases;

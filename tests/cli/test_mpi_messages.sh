@@ -84,4 +84,10 @@ expect_exit 0 "gp, one process without [islands]: no note" "$mpi" run "$problems
 	--backend cpu --threads 1 --set gp.population=100 --set gp.generations=3 --set data.cases=50 \
 	-q -o "$t/gp1"
 lacks "... none" "[islands] section"
+# a data file rank 0 reads for every rank (data_share.c): its error
+# reaches every rank, printed once; a good one gives every island the table
+printf 'a,b,label\n1,2,x\n3,,y\n' >"$t/bad.csv"
+printf '[problem]\nkind = gp\nname = badgp\n[gp]\npopulation = 100\ngenerations = 2\n[data]\nsource = csv\nfile = %s\nfitness = classification\n' "$t/bad.csv" >"$t/baddata.ini"
+expect_exit 2 "3 ranks: a bad data file exits 2" mpirun_n 3 "$mpi" run "$t/baddata.ini" --backend cpu -q -o "$t/x"
+once "... its error once, with file, line and column" "bad.csv:3:3: expected a number in column 'b'"
 finish
