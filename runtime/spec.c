@@ -488,41 +488,73 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether $EVOFORGE_NO_SHARED_DATA is set (to anything but "" or "0"): the
+ * ../shared/data fallbacks are then skipped, as on a machine without them. */
+static int no_shared_data(void)
+{
+	const char *v = getenv("EVOFORGE_NO_SHARED_DATA");
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* The places a relative data file NAME is looked for, in order, into tried;
+ * returns how many, or -1 (err set) when a path is too long. */
+static int data_places(const rt_spec *spec, const char *name, char tried[][RT_PATH_MAX],
+		       rt_error *err)
+{
+	const char *env = getenv("EVOFORGE_DATA");
+	int n = 0;
+	if (rt_format(tried[n++], RT_PATH_MAX, err, "%s/%s", spec->dir, name) ||
+	    (env && *env && rt_format(tried[n++], RT_PATH_MAX, err, "%s/%s", env, name)) ||
+	    rt_format(tried[n++], RT_PATH_MAX, err, "%s/../data/%s", spec->dir, name) ||
+	    rt_format(tried[n++], RT_PATH_MAX, err, "data/%s", name))
+		return -1;
+	if (no_shared_data())
+		return n;
+	if (rt_format(tried[n++], RT_PATH_MAX, err, "%s/../../shared/data/%s", spec->dir, name) ||
+	    rt_format(tried[n++], RT_PATH_MAX, err, "../shared/data/%s", name))
+		return -1;
+	return n;
+}
+
+/* The error for a data file found nowhere: every place tried, which datasets
+ * ship with evoforge and how to point it at the others. */
+static rt_status data_not_found(const rt_spec *spec, const char *name, char tried[][RT_PATH_MAX],
+				int ntried, rt_error *err)
+{
+	rt_fail(err, RT_ERR_INPUT, "%s: data file '%s' not found; looked in:", spec->path, name);
+	if (!err)
+		return RT_ERR_INPUT;
+	for (int i = 0; i < ntried; i++) {
+		size_t len = strlen(err->msg);
+		snprintf(err->msg + len, sizeof err->msg - len, "\n  %s", tried[i]);
+	}
+	size_t len = strlen(err->msg);
+	snprintf(err->msg + len, sizeof err->msg - len,
+		 "%s\n(evoforge ships only data/uci/{shuttle,sonar,letter,satellite}.csv; other "
+		 "datasets (KDD Cup, a9a, TSPLIB) are not shipped: set EVOFORGE_DATA to the folder "
+		 "that holds '%s')",
+		 no_shared_data() ? "\n  (../shared/data not searched: EVOFORGE_NO_SHARED_DATA is set)"
+				  : "",
+		 name);
+	return RT_ERR_INPUT;
+}
+
 rt_status rt_spec_data_path(const rt_spec *spec, const char *name, char *out, int size,
 			    rt_error *err)
 {
-	char tried[4][RT_PATH_MAX];
-	int ntried = 0;
-	const char *env = getenv("EVOFORGE_DATA");
+	char tried[6][RT_PATH_MAX];
+	int ntried;
 	if (name[0] == '/') {
 		if (file_exists(name))
 			return rt_format(out, (size_t)size, err, "%s", name);
 		return rt_fail(err, RT_ERR_INPUT, "%s: data file '%s' not found", spec->path, name);
 	}
-	if (rt_format(tried[ntried++], RT_PATH_MAX, err, "%s/%s", spec->dir, name) ||
-	    (env && *env && rt_format(tried[ntried++], RT_PATH_MAX, err, "%s/%s", env, name)) ||
-	    rt_format(tried[ntried++], RT_PATH_MAX, err, "%s/../../shared/data/%s", spec->dir, name) ||
-	    rt_format(tried[ntried++], RT_PATH_MAX, err, "../shared/data/%s", name))
+	if ((ntried = data_places(spec, name, tried, err)) < 0)
 		return RT_ERR_INPUT;
-	for (int i = 0; i < ntried; i++) {
-		if (file_exists(tried[i])) {
+	for (int i = 0; i < ntried; i++)
+		if (file_exists(tried[i]))
 			return rt_format(out, (size_t)size, err, "%s", tried[i]);
-		}
-	}
-	rt_fail(err, RT_ERR_INPUT,
-		"%s: data file '%s' not found; looked in:", spec->path, name);
-	for (int i = 0; i < ntried; i++) {
-		size_t len = strlen(err ? err->msg : "");
-		if (err)
-			snprintf(err->msg + len, sizeof err->msg - len, "\n  %s", tried[i]);
-	}
-	if (err) {
-		size_t len = strlen(err->msg);
-		snprintf(err->msg + len, sizeof err->msg - len,
-			 "\n(set EVOFORGE_DATA to the folder that holds it; this dataset is not "
-			 "shipped with evoforge)");
-	}
-	return RT_ERR_INPUT;
+	return data_not_found(spec, name, tried, ntried, err);
 }
 
 rt_status rt_spec_load_named(rt_spec *spec, const char *name, rt_error *err)

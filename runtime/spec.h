@@ -90,9 +90,14 @@ const char *rt_spec_where(const rt_spec *spec, const rt_spec_entry *e, char *buf
 const char *rt_spec_key_where(rt_spec *spec, const char *section, const char *key, char *buf,
 			      int size);
 
-/* Resolves a data file named in the spec: tried relative to the spec's folder,
- * then under $EVOFORGE_DATA, then under ../shared/data next to the checkout.
- * Fails with RT_ERR_INPUT naming every place it looked. */
+/* Resolves a data file named in the spec (e.g. "uci/sonar.csv"): an absolute
+ * path as is; else tried relative to the spec's folder, then under
+ * $EVOFORGE_DATA, then in the repository's data/ (<spec folder>/../data, then
+ * data/ from the current folder), then under ../shared/data next to the
+ * checkout (<spec folder>/../../shared/data, then ../shared/data) unless
+ * $EVOFORGE_NO_SHARED_DATA is set (to anything but "" or "0").
+ * Fails with RT_ERR_INPUT naming every place it looked and the datasets that
+ * are not shipped. */
 rt_status rt_spec_data_path(const rt_spec *spec, const char *name, char *out, int size,
 			    rt_error *err);
 

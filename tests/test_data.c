@@ -1,7 +1,8 @@
 /* test_data.c: the CSV, LIBSVM and TSPLIB loaders and TSPLIB .tour files on
  * small files written to a temporary folder (good input, every kind of bad
- * input with its exact message), and on the shared datasets in
- * ../shared/data when present. */
+ * input with its exact message), on the shipped UCI CSVs in data/uci/, and
+ * on the datasets not shipped (KDD Cup, a9a, TSPLIB) in ../shared/data when
+ * present (test_datasets.h). */
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
@@ -18,8 +19,9 @@
 #include <cmocka.h>
 
 #include "data.h"
+#include "test_datasets.h"
 
-#define SHARED "../shared/data"
+#define SHARED TEST_SHARED_DATA
 
 static char g_dir[256];
 
@@ -47,13 +49,10 @@ static void write_gz(const char *path, const char *text)
 	assert_int_equal(gzclose(g), Z_OK);
 }
 
-/* Skips the test visibly when a shared dataset is missing. */
+/* Whether a shared dataset (not shipped) may be used; says SKIP and why if not. */
 static int need(const char *path)
 {
-	if (access(path, R_OK) == 0)
-		return 1;
-	print_message("SKIP: %s not present\n", path);
-	return 0;
+	return test_shared_present(path);
 }
 
 static double now_s(void)
@@ -1058,12 +1057,10 @@ static void tsp_tour_errors(void **state)
 
 static void shared_shuttle(void **state)
 {
-	const char *path = SHARED "/uci/shuttle.csv";
+	const char *path = "data/uci/shuttle.csv";   /* shipped */
 	rt_table t;
 	rt_error err;
 	(void)state;
-	if (!need(path))
-		skip();
 	assert_int_equal(rt_csv_load(path, NULL, &t, &err), RT_OK);
 	assert_int_equal(t.nrows, 58000);
 	assert_int_equal(t.ncols, 9);
@@ -1081,12 +1078,10 @@ static void shared_shuttle(void **state)
 
 static void shared_sonar(void **state)
 {
-	const char *path = SHARED "/uci/sonar.csv";
+	const char *path = "data/uci/sonar.csv";   /* shipped */
 	rt_table t;
 	rt_error err;
 	(void)state;
-	if (!need(path))
-		skip();
 	assert_int_equal(rt_csv_load(path, NULL, &t, &err), RT_OK);
 	assert_int_equal(t.nrows, 208);
 	assert_int_equal(t.ncols, 60);

@@ -1,4 +1,5 @@
-/* test_spec.c: spec parsing, typed getters and their error messages. */
+/* test_spec.c: spec parsing, typed getters and their error messages, and
+ * where a spec's data files are looked for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -178,6 +180,61 @@ static void file_on_disk_and_data_paths(void **state)
 	rmdir(dir);
 }
 
+/* The lookup order: $EVOFORGE_DATA before the repository's data/ (found from
+ * the current folder, the repository root, for a spec elsewhere), then
+ * ../shared/data, which EVOFORGE_NO_SHARED_DATA=1 leaves out. */
+static void data_path_order_and_no_shared(void **state)
+{
+	char dir[] = "/tmp/evoforge-spec-XXXXXX", path[512], found[512];
+	char *old = getenv("EVOFORGE_DATA"), *old_no = getenv("EVOFORGE_NO_SHARED_DATA");
+	rt_spec s;
+	rt_error err;
+	FILE *f;
+	(void)state;
+	old = old ? strdup(old) : NULL;   /* setenv and unsetenv may drop the originals */
+	old_no = old_no ? strdup(old_no) : NULL;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/uci", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/uci/sonar.csv", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fclose(f);
+	assert_int_equal(rt_spec_load_text(&s, "/tmp/elsewhere/p.ini", "[problem]\nkind = gp\n",
+					   &err), RT_OK);
+	unsetenv("EVOFORGE_DATA");
+	unsetenv("EVOFORGE_NO_SHARED_DATA");
+	assert_int_equal(rt_spec_data_path(&s, "uci/sonar.csv", found, sizeof found, &err), RT_OK);
+	assert_string_equal(found, "data/uci/sonar.csv");
+	setenv("EVOFORGE_DATA", dir, 1);
+	assert_int_equal(rt_spec_data_path(&s, "uci/sonar.csv", found, sizeof found, &err), RT_OK);
+	assert_string_equal(found, path);
+	unsetenv("EVOFORGE_DATA");
+	assert_int_equal(rt_spec_data_path(&s, "tsp/none.tsp", found, sizeof found, &err),
+			 RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "\n  data/tsp/none.tsp"));
+	assert_non_null(strstr(err.msg, "\n  ../shared/data/tsp/none.tsp"));
+	assert_non_null(strstr(err.msg, "not shipped"));
+	setenv("EVOFORGE_NO_SHARED_DATA", "1", 1);
+	assert_int_equal(rt_spec_data_path(&s, "tsp/none.tsp", found, sizeof found, &err),
+			 RT_ERR_INPUT);
+	assert_null(strstr(err.msg, "\n  ../shared/data/"));
+	assert_non_null(strstr(err.msg, "EVOFORGE_NO_SHARED_DATA is set"));
+	assert_non_null(strstr(err.msg, "set EVOFORGE_DATA"));
+	if (old_no)
+		setenv("EVOFORGE_NO_SHARED_DATA", old_no, 1);
+	else
+		unsetenv("EVOFORGE_NO_SHARED_DATA");
+	if (old)
+		setenv("EVOFORGE_DATA", old, 1);
+	free(old);
+	free(old_no);
+	rt_spec_free(&s);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/uci", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 #ifdef RT_TESTS
 static void allocation_failure_is_reported(void **state)
 {
@@ -206,6 +263,7 @@ int main(void)
 		cmocka_unit_test(overrides_from_command_line),
 		cmocka_unit_test(missing_file_and_required_key),
 		cmocka_unit_test(file_on_disk_and_data_paths),
+		cmocka_unit_test(data_path_order_and_no_shared),
 #ifdef RT_TESTS
 		cmocka_unit_test(allocation_failure_is_reported),
 #endif

@@ -5,7 +5,8 @@
  * backend (tours are permutations of the right length, the same for any
  * thread count), the MMAS loop (the optimum of cities on a circle, the
  * optimum of a 12-city instance checked by brute force, pcb442 from
- * ../shared/data within a bound of its optimum) and the files a run writes. */
+ * ../shared/data, when there, within a bound of its optimum) and the files
+ * a run writes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "spec.h"
 
 #include "../test_tmp.h"
+#include "../test_datasets.h"
 
 static int setup(void **state)
 {
@@ -407,19 +409,19 @@ static void duplicate_cities(void **state)
 	aco_job_free(&job);
 }
 
-/* pcb442 from ../shared/data: 60 iterations on the CPU land within 10% of
- * the optimum (the nearest-neighbour tour is 20% above it). */
+/* pcb442 (TSPLIB, not shipped: $EVOFORGE_DATA or ../shared/data, else SKIP):
+ * 60 iterations on the CPU land within 10% of the optimum (the
+ * nearest-neighbour tour is 20% above it). */
 static void loop_pcb442(void **state)
 {
-	const char *path = "../shared/data/tsp/pcb442.tsp";
+	char path[512];
 	aco_job job;
 	aco_outcome out;
 	rt_error err;
 	(void)state;
-	if (access(path, R_OK) != 0) {
-		print_message("SKIP: %s not present\n", path);
+	if (!test_shared_data("tsp/pcb442.tsp", path, sizeof path) ||
+	    !test_shared_data("tsp/optimal.txt", path, sizeof path))
 		skip();
-	}
 	aco_job_default(&job);
 	{
 		rt_spec spec;

@@ -34,6 +34,26 @@ finish() {
 	[ "$cli_failed" -eq 0 ]
 }
 
+# shared_data NAME: echoes the path of NAME (e.g. tsp/pcb442.tsp), a dataset
+# evoforge does not ship (KDD Cup, a9a, TSPLIB): $EVOFORGE_DATA/NAME, else
+# ../shared/data/NAME unless EVOFORGE_NO_SHARED_DATA is set (as the runtime's
+# lookup). Otherwise prints "SKIP: ..." with the reason (on stderr, so that
+# p=$(shared_data NAME) || ... keeps it visible) and returns 1. The shipped
+# UCI CSVs are simply data/uci/NAME.csv.
+shared_data() {
+	if [ -n "${EVOFORGE_DATA:-}" ] && [ -r "$EVOFORGE_DATA/$1" ]; then
+		echo "$EVOFORGE_DATA/$1"
+	elif [ -n "${EVOFORGE_NO_SHARED_DATA:-}" ] && [ "$EVOFORGE_NO_SHARED_DATA" != 0 ]; then
+		echo "SKIP: $1 not used: EVOFORGE_NO_SHARED_DATA is set (dataset not shipped)" >&2
+		return 1
+	elif [ -r "../shared/data/$1" ]; then
+		echo "../shared/data/$1"
+	else
+		echo "SKIP: $1 not found (not shipped; set EVOFORGE_DATA or provide ../shared/data)" >&2
+		return 1
+	fi
+}
+
 # mpi_setup EVOFORGE SCRIPT: for the MPI tests. Sets $mpi (build/evoforge-mpi
 # beside EVOFORGE) and mpirun_n N CMD... (N ranks, oversubscribed, as root
 # too); returns 1 after a visible SKIP (sanitizer build: no MPI binary of

@@ -6,7 +6,7 @@
 # how), a bad --arch. aco (random cities), mbp (two-spirals, and Sonar) and
 # svm (points of its own, and Sonar) build too: their programs, without
 # NVRTC, give the result.json and the artefact (best tour, network, model)
-# of `evoforge run`; Sonar's cases SKIP when ../shared/data is absent.
+# of `evoforge run` (Sonar from the shipped data/uci/sonar.csv).
 # Usage: bash test_build.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -118,12 +118,12 @@ if cmp -s "$cli_tmp/svm-small-built/predictions.csv" "$cli_tmp/svm-small-ref/pre
 else
 	cli_fail "svm-small: same predictions.csv" "differs"
 fi
-if [ -r ../shared/data/uci/sonar.csv ]; then
+if [ -r data/uci/sonar.csv ]; then
 	same_as_run mbp-sonar "$PWD/problems/mbp-sonar.ini" network.net mbp-mbp-sonar.cu 7 \
 		--set mbp.epochs=100
 	same_as_run svm "$PWD/problems/svm-sonar.ini" model.txt "svm-k2-f60-w0.cu svm_predict-k2-f60.cu" 3
 else
-	echo "SKIP test_build.sh: ../shared/data/uci/sonar.csv absent: mbp-sonar and svm-sonar not built"
+	cli_fail "mbp-sonar, svm-sonar" "data/uci/sonar.csv missing (it ships with evoforge)"
 fi
 
 # Errors.

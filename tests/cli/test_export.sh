@@ -80,8 +80,7 @@ expect_exit 2 "eval: CSV missing a column" "$evo" eval "$t/sextic/result.json" "
 expect_output "eval names the file and the column" "nox.csv:1: expected a column named 'x'"
 
 # ---- gp: Shuttle -------------------------------------------------------------
-shuttle=../shared/data/uci/shuttle.csv
-[ -n "${EVOFORGE_DATA:-}" ] && [ -f "$EVOFORGE_DATA/uci/shuttle.csv" ] && shuttle=$EVOFORGE_DATA/uci/shuttle.csv
+shuttle=data/uci/shuttle.csv   # shipped
 if [ -f "$shuttle" ]; then
 	expect_exit 0 "gp shuttle run" "$evo" run problems/shuttle.ini --backend cpu -q \
 		--generations 2 --population 60 -o "$t/shuttle"
@@ -98,7 +97,7 @@ if [ -f "$shuttle" ]; then
 		expect_exit 0 "shuttle: NAME-eval == evoforge eval" cmp "$t/sh-c.csv" "$t/sh-evo.csv"
 	fi
 else
-	echo "SKIP: uci/shuttle.csv not found (../shared/data or \$EVOFORGE_DATA): no Shuttle round trip"
+	cli_fail "Shuttle round trip" "$shuttle missing (it ships with evoforge)"
 fi
 
 # ---- gp: a Boolean program (6-multiplexer) ------------------------------------
@@ -239,8 +238,7 @@ for k in rbf linear polynomial; do
 		$k $k "$t/blobs.txt" >"$t/blobs-$k.ini"
 	svm_case "blobs-$k" "$t/blobs-$k.ini" "$t/blobs.txt"
 done
-sonar=../shared/data/uci/sonar.csv
-[ -n "${EVOFORGE_DATA:-}" ] && [ -f "$EVOFORGE_DATA/uci/sonar.csv" ] && sonar=$EVOFORGE_DATA/uci/sonar.csv
+sonar=data/uci/sonar.csv   # shipped
 if [ -f "$sonar" ] && [ -f "$shuttle" ]; then
 	printf '[problem]\nkind = svm\nname = sonar-rbf\n[svm]\nkernel = rbf\nC = 10\n[data]\ntrain = %s\nlabel = Class\n' \
 		"$(cd "$(dirname "$sonar")" && pwd)/sonar.csv" >"$t/sonar-rbf.ini"
@@ -257,7 +255,7 @@ PY
 		"$t/shuttle-part.csv" >"$t/shuttle-poly.ini"
 	svm_case shuttle-poly "$t/shuttle-poly.ini" "$t/shuttle-part.csv"
 else
-	echo "SKIP: uci/sonar.csv or uci/shuttle.csv not found: no Sonar / Shuttle SVM export"
+	cli_fail "Sonar / Shuttle SVM export" "$sonar or $shuttle missing (they ship with evoforge)"
 fi
 if [ $have_cc = 1 ]; then
 	printf 'a,b,label\n1,2,1\n1,zz,1\n' >"$t/badpoint.csv"
@@ -332,7 +330,7 @@ if [ -f "$sonar" ] && [ -f "$shuttle" ]; then
 		"$t/shuttle-part.csv" >"$t/shuttle-mbp.ini"
 	mbp_case shuttle-7-outputs "$t/shuttle-mbp.ini" "$t/shuttle-part.csv"
 else
-	echo "SKIP: uci/sonar.csv or uci/shuttle.csv not found: no Sonar / Shuttle MBP export"
+	cli_fail "Sonar / Shuttle MBP export" "$sonar or $shuttle missing (they ship with evoforge)"
 fi
 expect_exit 2 "mbp eval: CSV missing an input" "$evo" eval "$t/mbp/result.json" "$t/nox.csv"
 expect_output "mbp eval names the file and the column" "nox.csv:1: expected a column named 'x1'"

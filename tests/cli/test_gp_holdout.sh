@@ -6,7 +6,7 @@
 # predictions); [data] test_fraction (same seed, same result; --seed
 # recorded as the split's seed); a spec without the keys has no "holdout"
 # and prints no held-out report; bad keys exit 2 naming file:line; the
-# Shuttle spec problems/shuttle-holdout.ini (SKIPs without the data).
+# Shuttle spec problems/shuttle-holdout.ini (Shuttle ships in data/uci/).
 # Usage: bash test_gp_holdout.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -171,9 +171,8 @@ printf '[problem]\nkind = gp\n[data]\nsource = multiplexer\ntest_fraction = 0.2\
 expect_exit 2 "multiplexer refuses test_fraction" "$evo" run "$t/mux.ini" --backend cpu -o "$t/x"
 expect_output "multiplexer: file:line and why" "mux.ini:5: [data] test_fraction: expected no held-out set for the multiplexer"
 
-# ---- Shuttle (data not shipped: SKIP without it) ------------------------------------------
-shuttle=../shared/data/uci/shuttle.csv
-[ -n "${EVOFORGE_DATA:-}" ] && [ -f "$EVOFORGE_DATA/uci/shuttle.csv" ] && shuttle=$EVOFORGE_DATA/uci/shuttle.csv
+# ---- Shuttle (shipped in data/uci/) ---------------------------------------------------------
+shuttle=data/uci/shuttle.csv   # shipped
 if [ -f "$shuttle" ]; then
 	expect_exit 0 "shuttle-holdout run" "$evo" run problems/shuttle-holdout.ini --backend cpu \
 		--generations 2 --population 100 -o "$t/shh"
@@ -191,7 +190,7 @@ PY
 	then cli_ok "shuttle-holdout: each class within 1 case of 30 %; train errors == fitness"
 	else cli_fail "shuttle-holdout" "see above"; fi
 else
-	echo "SKIP: uci/shuttle.csv not found (../shared/data or \$EVOFORGE_DATA): no shuttle-holdout run"
+	cli_fail "shuttle-holdout run" "$shuttle missing (it ships with evoforge)"
 fi
 
 finish

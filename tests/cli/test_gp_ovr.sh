@@ -8,7 +8,7 @@
 # arithmetic, an interpreter of its own); export refuses (exit 2, naming the
 # scheme); bad values and the key on a regression or Boolean problem exit 2
 # with file:line; a spec without the key runs one-vs-rest (the default),
-# problems/shuttle.ini round; problems/shuttle-ovr.ini (SKIPs without the data).
+# problems/shuttle.ini round; problems/shuttle-ovr.ini (Shuttle ships in data/uci/).
 # Usage: bash test_gp_ovr.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -149,9 +149,8 @@ printf '[problem]\nkind = gp\n[data]\nsource = multiplexer\n[gp]\nmulticlass = r
 expect_exit 2 "multiclass on a Boolean problem" "$evo" run "$t/mux.ini" --backend cpu -o "$t/x"
 expect_output "Boolean: file:line and why" "mux.ini:6: [gp] multiclass: expected no multiclass scheme for a Boolean problem"
 
-# ---- Shuttle (data not shipped: SKIP without it) ------------------------------------------
-shuttle=../shared/data/uci/shuttle.csv
-[ -n "${EVOFORGE_DATA:-}" ] && [ -f "$EVOFORGE_DATA/uci/shuttle.csv" ] && shuttle=$EVOFORGE_DATA/uci/shuttle.csv
+# ---- Shuttle (shipped in data/uci/) ---------------------------------------------------------
+shuttle=data/uci/shuttle.csv   # shipped
 if [ -f "$shuttle" ]; then
 	expect_exit 0 "shuttle-ovr run" "$evo" run problems/shuttle-ovr.ini --backend cpu \
 		--generations 1 --population 50 -o "$t/sho"
@@ -164,7 +163,7 @@ if [ -f "$shuttle" ]; then
 		cli_fail "shuttle.ini" "ran one-vs-rest"
 	else cli_ok "shuttle.ini: multiclass = round (the seed's scheme)"; fi
 else
-	echo "SKIP: uci/shuttle.csv not found (../shared/data or \$EVOFORGE_DATA): no shuttle-ovr run"
+	cli_fail "shuttle-ovr run" "$shuttle missing (it ships with evoforge)"
 fi
 
 finish

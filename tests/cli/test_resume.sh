@@ -10,8 +10,13 @@ evo=$1
 export EVOFORGE_CACHE="$cli_tmp/cache"
 untimed() { grep -vE '_s"|_ms|ms_per|seconds|gpops|per_second|"date"|host_share' "$1"; }
 hist() { cut -d, -f1-5,12 "$1"; }   # generation, best, mean, sizes, nonfinite
-args=(problems/sextic.ini --backend cpu --set gp.stop_on_success=false --generations 10 --seed 4)
-# the sanitizer build is about 10 times slower: fewer cases keep its runs seconds long
+# 20 generations (about 2 s plain): the SIGTERM sent after 1 s lands mid-run
+# (10 took 0.85 s on an idle 2-core machine, so the run could end first).
+# The sanitizer build is about 10 times slower: 10 generations and fewer
+# cases keep its runs seconds long.
+gens=20
+case $evo in *asan*) gens=10 ;; esac
+args=(problems/sextic.ini --backend cpu --set gp.stop_on_success=false --generations $gens --seed 4)
 case $evo in *asan*) args+=(--set data.cases=10000) ;; esac
 
 expect_exit 0 "the uninterrupted run" "$evo" run "${args[@]}" -q -o "$cli_tmp/ref"

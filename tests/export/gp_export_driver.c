@@ -8,8 +8,8 @@
  *   NAME-eval --backend cpu / gpu (the exported folder, built with cc)
  * Predictions print with %.9g (each float exactly), so equal files mean
  * equal bits. Prints a markdown table; exit status 1 on any difference or a
- * GPU failure. Usage: gp_export_driver [SHUTTLE.csv] (default
- * $EVOFORGE_DATA/uci/shuttle.csv, then ../shared/data/uci/shuttle.csv). */
+ * GPU failure. Usage: gp_export_driver [SHUTTLE.csv] (default the shipped
+ * data/uci/shuttle.csv). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +224,6 @@ static void bool_cases(rt_rng *rng)
 int main(int argc, char **argv)
 {
 	char shuttle[512];
-	const char *data = getenv("EVOFORGE_DATA");
 	rt_rng rng;
 	rt_log_set_quiet(1);
 	snprintf(dir, sizeof dir, "/tmp/evoforge-gp-export-driver-XXXXXX");
@@ -232,10 +231,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (argc > 1)
 		snprintf(shuttle, sizeof shuttle, "%s", argv[1]);
-	else if (data && data[0])
-		snprintf(shuttle, sizeof shuttle, "%s/uci/shuttle.csv", data);
 	else
-		snprintf(shuttle, sizeof shuttle, "../shared/data/uci/shuttle.csv");
+		snprintf(shuttle, sizeof shuttle, "data/uci/shuttle.csv");
 	rt_rng_init(&rng, 11, 0);
 	printf("| case           |     rows | eval cpu | eval gpu | NAME-eval cpu | NAME-eval gpu "
 	       "| outputs |\n|---|---:|---|---|---|---|---|\n");

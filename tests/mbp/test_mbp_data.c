@@ -1,8 +1,8 @@
 /* test_mbp_data.c: kind `mbp`'s data and network files (runtime/mbp/
  * mbp_data.c, mbp_net.c): the generated problems (two spirals: size,
  * radii, angles, balance; Friedman #1: deterministic in data_seed, scaled
- * targets, a plausible raw mean; XOR), the scaling, CSV files (Sonar from
- * $EVOFORGE_DATA or ../shared/data when present, and small files written
+ * targets, a plausible raw mean; XOR), the scaling, CSV files (Sonar, shipped
+ * in data/uci/, found as the runtime finds it, and small files written
  * here: two classes, three classes one-hot, regression, string inputs
  * rejected), the splits and folds, [data] errors with file:line, and
  * network files: bit-exact round trips and malformed files rejected at the
@@ -267,20 +267,14 @@ static void generated_errors(void **state)
 
 /* ---- CSV --------------------------------------------------------------------------------- */
 
-/* Sonar from the shared data: 208 patterns, 60 inputs, one output, 104/104. */
+/* Sonar (shipped, data/uci/sonar.csv): 208 patterns, 60 inputs, one output,
+ * 104/104. */
 static void csv_sonar(void **state)
 {
-	const char *env = getenv("EVOFORGE_DATA");
-	char path[512];
 	mbp_dataset d;
 	rt_error err;
 	int c1 = 0;
 	(void)state;
-	snprintf(path, sizeof path, "%s/uci/sonar.csv", env && *env ? env : "../shared/data");
-	if (access(path, R_OK) != 0 && access("../shared/data/uci/sonar.csv", R_OK) != 0) {
-		print_message("SKIP: uci/sonar.csv not present ($EVOFORGE_DATA or ../shared/data)\n");
-		skip();
-	}
 	assert_int_equal(data_from_text("sonar.ini", "[data]\nsource = csv\nfile = uci/sonar.csv\n",
 					MBP_SIGMOID, 0, &d, &err), RT_OK);
 	assert_int_equal(d.n, 208);
@@ -420,7 +414,7 @@ static void csv_errors(void **state)
 					MBP_SIGMOID, 0, &d, &err), RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "nofile.ini:3: data.file"));
 	assert_non_null(strstr(err.msg, "looked in"));
-	assert_non_null(strstr(err.msg, "shared/data/no/such.csv"));
+	assert_non_null(strstr(err.msg, "data/no/such.csv"));
 	assert_int_equal(data_from_text("nolabel.ini", "[data]\nfile = cat.csv\nlabel = Class\n",
 					MBP_SIGMOID, 0, &d, &err), RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "'Class'"));

@@ -7,8 +7,9 @@
  * same iterations and objective). Prints a markdown table; exits 1 when a
  * case is outside tolerance (objective 1e-3 relative against the CPU, as
  * svm_gpu_driver; the SV count within 1 %; sparse = dense exactly), 0
- * otherwise. Usage: svm_sparse_driver [A9A_PATH] (default
- * shared/data/svm/a9a, then /work/shared/data/svm/a9a). */
+ * otherwise. Usage: svm_sparse_driver [A9A_PATH] (default $EVOFORGE_DATA/
+ * svm/a9a, ../shared/data/svm/a9a (test_datasets.h), then shared/data/svm/a9a;
+ * a9a is not shipped). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "log.h"
 #include "svm/svm_impl.h"
 #include "svm_sparse_gen.h"
+#include "../test_datasets.h"
 
 static int load(const char *path, int storage, svm_data *d)
 {
@@ -159,9 +161,10 @@ static int generated(long n, int nfeat, int classes, int *bad)
 
 int main(int argc, char **argv)
 {
+	char found[512];
 	const char *a9a = argc > 1 ? argv[1]
-			  : access("shared/data/svm/a9a", R_OK) == 0 ? "shared/data/svm/a9a"
-			  : "/work/shared/data/svm/a9a";
+			  : test_shared_find("svm/a9a", found, sizeof found) ? found
+			  : "shared/data/svm/a9a";
 	svm_data s, d;
 	int bad = 0;
 	printf("| data | points x features | kernel | obj cpu | obj gpu | rho cpu | rho gpu | SVs cpu | "

@@ -123,7 +123,7 @@ static void train_predict_match_libsvm(void **state)
 	compare_commands("three.txt", "-c 2 -h 0 -e 0.0001");
 }
 
-/* Sonar (../shared/data/uci/sonar.csv) in LIBSVM format, if it is there. */
+/* Sonar (shipped: data/uci/sonar.csv) in LIBSVM format. */
 static void sonar_matches_libsvm(void **state)
 {
 	char path[400];
@@ -133,11 +133,7 @@ static void sonar_matches_libsvm(void **state)
 	(void)state;
 	if (!have_libsvm())
 		skip();
-	if (access("../shared/data/uci/sonar.csv", R_OK) != 0) {
-		printf("SKIP: ../shared/data/uci/sonar.csv not found\n");
-		skip();
-	}
-	assert_int_equal(svm_data_load("../shared/data/uci/sonar.csv", &o, &d, &err), RT_OK);
+	assert_int_equal(svm_data_load("data/uci/sonar.csv", &o, &d, &err), RT_OK);
 	snprintf(path, sizeof path, "%s/sonar.txt", tmpdir);
 	assert_int_equal(svm_data_write_libsvm(path, &d, &err), RT_OK);
 	svm_data_free(&d);

@@ -26,11 +26,10 @@
 #include "nvrtc.h"
 #include "svm/svm_impl.h"
 
+#include "../test_datasets.h"
 #include "../test_tmp.h"
 #include "svm_cli_test.h"
 #include "svm_sparse_gen.h"
-
-#define A9A "/work/shared/data/svm/a9a"
 
 static int setup(void **state)
 {
@@ -237,10 +236,12 @@ static void high_dimensional_matches_libsvm(void **state)
 
 /* ---- forced sparse against dense: identical models ---------------------------------- */
 
-/* The first rows of a9a (a generated set when a9a is absent) to tmpdir/name. */
+/* The first rows of a9a (not shipped: $EVOFORGE_DATA or ../shared/data, and
+ * a generated set when it is absent) to tmpdir/name. */
 static void a9a_part(const char *name, long rows)
 {
-	FILE *in = fopen(A9A, "r"), *out;
+	char a9a[512];
+	FILE *in = test_shared_find("svm/a9a", a9a, sizeof a9a) ? fopen(a9a, "r") : NULL, *out;
 	char line[4096];
 	if (in) {
 		assert_non_null(out = fopen(in_tmp(name), "w"));
@@ -250,7 +251,8 @@ static void a9a_part(const char *name, long rows)
 		assert_int_equal(fclose(out), 0);
 		return;
 	}
-	printf("  (%s absent: a generated set instead)\n", A9A);
+	printf("  (svm/a9a absent%s: a generated set instead)\n",
+	       test_no_shared_data() ? " or EVOFORGE_NO_SHARED_DATA set" : "");
 	assert_int_equal(sparse_gen_write(in_tmp(name), rows, 3000, 11), 0);
 }
 
