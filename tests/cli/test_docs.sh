@@ -18,8 +18,8 @@
 # build/ on PATH; a page's blocks run there in order, so a block may use
 # what an earlier block of the same page wrote (e.g. out/...). Nothing is
 # written into the checkout. Blocks that use `evoforge plot` are skipped
-# (SKIP line) while this binary has no plot command; blocks that use mpirun
-# are skipped without mpirun or build/evoforge-mpi. The sanitizer build
+# (SKIP line) without gnuplot; blocks that use mpirun are skipped without
+# mpirun or build/evoforge-mpi. The sanitizer build
 # (a binary path with asan in it) skips the whole test, with a SKIP line.
 # Usage: bash tests/cli/test_docs.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
@@ -85,18 +85,14 @@ mirror() {   # mirror DIR: a scratch copy of the repository root's layout
 	local d=$1 x
 	mkdir -p "$d/build"
 	for x in problems tools templates tests bench; do ln -s "$root/$x" "$d/$x"; done
-	if [ -d "$root/data" ]; then ln -s "$root/data" "$d/data"
-	elif [ -d "$root/../shared/data" ]; then
-		# Until data/ ships in the checkout (it is being added): the shared copy.
-		ln -s "$root/../shared/data" "$d/data"
-	fi
+	ln -s "$root/data" "$d/data"
 	ln -s "$bin" "$d/build/evoforge"
 	[ -x "$(dirname "$bin")/evoforge-mpi" ] && ln -s "$(dirname "$bin")/evoforge-mpi" "$d/build/evoforge-mpi"
 	return 0
 }
 
-has_plot=0
-"$bin" plot --help >/dev/null 2>&1 && has_plot=1
+has_gnuplot=1
+command -v gnuplot >/dev/null || has_gnuplot=0
 has_mpi=1
 { command -v mpirun >/dev/null && [ -x "$(dirname "$bin")/evoforge-mpi" ]; } || has_mpi=0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
@@ -109,8 +105,9 @@ while IFS=$'\t' read -r page line state reason file; do
 	bad) cli_fail "$where" "$reason"; continue ;;
 	notrun) echo "NOT RUN $where: $reason"; nnot=$((nnot + 1)); continue ;;
 	esac
-	if grep -q 'evoforge plot' "$file" && [ "$has_plot" -eq 0 ]; then
-		echo "SKIP: $where: this evoforge has no plot command yet"; nskip=$((nskip + 1)); continue
+	if grep -q 'evoforge plot' "$file" && [ "$has_gnuplot" -eq 0 ]; then
+		echo "SKIP: $where: gnuplot is not installed (tools/setup-debian installs gnuplot-nox)"
+		nskip=$((nskip + 1)); continue
 	fi
 	if grep -q 'mpirun' "$file" && [ "$has_mpi" -eq 0 ]; then
 		echo "SKIP: $where: needs mpirun and build/evoforge-mpi"; nskip=$((nskip + 1)); continue
