@@ -186,10 +186,15 @@ static const char usage_plot[] =
 	"       problems the best of them and the mean of their best\n"
 	"  aco  the best tour so far, and the gap to the optimum in % on a second axis\n"
 	"       when result.json names the optimum (TSPLIB instances)\n"
-	"A fitness axis spanning over three decades is logarithmic. mbp and svm runs\n"
-	"write no history.csv (nothing to plot); any other history.csv: its columns\n"
-	"named best..., mean... against the first. Exit status 2 when the folder or\n"
-	"history.csv is missing or malformed (FILE:LINE) or gnuplot is not found.\n";
+	"  mbp  the training RMS (each epoch's) and the validation RMS against the\n"
+	"       epoch; with several networks the lowest and the mean of each\n"
+	"  svm  per one-vs-one pair: the dual objective, and below it the violation\n"
+	"       m(a) - M(a) (logarithmic) with the eps SMO stops under; a grid\n"
+	"       search's picture is grid.png, written by the run\n"
+	"A fitness axis spanning over three decades is logarithmic; any other\n"
+	"history.csv: its columns named best..., mean... against the first. Exit\n"
+	"status 2 when the folder or history.csv is missing or malformed (FILE:LINE)\n"
+	"or gnuplot is not found.\n";
 
 typedef struct cli {
 	rt_options opt;
