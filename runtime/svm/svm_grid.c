@@ -11,17 +11,16 @@
  * fine order, so ties between equal rates may pick another cell. */
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "comm.h"
 #include "cpu.h"
 #include "log.h"
 #include "out.h"
+#include "plot.h"
 #include "svm_impl.h"
 
 /* At most this many values on one axis. */
@@ -34,7 +33,6 @@
 #define SVM_GRID_GPU_MODELS 30
 #endif
 
-extern char **environ;
 
 rt_status svm_range_parse(const char *what, const char *text, svm_range *r, rt_error *err)
 {
@@ -180,30 +178,6 @@ rt_status svm_grid_write_csv(const char *path, const svm_grid *g, rt_error *err)
 
 /* ---- the plot ------------------------------------------------------------------- */
 
-/* Is `name` an executable file in a folder of $PATH? */
-static int on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[RT_PATH_MAX];
-	while (path && *path) {
-		size_t len = strcspn(path, ":");
-		if (len && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, name) < (int)sizeof buf &&
-		    access(buf, X_OK) == 0)
-			return 1;
-		path += len + (path[len] == ':');
-	}
-	return 0;
-}
-
-/* s as a gnuplot single-quoted string ('' stands for '). */
-static void gp_quoted(rt_buf *b, const char *s)
-{
-	rt_buf_puts(b, "'");
-	for (; *s; s++)
-		rt_buf_puts(b, *s == '\'' ? "''" : (char[2]){ *s, 0 });
-	rt_buf_puts(b, "'");
-}
-
 /* grid.py's gnuplot script: contours of the rate over log2(C), log2(gamma). */
 static void plot_script(rt_buf *b, const char *out, const svm_grid *g)
 {
@@ -213,7 +187,7 @@ static void plot_script(rt_buf *b, const char *out, const svm_grid *g)
 	lo_level = fmax(0, round(best / 10) * 10 - 40);
 	step = best - low <= 10 ? 0.5 : 2;
 	rt_buf_puts(b, "set term png size 800,600\nset output ");
-	gp_quoted(b, out);
+	rt_plot_quote(b, out);
 	rt_buf_printf(b, "\nset xlabel 'log2(C)'\nset ylabel 'log2(gamma)'\n"
 		      "set xrange [%g:%g]\nset yrange [%g:%g]\n", fmin(g->c.begin, g->c.end),
 		      fmax(g->c.begin, g->c.end), fmin(g->g.begin, g->g.end), fmax(g->g.begin, g->g.end));
@@ -231,49 +205,12 @@ static void plot_script(rt_buf *b, const char *out, const svm_grid *g)
 	rt_buf_puts(b, "e\n");
 }
 
-/* Runs `gnuplot script`; its messages go to our stderr. */
-static rt_status run_gnuplot(const char *script, rt_error *err)
-{
-	char *args[] = { "gnuplot", (char *)script, NULL };
-	pid_t pid;
-	int rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, args, environ), status;
-	if (rc != 0)
-		return rt_fail(err, RT_ERR_SYSTEM, "cannot run gnuplot: %s", strerror(rc));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return rt_fail(err, RT_ERR_SYSTEM, "waiting for gnuplot: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return rt_fail(err, RT_ERR_SYSTEM, "gnuplot failed (%s %d) drawing the grid plot",
-			       WIFEXITED(status) ? "exit status" : "signal",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	return RT_OK;
-}
-
-/* Writes b to a new temporary file; its name into path. */
-static rt_status temp_script(const rt_buf *b, char *path, size_t size, rt_error *err)
-{
-	const char *dir = getenv("TMPDIR");
-	int fd;
-	if (rt_format(path, size, err, "%s/evoforge-grid-XXXXXX.gp", dir && *dir ? dir : "/tmp"))
-		return RT_ERR_INPUT;
-	if ((fd = mkstemps(path, 3)) < 0)
-		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot create the gnuplot script: %s", path,
-			       strerror(errno));
-	if (write(fd, b->data, b->len) != (ssize_t)b->len) {
-		close(fd);
-		unlink(path);
-		return rt_fail(err, RT_ERR_SYSTEM, "%s: cannot write the gnuplot script", path);
-	}
-	close(fd);
-	return RT_OK;
-}
-
 rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err)
 {
-	char script[RT_PATH_MAX], tmp[RT_PATH_MAX];
+	char tmp[RT_PATH_MAX];
 	rt_buf b;
 	rt_status st;
-	if (!on_path("gnuplot"))
+	if (!rt_plot_on_path("gnuplot"))
 		return (rt_info("gnuplot not found: no plot"), RT_OK);
 	if (g->ncells < 1 || range_values(&g->c, NULL) < 2 || range_values(&g->g, NULL) < 2)
 		return (rt_info("one value of C or gamma: no contour plot"), RT_OK);
@@ -282,12 +219,8 @@ rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err)
 	memset(&b, 0, sizeof b);
 	plot_script(&b, tmp, g);
 	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing the gnuplot script")
-		      : temp_script(&b, script, sizeof script, err);
+		      : rt_plot_run(&b, "the grid plot", err);
 	rt_buf_free(&b);
-	if (st != RT_OK)
-		return st;
-	st = run_gnuplot(script, err);
-	unlink(script);
 	if (st == RT_OK && rename(tmp, png) != 0)
 		st = rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s: %s", png, tmp, strerror(errno));
 	if (st != RT_OK)

@@ -159,7 +159,7 @@ static void restore_svm(const char *path)
 			long it;
 			int done;
 			if (a && g)
-				FUZZ_CHECK(svm_ckpt_find(&sk, e.model, e.pair, e.n, a, g, &it, &done) == 1);
+				FUZZ_CHECK(svm_ckpt_find(&sk, e.model, e.pair, e.n, a, g, &it, &done, NULL) == 1);
 			free(a);
 			free(g);
 		}
