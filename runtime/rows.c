@@ -25,6 +25,35 @@ static void format_chunks(void *ctx, long begin, long end, int thread)
 	}
 }
 
+typedef struct json_rows {
+	const rt_json *array;   /* the writer, inside the array: its depth and indentation */
+	rt_json_element_fn fn;
+	void *ctx;
+} json_rows;
+
+/* Element i into b, as the array's own writer would put it. */
+static void json_element(void *ctx, long i, rt_buf *b)
+{
+	const json_rows *c = ctx;
+	rt_json sub = *c->array;
+	sub.buf = *b;
+	sub.first[sub.depth] = i == 0;   /* the elements after the first open with a comma */
+	c->fn(c->ctx, i, &sub);
+	*b = sub.buf;
+}
+
+rt_status rt_json_array_rows(rt_json *j, const char *key, long n, rt_json_element_fn fn, void *ctx,
+			     rt_error *err)
+{
+	json_rows c = { j, fn, ctx };
+	rt_status st;
+	rt_json_begin_array(j, key);
+	st = rt_rows_format(&j->buf, n, json_element, &c, err);
+	j->first[j->depth] = n == 0;
+	rt_json_end_array(j);
+	return st;
+}
+
 rt_status rt_rows_format(rt_buf *out, long nrows, rt_row_fn fn, void *ctx, rt_error *err)
 {
 	long nchunks = (nrows + ROWS_CHUNK - 1) / ROWS_CHUNK;

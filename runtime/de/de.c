@@ -180,7 +180,7 @@ static void write_cec_errors(rt_json *j, const de_job *job, const de_outcome *ou
 	rt_json_end_object(j);
 }
 
-typedef struct hist_rows {
+typedef struct hist_rows {   /* a job and its outcome, for the rows formatted in parallel */
 	const de_job *job;
 	const de_outcome *out;
 } hist_rows;
@@ -194,6 +194,24 @@ static void hist_row(void *ctx, long h, rt_buf *b)
 	for (long p = 0; p < c->out->problems; p++)
 		rt_buf_printf(b, ",%.9g", (double)c->out->hist[p * c->out->hist_len + h]);
 	rt_buf_puts(b, "\n");
+}
+
+/* result.json's results[p]: problem p's best, its counts and its vector. */
+static void result_element(void *ctx, long p, rt_json *j)
+{
+	const hist_rows *c = ctx;
+	const de_outcome *out = c->out;
+	rt_json_begin_object(j, NULL);
+	rt_json_int(j, "problem", (long long)p);
+	rt_json_double(j, "best", out->best[p]);
+	rt_json_int(j, "generations", out->gens[p]);
+	rt_json_int(j, "evaluations", de_job_evals(c->job, out->gens[p]));
+	rt_json_bool(j, "reached", out->reached[p]);
+	rt_json_begin_array(j, "x");
+	for (int k = 0; k < out->dim; k++)
+		rt_json_double(j, NULL, out->bestx[p * out->dim + k]);
+	rt_json_end_array(j);
+	rt_json_end_object(j);
 }
 
 static rt_status write_results(const de_job *job, const de_outcome *out, const char *dir,
@@ -266,21 +284,12 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 		rt_json_double(&j, "kernel_ms", out->kernel_ms);
 	rt_json_double(&j, "evals_per_s", out->seconds > 0 ? out->evals / out->seconds : 0);
 	rt_json_interrupted(&j);
-	rt_json_begin_array(&j, "results");
-	for (size_t p = 0; p < P; p++) {
-		rt_json_begin_object(&j, NULL);
-		rt_json_int(&j, "problem", (long long)p);
-		rt_json_double(&j, "best", out->best[p]);
-		rt_json_int(&j, "generations", out->gens[p]);
-		rt_json_int(&j, "evaluations", de_job_evals(job, out->gens[p]));
-		rt_json_bool(&j, "reached", out->reached[p]);
-		rt_json_begin_array(&j, "x");
-		for (int k = 0; k < out->dim; k++)
-			rt_json_double(&j, NULL, out->bestx[p * out->dim + k]);
-		rt_json_end_array(&j);
-		rt_json_end_object(&j);
+	hist_rows elems = { job, out };
+	if ((st = rt_json_array_rows(&j, "results", (long)P, result_element, &elems, err)) != RT_OK) {
+		free(sorted);
+		rt_buf_free(&j.buf);
+		return st;
 	}
-	rt_json_end_array(&j);
 	if (out->cec)
 		write_cec_errors(&j, job, out);
 	rt_json_end_object(&j);
