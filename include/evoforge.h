@@ -20,8 +20,10 @@
  * CPU thread pool and its size, the GPU context, the run's timeline), so
  * evoforge_job_run holds a process-wide lock: ONE JOB RUNS AT A TIME PER
  * PROCESS, and a second thread's evoforge_job_run waits for the first.
- * Callbacks are called while that lock is held, on the thread that called
- * evoforge_job_run; they must not call evoforge_job_run themselves.
+ * Callbacks are called while that lock is held, one call at a time, from
+ * the thread that called evoforge_job_run -- or, for a few warnings, from
+ * the engine's CPU worker threads (svm trains cross-validation models in
+ * parallel); they must not call evoforge_job_run themselves.
  *
  * Strings returned by the library are owned by the job (or static) and stay
  * valid until the job is freed (or the next call on that job that says it

@@ -49,6 +49,9 @@ struct evoforge_job {
 };
 
 static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One callback call at a time: a few lines come from the CPU pool's workers
+ * (svm's cross-validation trains models in parallel, each may warn). */
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the library -------------------------------------------------------------- */
 
@@ -261,11 +264,13 @@ EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evofor
 static void job_sink(int level, const char *line, void *user)
 {
 	evoforge_job *job = user;
+	pthread_mutex_lock(&sink_lock);
 	if (job->log_fn)
 		job->log_fn(level == RT_LOG_WARN ? EVOFORGE_LOG_WARNING : EVOFORGE_LOG_INFO, line,
 			    job->log_user);
 	if (level == RT_LOG_INFO && job->progress_fn && job->progress_fn(line, job->progress_user))
 		rt_stop_caller_request();
+	pthread_mutex_unlock(&sink_lock);
 }
 
 /* The private results folder under $TMPDIR (else /tmp), made now. */
