@@ -48,26 +48,47 @@ rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err)
 	return RT_OK;
 }
 
-rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err)
+/* --resume with a kind that writes no checkpoints: refused, naming those that do. */
+static rt_status check_resume(const rt_kind *kind, const rt_options *opt, rt_error *err)
 {
-	rt_status st;
-	if (opt->resume && !kind->checkpoints) {
-		char those[128] = "";   /* the kinds that do, from the table */
-		for (int i = 0; kind_table[i]; i++)
-			if (kind_table[i]->checkpoints)
-				snprintf(those + strlen(those), sizeof those - strlen(those), "%s%s",
-					 those[0] ? ", " : "", kind_table[i]->name);
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: kind '%s' writes no checkpoints yet "
-			       "(%s do)", kind->name, those);
-	}
-	rt_signals_install();
-	st = kind->run(spec, opt, err);
+	char those[128] = "";   /* the kinds that do, from the table */
+	if (!opt->resume || kind->checkpoints)
+		return RT_OK;
+	for (int i = 0; kind_table[i]; i++)
+		if (kind_table[i]->checkpoints)
+			snprintf(those + strlen(those), sizeof those - strlen(those), "%s%s",
+				 those[0] ? ", " : "", kind_table[i]->name);
+	return rt_fail(err, RT_ERR_UNSUPPORTED, "--resume: kind '%s' writes no checkpoints yet "
+		       "(%s do)", kind->name, those);
+}
+
+static rt_status run_kind(const rt_kind *kind, rt_spec *spec, const rt_options *opt,
+			  rt_error *err)
+{
+	rt_status st = kind->run(spec, opt, err);
 	if (st == RT_OK)
 		st = rt_timeline_finish(err);
+	return st;
+}
+
+rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err)
+{
+	rt_status st = check_resume(kind, opt, err);
+	if (st != RT_OK)
+		return st;
+	rt_signals_install();
+	st = run_kind(kind, spec, opt, err);
 	if (st == RT_OK && rt_stop_requested())
 		rt_warn("%s: stopped by %s: the results so far are written, marked \"interrupted\" "
 			"(exit status %d)", kind->name, rt_stop_signal_name(), RT_EXIT_INTERRUPTED);
 	return st;
+}
+
+rt_status rt_kind_run_uncaught(const rt_kind *kind, rt_spec *spec, const rt_options *opt,
+			       rt_error *err)
+{
+	rt_status st = check_resume(kind, opt, err);
+	return st == RT_OK ? run_kind(kind, spec, opt, err) : st;
 }
 
 rt_status rt_kind_set_steps(rt_spec *spec, const rt_kind *kind, const char *value, rt_error *err)

@@ -93,6 +93,10 @@ rt_status rt_kind_of_spec(rt_spec *spec, const rt_kind **kind, rt_error *err);
  * SIGTERM caught (signals.h): the kind stops between steps and writes its
  * results so far, marked interrupted; said here when it happens. */
 rt_status rt_kind_run(const rt_kind *kind, rt_spec *spec, const rt_options *opt, rt_error *err);
+/* The same without handlers and without the "stopped by" warning (the C
+ * API: a stop comes from rt_stop_caller_request, the caller is told). */
+rt_status rt_kind_run_uncaught(const rt_kind *kind, rt_spec *spec, const rt_options *opt,
+			       rt_error *err);
 
 /* `--generations N` of `evoforge run` and of a built program: sets the
  * kind's steps_key to value; a kind without one is refused, named. */

@@ -11,6 +11,7 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t adopted_signal;   /* another rank's (rt_stop_adopt) */
+static volatile sig_atomic_t caller_stop;      /* the C API's caller's (rt_stop_caller_request) */
 
 static void on_stop_signal(int signo)
 {
@@ -40,8 +41,15 @@ void rt_signals_ignore_file_size(void)
 
 int rt_stop_requested(void)
 {
-	return stop_signal ? stop_signal : adopted_signal;
+	if (stop_signal)
+		return stop_signal;
+	if (adopted_signal)
+		return adopted_signal;
+	return caller_stop ? RT_STOP_CALLER : 0;
 }
+
+void rt_stop_caller_request(void) { caller_stop = 1; }
+void rt_stop_caller_clear(void) { caller_stop = 0; }
 
 void rt_stop_adopt(int signo)
 {
@@ -63,6 +71,8 @@ rt_status rt_stop_agree(int *signo, rt_error *err)
 const char *rt_stop_signal_name(void)
 {
 	int signo = rt_stop_requested();
+	if (signo == RT_STOP_CALLER)
+		return "callback";
 	return signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : NULL;
 }
 

@@ -19,6 +19,10 @@
  * far were written (0 success, 1 error, 2 bad input). */
 #define RT_EXIT_INTERRUPTED 3
 
+/* rt_stop_requested()'s value for a stop the C API's caller asked for (its
+ * progress callback returned non-zero): not a signal number. */
+#define RT_STOP_CALLER 256
+
 /* Installs the SIGINT/SIGTERM handlers (for commands that poll). */
 void rt_signals_install(void);
 
@@ -28,6 +32,13 @@ void rt_signals_ignore_file_size(void);
 /* Non-zero once SIGINT or SIGTERM has arrived (or was adopted): the
  * signal's number. */
 int rt_stop_requested(void);
+
+/* The C API (runtime/api.c): asks the running job to stop between steps as
+ * a signal would (rt_stop_requested() then says RT_STOP_CALLER unless a
+ * signal came too); rt_stop_caller_clear() withdraws that request before
+ * the next job. No handler is involved. */
+void rt_stop_caller_request(void);
+void rt_stop_caller_clear(void);
 
 /* A job of several MPI ranks: the ranks agreed to stop for a signal that
  * another rank got (signo), so this one stops as if it had got it too (its
@@ -40,7 +51,8 @@ void rt_stop_adopt(int signo);
  * unchanged. */
 rt_status rt_stop_agree(int *signo, rt_error *err);
 
-/* "SIGINT", "SIGTERM" or NULL when no stop was requested. */
+/* "SIGINT", "SIGTERM", "callback" (RT_STOP_CALLER) or NULL when no stop
+ * was requested. */
 const char *rt_stop_signal_name(void);
 
 struct rt_json;

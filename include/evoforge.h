@@ -1,0 +1,188 @@
+/* evoforge.h: evoforge's public C API -- jobs from spec text or files, run in
+ * this process, results as values (docs/c-api.md).
+ *
+ * A job is an opaque handle: made from a spec (the INI text `evoforge run`
+ * reads), adjusted with overrides (what the CLI's --set, --backend, --seed,
+ * --threads and -o do), run once, then asked for its results; freed by
+ * evoforge_job_free. Every function returns an evoforge_status; a failing
+ * one leaves its message on the job (evoforge_job_error), the same text the
+ * CLI prints after "evoforge: error: " (with "FILE:LINE:" for spec errors).
+ *
+ * The library never prints, never exits, never installs signal handlers:
+ * the progress and warning lines the CLI prints go to the job's callbacks
+ * (or nowhere). Child processes it may start (the C compiler for de's C
+ * objectives, gnuplot for svm's grid picture) inherit the process's
+ * standard output and error.
+ *
+ * Threads: a job handle must be used by one thread at a time. Separate
+ * handles may be made, set and freed from separate threads, but the engine
+ * keeps process-wide state (the log and progress hooks, the stop flag, the
+ * CPU thread pool and its size, the GPU context, the run's timeline), so
+ * evoforge_job_run holds a process-wide lock: ONE JOB RUNS AT A TIME PER
+ * PROCESS, and a second thread's evoforge_job_run waits for the first.
+ * Callbacks are called while that lock is held, one call at a time, from
+ * the thread that called evoforge_job_run -- or, for a few warnings, from
+ * the engine's CPU worker threads (svm trains cross-validation models in
+ * parallel); they must not call evoforge_job_run themselves.
+ *
+ * Strings returned by the library are owned by the job (or static) and stay
+ * valid until the job is freed (or the next call on that job that says it
+ * replaces them); the caller never frees them.
+ *
+ * Valid C99 and C++. Every exported symbol starts with evoforge_. */
+#ifndef EVOFORGE_H
+#define EVOFORGE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The API's version: bumped on any incompatible change of this header. */
+#define EVOFORGE_API_VERSION 1
+
+#if defined(EVOFORGE_BUILDING) && defined(__GNUC__)
+#define EVOFORGE_API __attribute__((visibility("default")))
+#else
+#define EVOFORGE_API
+#endif
+
+/* A job: one spec, its overrides, one run and its results. Opaque. */
+typedef struct evoforge_job evoforge_job;
+
+/* What a call did. EVOFORGE_ERR_INPUT is what the CLI exits 2 for; the
+ * other errors, exit 1. */
+typedef enum evoforge_status {
+	EVOFORGE_OK = 0,
+	EVOFORGE_ERR_ARGUMENT = 1,    /* a NULL or invalid argument to this API */
+	EVOFORGE_ERR_INPUT = 2,       /* bad spec, data or value: the user's to fix */
+	EVOFORGE_ERR_SYSTEM = 3,      /* I/O or out of memory */
+	EVOFORGE_ERR_NOGPU = 4,       /* backend gpu asked for and no driver or device */
+	EVOFORGE_ERR_CUDA = 5,        /* a CUDA driver call failed */
+	EVOFORGE_ERR_NVRTC = 6,       /* NVRTC failed (its log in the message) */
+	EVOFORGE_ERR_UNSUPPORTED = 7, /* something this build or kind does not do */
+	EVOFORGE_ERR_INTERNAL = 8,    /* a broken invariant: a bug in evoforge */
+	EVOFORGE_ERR_STATE = 9        /* called out of order (results before a run,
+	                                 a second run, a job whose spec failed) */
+} evoforge_status;
+
+/* What a log line is. */
+typedef enum evoforge_log_level {
+	EVOFORGE_LOG_INFO = 0,    /* progress and results (the CLI's stdout lines) */
+	EVOFORGE_LOG_WARNING = 1  /* the CLI's "evoforge: warning: ..." lines, without that prefix */
+} evoforge_log_level;
+
+/* Receives one line (no newline; valid during the call only). */
+typedef void (*evoforge_log_fn)(evoforge_log_level level, const char *line, void *user);
+
+/* Receives each progress/info line of a run (the lines the CLI prints to
+ * stdout: the kinds' per-step lines such as gp's "gen 10 best ...", de's
+ * "de: gen 50/1000 ...", aco's "aco: iter ...", mbp's "mbp: epoch ...", and
+ * the start and end lines). Returns 0 to go on; non-zero asks the run to
+ * stop at its next step boundary, as SIGINT does the CLI: the results so far
+ * are written, result.json marked "interrupted": true, "stopped_by":
+ * "callback", and evoforge_job_run returns EVOFORGE_OK with
+ * evoforge_job_stopped(job) == 1. */
+typedef int (*evoforge_progress_fn)(const char *line, void *user);
+
+/* ---- the library ----------------------------------------------------------- */
+
+/* evoforge's version ("0.1.0"); static, never freed. Thread-safe. */
+EVOFORGE_API const char *evoforge_version(void);
+/* EVOFORGE_API_VERSION of the library actually loaded. Thread-safe. */
+EVOFORGE_API int evoforge_api_version(void);
+/* The status's name ("EVOFORGE_ERR_INPUT"); static. Thread-safe. */
+EVOFORGE_API const char *evoforge_status_name(evoforge_status status);
+
+/* ---- making a job ----------------------------------------------------------- */
+
+/* A job from INI text (copied; the caller keeps ini_text). Relative data
+ * paths in it are looked up from the current folder, then as the CLI does
+ * (data/, $EVOFORGE_DATA). On EVOFORGE_OK or EVOFORGE_ERR_INPUT (a syntax
+ * error: "(spec text):LINE: ...") *out is a job the caller must free with
+ * evoforge_job_free -- after an error it holds only the message and refuses
+ * everything else with the same status. *out is NULL only when out of
+ * memory (EVOFORGE_ERR_SYSTEM) or when an argument is NULL. */
+EVOFORGE_API evoforge_status evoforge_job_from_text(const char *ini_text, evoforge_job **out);
+/* The same from a spec file (path copied); relative data paths are looked
+ * up from the file's folder first, as `evoforge run PATH` does. */
+EVOFORGE_API evoforge_status evoforge_job_from_file(const char *path, evoforge_job **out);
+
+/* Frees the job, its strings and, unless evoforge_job_set_output_dir named
+ * a folder, the private results folder with everything in it. NULL: nothing. */
+EVOFORGE_API void evoforge_job_free(evoforge_job *job);
+
+/* ---- settings (before evoforge_job_run) --------------------------------------- */
+
+/* Overrides one spec value, as the CLI's --set SECTION.KEY=VALUE: key is
+ * "section.key" (e.g. "gp.population"), value its text (both copied).
+ * EVOFORGE_ERR_INPUT for a malformed key; a key no kind knows is found when
+ * the job runs (EVOFORGE_ERR_INPUT, "command line (--set gp.x): unknown
+ * key ..."), as in the CLI. */
+EVOFORGE_API evoforge_status evoforge_job_set(evoforge_job *job, const char *key, const char *value);
+/* Where to run: "cpu", "gpu" or "auto" (the default: the GPU when a driver
+ * and a device answer, else the CPU). */
+EVOFORGE_API evoforge_status evoforge_job_set_backend(evoforge_job *job, const char *backend);
+/* The random seed (default: the spec's [problem] seed, else 1). */
+EVOFORGE_API evoforge_status evoforge_job_set_seed(evoforge_job *job, uint64_t seed);
+/* CPU threads, 1..256; 0 (the default): every core this process may use. */
+EVOFORGE_API evoforge_status evoforge_job_set_threads(evoforge_job *job, int threads);
+/* The folder the run writes result.json, history.csv, ... into (copied;
+ * created; kept on free). Default: a private folder under $TMPDIR (else
+ * /tmp) that the job makes at the run and removes on free. */
+EVOFORGE_API evoforge_status evoforge_job_set_output_dir(evoforge_job *job, const char *dir);
+/* Log lines (info and warnings) to fn(level, line, user); NULL fn: none
+ * (the default: the library prints nothing). */
+EVOFORGE_API evoforge_status evoforge_job_set_log(evoforge_job *job, evoforge_log_fn fn, void *user);
+/* Progress lines to fn(line, user), whose non-zero return stops the run
+ * cleanly (evoforge_progress_fn); NULL fn: none. */
+EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evoforge_progress_fn fn,
+						     void *user);
+
+/* ---- running ------------------------------------------------------------------ */
+
+/* Runs the job in this thread, once (a second call: EVOFORGE_ERR_STATE);
+ * waits for any other thread's run first (one run at a time per process).
+ * The kinds read the tuning database as `evoforge run` does. On
+ * EVOFORGE_OK the results below are available. */
+EVOFORGE_API evoforge_status evoforge_job_run(evoforge_job *job);
+
+/* ---- results (after an EVOFORGE_OK run) -------------------------------------------- */
+
+/* The run's result.json text; owned by the job; NULL before a run that
+ * succeeded. */
+EVOFORGE_API const char *evoforge_job_result_json(evoforge_job *job);
+/* The run's headline number into *value:
+ *   gp   best.fitness (the best program's fitness: MSE, or errors)
+ *   de   best_min (the lowest best over the job's problems)
+ *   aco  best_length (the best tour's length)
+ *   mbp  best_train_rms (the best network's training RMS)
+ *   svm  cv_accuracy when cross-validating or searching a grid, else
+ *        test_accuracy when a test set is given, else train_accuracy
+ *        (a fraction in [0, 1]; higher is better, unlike the others)
+ * EVOFORGE_ERR_STATE before a successful run. */
+EVOFORGE_API evoforge_status evoforge_job_best(evoforge_job *job, double *value);
+/* Any number of result.json by its dotted path ("best.fitness",
+ * "evaluations"); EVOFORGE_ERR_INPUT when absent or not a number. */
+EVOFORGE_API evoforge_status evoforge_job_result_number(evoforge_job *job, const char *path,
+						      double *value);
+/* The job's kind ("gp", "de", "aco", "mbp", "svm"), known once the spec is
+ * read; NULL for a job whose spec failed. Owned by the library. */
+EVOFORGE_API const char *evoforge_job_kind(evoforge_job *job);
+/* The folder the run wrote into (set or private); owned by the job; NULL
+ * before the run. */
+EVOFORGE_API const char *evoforge_job_output_dir(evoforge_job *job);
+/* 1 when the progress callback stopped the run (its results are those so
+ * far, marked "interrupted"), else 0. */
+EVOFORGE_API int evoforge_job_stopped(evoforge_job *job);
+
+/* The message of the job's last failed call ("" when none); owned by the
+ * job, replaced by its next failing call. NULL job: a static message. */
+EVOFORGE_API const char *evoforge_job_error(evoforge_job *job);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

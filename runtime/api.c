@@ -1,0 +1,426 @@
+/* api.c: the public C API (include/evoforge.h) -- a job handle over the
+ * same engine `evoforge run` drives: spec, overrides, rt_kind_run_uncaught,
+ * result.json read back.
+ *
+ * Why a process-wide lock around a run: the engine keeps process-wide state
+ * (the log sink and quiet flag, the stop flag, the CPU pool's size, the GPU
+ * context, the timeline), so two runs at once would mix their lines and
+ * settings. Handles stay separate; runs take turns. */
+#define EVOFORGE_BUILDING 1
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "evoforge.h"
+#include "backend.h"
+#include "cpu.h"
+#include "json_read.h"
+#include "kinds.h"
+#include "log.h"
+#include "out.h"
+#include "signals.h"
+#include "spec.h"
+#include "tune.h"
+
+struct evoforge_job {
+	rt_spec spec;
+	int spec_ok;              /* the spec was read: spec and kind are valid */
+	rt_status load_status;    /* the spec's failure, repeated by every call */
+	const rt_kind *kind;
+	rt_options opt;
+	char *outdir;             /* the caller's folder (kept) or the private one */
+	int private_dir;          /* outdir is ours: removed on free */
+	int ran;                  /* evoforge_job_run was called */
+	int ok;                   /* ... and succeeded: result and json valid */
+	int stopped;              /* the progress callback stopped it */
+	char *result;             /* result.json's text */
+	rt_jval json;             /* ... parsed */
+	evoforge_log_fn log_fn;
+	void *log_user;
+	evoforge_progress_fn progress_fn;
+	void *progress_user;
+	rt_error err;             /* the last failure's message */
+};
+
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One callback call at a time: a few lines come from the CPU pool's workers
+ * (svm's cross-validation trains models in parallel, each may warn). */
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the library -------------------------------------------------------------- */
+
+EVOFORGE_API const char *evoforge_version(void) { return RT_VERSION; }
+
+EVOFORGE_API int evoforge_api_version(void) { return EVOFORGE_API_VERSION; }
+
+EVOFORGE_API const char *evoforge_status_name(evoforge_status status)
+{
+	static const char *const names[] = {
+		"EVOFORGE_OK", "EVOFORGE_ERR_ARGUMENT", "EVOFORGE_ERR_INPUT", "EVOFORGE_ERR_SYSTEM",
+		"EVOFORGE_ERR_NOGPU", "EVOFORGE_ERR_CUDA", "EVOFORGE_ERR_NVRTC",
+		"EVOFORGE_ERR_UNSUPPORTED", "EVOFORGE_ERR_INTERNAL", "EVOFORGE_ERR_STATE"};
+	if ((int)status < 0 || (size_t)status >= sizeof names / sizeof names[0])
+		return "EVOFORGE_(unknown status)";
+	return names[status];
+}
+
+/* Records a failure on the job (message printf-style); returns status. */
+static evoforge_status job_fail(evoforge_job *job, evoforge_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static evoforge_status job_fail(evoforge_job *job, evoforge_status status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(job->err.msg, sizeof job->err.msg, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* The engine's status as the API's (the values 2..8 are the same). */
+static evoforge_status from_rt(rt_status st) { return (evoforge_status)st; }
+
+/* ---- making a job --------------------------------------------------------------- */
+
+/* A new job from a spec loaded by load(spec, arg, err); see evoforge.h for
+ * what *out holds after a failure. */
+static evoforge_status job_make(rt_status (*load)(rt_spec *, const char *, rt_error *),
+				const char *arg, evoforge_job **out)
+{
+	evoforge_job *job;
+	rt_status st;
+	if (!out)
+		return EVOFORGE_ERR_ARGUMENT;
+	*out = NULL;
+	if (!arg)
+		return EVOFORGE_ERR_ARGUMENT;
+	if (!(job = calloc(1, sizeof *job)))
+		return EVOFORGE_ERR_SYSTEM;
+	st = load(&job->spec, arg, &job->err);
+	if (st == RT_OK)
+		st = rt_kind_of_spec(&job->spec, &job->kind, &job->err);
+	if (st != RT_OK) {
+		rt_spec_free(&job->spec);
+		job->load_status = st;
+		*out = job;
+		return from_rt(st);
+	}
+	job->spec_ok = 1;
+	job->opt.backend = RT_BACKEND_AUTO;
+	*out = job;
+	return EVOFORGE_OK;
+}
+
+static rt_status load_text(rt_spec *spec, const char *text, rt_error *err)
+{
+	return rt_spec_load_text(spec, "(spec text)", text, err);
+}
+
+EVOFORGE_API evoforge_status evoforge_job_from_text(const char *ini_text, evoforge_job **out)
+{
+	return job_make(load_text, ini_text, out);
+}
+
+EVOFORGE_API evoforge_status evoforge_job_from_file(const char *path, evoforge_job **out)
+{
+	return job_make(rt_spec_load, path, out);
+}
+
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+EVOFORGE_API void evoforge_job_free(evoforge_job *job)
+{
+	if (!job)
+		return;
+	if (job->private_dir && job->outdir)
+		nftw(job->outdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (job->spec_ok)
+		rt_spec_free(&job->spec);
+	if (job->result)
+		rt_jfree(&job->json);
+	free(job->result);
+	free(job->outdir);
+	free(job);
+}
+
+/* ---- settings ---------------------------------------------------------------------- */
+
+/* Checks a job may still be set (read, not run); else the status to return. */
+static evoforge_status job_settable(evoforge_job *job)
+{
+	if (!job)
+		return EVOFORGE_ERR_ARGUMENT;
+	if (!job->spec_ok)
+		return from_rt(job->load_status);
+	if (job->ran)
+		return job_fail(job, EVOFORGE_ERR_STATE, "the job has run already (a job runs once; "
+				"make another for another run)");
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set(evoforge_job *job, const char *key, const char *value)
+{
+	evoforge_status st = job_settable(job);
+	const char *dot = key ? strchr(key, '.') : NULL;
+	char section[RT_SPEC_NAME_MAX];
+	if (st != EVOFORGE_OK)
+		return st;
+	if (!key || !value)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_set: NULL key or value");
+	if (!dot || dot == key || !dot[1] || strchr(dot + 1, '.') ||
+	    dot - key >= RT_SPEC_NAME_MAX)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "evoforge_job_set: expected a key "
+				"'section.key' (e.g. gp.population), got '%s'", key);
+	snprintf(section, sizeof section, "%.*s", (int)(dot - key), key);
+	return from_rt(rt_spec_set(&job->spec, section, dot + 1, value, &job->err));
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_backend(evoforge_job *job, const char *backend)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	if (!backend)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_set_backend: NULL backend");
+	return from_rt(rt_backend_parse(backend, &job->opt.backend, &job->err));
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_seed(evoforge_job *job, uint64_t seed)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	job->opt.seed = seed;
+	job->opt.seed_given = 1;
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_threads(evoforge_job *job, int threads)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	if (threads < 0 || threads > RT_MAX_THREADS)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "evoforge_job_set_threads: expected 0 (every "
+				"core) or 1..%d, got %d", RT_MAX_THREADS, threads);
+	job->opt.threads = threads;
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_output_dir(evoforge_job *job, const char *dir)
+{
+	evoforge_status st = job_settable(job);
+	char *copy;
+	if (st != EVOFORGE_OK)
+		return st;
+	if (!dir || !*dir)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_set_output_dir: no folder");
+	if (strlen(dir) >= RT_PATH_MAX)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "evoforge_job_set_output_dir: path longer "
+				"than %d bytes", RT_PATH_MAX - 1);
+	if (!(copy = strdup(dir)))
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	free(job->outdir);
+	job->outdir = copy;
+	job->private_dir = 0;
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_log(evoforge_job *job, evoforge_log_fn fn, void *user)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	job->log_fn = fn;
+	job->log_user = user;
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evoforge_progress_fn fn,
+						     void *user)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	job->progress_fn = fn;
+	job->progress_user = user;
+	return EVOFORGE_OK;
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+/* The engine's log sink during a run: the job's callbacks. */
+static void job_sink(int level, const char *line, void *user)
+{
+	evoforge_job *job = user;
+	pthread_mutex_lock(&sink_lock);
+	if (job->log_fn)
+		job->log_fn(level == RT_LOG_WARN ? EVOFORGE_LOG_WARNING : EVOFORGE_LOG_INFO, line,
+			    job->log_user);
+	if (level == RT_LOG_INFO && job->progress_fn && job->progress_fn(line, job->progress_user))
+		rt_stop_caller_request();
+	pthread_mutex_unlock(&sink_lock);
+}
+
+/* The private results folder under $TMPDIR (else /tmp), made now. */
+static evoforge_status make_private_dir(evoforge_job *job)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[RT_PATH_MAX];
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (rt_format(path, sizeof path, &job->err, "%s/evoforge-job-XXXXXX", tmp))
+		return EVOFORGE_ERR_INPUT;
+	if (!mkdtemp(path))
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "cannot make a results folder %s: %s", path,
+				strerror(errno));
+	if (!(job->outdir = strdup(path))) {
+		rmdir(path);
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	}
+	job->private_dir = 1;
+	return EVOFORGE_OK;
+}
+
+/* Reads back the run's result.json (text and parsed). */
+static rt_status read_result(evoforge_job *job)
+{
+	char path[RT_PATH_MAX + 16];
+	size_t size;
+	rt_status st = rt_format(path, sizeof path, &job->err, "%s/result.json", job->outdir);
+	if (st == RT_OK)
+		st = rt_read_file(path, &job->result, &size, &job->err);
+	if (st == RT_OK && (st = rt_jparse(job->result, path, &job->json, &job->err)) != RT_OK) {
+		free(job->result);
+		job->result = NULL;
+	}
+	return st;
+}
+
+/* The run itself, under run_lock: process-wide settings in, the kind's run,
+ * process-wide settings back. */
+static rt_status run_locked(evoforge_job *job)
+{
+	int was_quiet = rt_log_quiet();
+	rt_status st;
+	rt_log_set_sink(job_sink, job);
+	rt_log_set_quiet(!job->log_fn && !job->progress_fn);
+	rt_stop_caller_clear();
+	cpu_set_threads(job->opt.threads);
+	st = rt_tune_apply(job->kind, &job->spec, &job->opt, &job->err);
+	if (st == RT_OK)
+		st = rt_kind_run_uncaught(job->kind, &job->spec, &job->opt, &job->err);
+	job->stopped = st == RT_OK && rt_stop_requested() == RT_STOP_CALLER;
+	if (job->stopped)
+		rt_warn("%s: stopped by the progress callback: the results so far are written, "
+			"marked \"interrupted\"", job->kind->name);
+	rt_stop_caller_clear();
+	rt_log_set_quiet(was_quiet);
+	rt_log_set_sink(NULL, NULL);
+	return st;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_run(evoforge_job *job)
+{
+	evoforge_status est = job_settable(job);
+	rt_status st;
+	if (est != EVOFORGE_OK)
+		return est;
+	job->ran = 1;
+	if (!job->outdir && (est = make_private_dir(job)) != EVOFORGE_OK)
+		return est;
+	job->opt.outdir = job->outdir;
+	pthread_mutex_lock(&run_lock);
+	st = run_locked(job);
+	pthread_mutex_unlock(&run_lock);
+	if (st == RT_OK)
+		st = read_result(job);
+	job->ok = st == RT_OK;
+	return from_rt(st);
+}
+
+/* ---- results ---------------------------------------------------------------------------- */
+
+/* Checks the job ran well; else the status to return. */
+static evoforge_status job_done(evoforge_job *job)
+{
+	if (!job)
+		return EVOFORGE_ERR_ARGUMENT;
+	if (!job->spec_ok)
+		return from_rt(job->load_status);
+	if (!job->ok)
+		return job_fail(job, EVOFORGE_ERR_STATE, "the job has %s: no results",
+				job->ran ? "failed" : "not run yet");
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API const char *evoforge_job_result_json(evoforge_job *job)
+{
+	return job && job->ok ? job->result : NULL;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_result_number(evoforge_job *job, const char *path,
+						      double *value)
+{
+	evoforge_status st = job_done(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	if (!path || !value)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_result_number: NULL argument");
+	return from_rt(rt_jnumber(&job->json, path, "result.json", value, &job->err));
+}
+
+EVOFORGE_API evoforge_status evoforge_job_best(evoforge_job *job, double *value)
+{
+	/* each kind's headline numbers, the first present wins (evoforge.h) */
+	static const struct { const char *kind, *paths[3]; } best[] = {
+		{"gp", {"best.fitness"}},
+		{"de", {"best_min"}},
+		{"aco", {"best_length"}},
+		{"mbp", {"best_train_rms"}},
+		{"svm", {"cv_accuracy", "test_accuracy", "train_accuracy"}},
+	};
+	evoforge_status st = job_done(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	if (!value)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_best: NULL value");
+	for (size_t k = 0; k < sizeof best / sizeof best[0]; k++) {
+		if (strcmp(best[k].kind, job->kind->name))
+			continue;
+		for (int i = 0; i < 3 && best[k].paths[i]; i++)
+			if (rt_jget(&job->json, best[k].paths[i]))
+				return evoforge_job_result_number(job, best[k].paths[i], value);
+		return evoforge_job_result_number(job, best[k].paths[0], value);
+	}
+	return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_best: kind '%s' has no "
+			"headline number", job->kind->name);
+}
+
+EVOFORGE_API const char *evoforge_job_kind(evoforge_job *job)
+{
+	return job && job->spec_ok ? job->kind->name : NULL;
+}
+
+EVOFORGE_API const char *evoforge_job_output_dir(evoforge_job *job)
+{
+	return job && job->ran ? job->outdir : NULL;
+}
+
+EVOFORGE_API int evoforge_job_stopped(evoforge_job *job) { return job ? job->stopped : 0; }
+
+EVOFORGE_API const char *evoforge_job_error(evoforge_job *job)
+{
+	return job ? job->err.msg : "evoforge: no job (NULL handle)";
+}
