@@ -11,15 +11,20 @@
  * kernel rows could not. A few large jobs on the CPU run one after another,
  * each using the whole pool. On the GPU every (cell, fold) model trains at
  * once (svm_train_many: all their binary problems side by side). In a
- * `run` of several MPI ranks each rank runs its share of the jobs
- * (svm_shard.c) and the right answers are summed over the ranks. */
+ * `run` of several MPI ranks each rank runs its share of the jobs, dealt
+ * by estimated cost (svm_shard.c's svm_cost_estimate and svm_shard_plan),
+ * and the right answers are summed over the ranks. A rank's CPU jobs go to
+ * the thread pool costliest first. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "comm.h"
 #include "cpu.h"
 #include "gpu.h"
 #include "log.h"
+#include "out.h"
 #include "rng.h"
 #include "svm_impl.h"
 
@@ -45,6 +50,8 @@ typedef struct cv_plan {
 typedef struct cv_job {
 	int cell, fold, mine;
 	long right;
+	long iterations;           /* the model's SMO iterations (CPU; 0: one label) */
+	double secs;               /* its training and prediction time (CPU) */
 	rt_status st;
 	rt_error err;
 } cv_job;
@@ -192,7 +199,7 @@ static void run_job(cv_run *r, cv_job *job)
 	const cv_plan *pl = r->plan;
 	svm_data t;
 	svm_model m;
-	double single;
+	double single, t0 = rt_now();
 	memset(&t, 0, sizeof t);
 	memset(&m, 0, sizeof m);
 	job->st = fold_train_set(pl, job->fold, &t, NULL, &job->err);
@@ -204,6 +211,11 @@ static void run_job(cv_run *r, cv_job *job)
 		job->st = svm_train(&t, &p, &m, &job->err);
 	if (job->st == RT_OK)
 		predict_fold(r, job, isnan(single) && t.n > 0 ? &m : NULL, single);
+	job->iterations = m.iterations;
+	job->secs = rt_now() - t0;
+	if (getenv("EVOFORGE_SVM_CV_TRACE"))   /* the data svm_cost_estimate was fitted on */
+		rt_info("svm: job log2c %g log2g %g fold %d: %ld points, %ld iterations, %.3f s",
+			log2(p.C), log2(p.kernel.gamma), job->fold, t.n, job->iterations, job->secs);
 	svm_model_free(&m);
 	svm_data_free(&t);
 }
@@ -347,13 +359,146 @@ static rt_status sum_rights(cv_run *r, long njobs, rt_error *err)
 	return st;
 }
 
+/* A job and its estimated cost, for sorting. */
+typedef struct cv_cost {
+	double cost;
+	long job;
+} cv_cost;
+
+static int by_cost(const void *a, const void *b)
+{
+	const cv_cost *x = a, *y = b;
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* The ranks' shares in percent of all (at most 16 listed; more: the range). */
+static void format_loads(rt_buf *b, const double *load, int size)
+{
+	double all = 0, most = 0, least = HUGE_VAL;
+	for (int k = 0; k < size; k++) {
+		all += load[k];
+		most = fmax(most, load[k]);
+		least = fmin(least, load[k]);
+	}
+	all = all > 0 ? all : 1;
+	for (int k = 0; size <= 16 && k < size; k++)
+		rt_buf_printf(b, "%s%.1f", k ? " " : "", 100 * load[k] / all);
+	if (size > 16)
+		rt_buf_printf(b, "%.1f .. %.1f", 100 * least / all, 100 * most / all);
+	rt_buf_puts(b, " %");
+}
+
+/* Rank 0's line on the deal: each rank's estimated share, and round-robin's. */
+static void say_plan(long njobs, const double *cost, const double *load, int by_cost_on)
+{
+	int size = rt_comm_size();
+	double *rr = calloc((size_t)size, sizeof *rr);
+	rt_buf b;
+	if (!rr)
+		return;
+	for (long j = 0; j < njobs; j++)
+		rr[j % size] += cost[j];
+	memset(&b, 0, sizeof b);
+	rt_buf_printf(&b, "svm: %ld models over %d ranks %s: estimated loads ", njobs, size,
+		      by_cost_on ? "by estimated cost" : "round-robin (EVOFORGE_SVM_DEAL)");
+	format_loads(&b, by_cost_on ? load : rr, size);
+	if (by_cost_on) {
+		rt_buf_puts(&b, " (round-robin's ");
+		format_loads(&b, rr, size);
+		rt_buf_puts(&b, ")");
+	}
+	if (!b.failed)
+		rt_info("%s", b.data);
+	rt_buf_free(&b);
+	free(rr);
+}
+
+/* Marks this rank's jobs (all in one process; spread: svm_shard_plan's deal
+ * by estimated cost, or job j to rank j mod size when EVOFORGE_SVM_DEAL is
+ * round-robin, to compare) and lists them in r->own costliest first, so
+ * that the thread pool (chunks handed out as threads come free) starts the
+ * long ones first. */
+static rt_status deal_jobs(cv_run *r, long njobs, const svm_params *spread, rt_error *err)
+{
+	int size = rt_comm_size(), active = svm_shard_active(spread);
+	const char *how = getenv("EVOFORGE_SVM_DEAL");
+	int by_cost_on = !how || strcmp(how, "round-robin") != 0;
+	double *cost = rt_malloc((size_t)njobs * sizeof *cost + 1, err);
+	double *load = rt_calloc((size_t)size, sizeof *load, err);
+	int *owner = rt_calloc((size_t)njobs + 1, sizeof *owner, err);
+	cv_cost *own = rt_malloc((size_t)njobs * sizeof *own + 1, err);
+	rt_status st = cost && load && owner && own ? RT_OK : RT_ERR_SYSTEM;
+	for (long j = 0; st == RT_OK && j < njobs; j++)
+		cost[j] = svm_cost_estimate(&r->p[r->jobs[j].cell]);
+	if (st == RT_OK && active && by_cost_on)
+		st = svm_shard_plan(cost, njobs, size, owner, load, err);
+	for (long j = 0; st == RT_OK && active && !by_cost_on && j < njobs; j++)
+		owner[j] = (int)(j % size);
+	r->nown = 0;
+	for (long j = 0; st == RT_OK && j < njobs; j++) {
+		r->jobs[j].mine = !active || owner[j] == rt_comm_rank();
+		if (r->jobs[j].mine)
+			own[r->nown++] = (cv_cost){ cost[j], j };
+	}
+	if (st == RT_OK) {
+		qsort(own, (size_t)r->nown, sizeof *own, by_cost);
+		for (long k = 0; k < r->nown; k++)
+			r->own[k] = own[k].job;
+		if (active)
+			say_plan(njobs, cost, load, by_cost_on);
+	}
+	free(cost);
+	free(load);
+	free(owner);
+	free(own);
+	return st;
+}
+
+/* v over the ranks, listed (at most 16; more: the largest) into b. */
+static rt_status list_ranks(rt_buf *b, double v, rt_error *err)
+{
+	int size = rt_comm_size();
+	rt_status st = RT_OK;
+	if (size > 16) {
+		st = rt_comm_max_double(&v, err);
+		rt_buf_printf(b, " at most %.2f", v);
+	}
+	for (int k = 0; st == RT_OK && size <= 16 && k < size; k++) {
+		double t = k == rt_comm_rank() ? v : 0;
+		if ((st = rt_comm_sum_double(&t, err)) == RT_OK)
+			rt_buf_printf(b, " %.2f", t);
+	}
+	return st;
+}
+
+/* Rank 0's line on how long each rank's models took: wall time, and the
+ * process's CPU time (all its threads), which other loads on a shared
+ * machine disturb less. */
+static rt_status say_times(double secs, double cpu_secs, rt_error *err)
+{
+	rt_buf b;
+	rt_status st;
+	memset(&b, 0, sizeof b);
+	rt_buf_puts(&b, "svm: the ranks' models took");
+	if ((st = list_ranks(&b, secs, err)) == RT_OK) {
+		rt_buf_puts(&b, " s (CPU time");
+		st = list_ranks(&b, cpu_secs, err);
+	}
+	if (st == RT_OK && !b.failed)
+		rt_info("%s s)", b.data);
+	rt_buf_free(&b);
+	return st;
+}
+
 /* Runs every (cell, fold) job (this rank's share, when spread); acc[c] = right answers of cell c / n. */
 static rt_status run_jobs(cv_run *r, int ncells, double *acc, rt_error *err)
 {
 	const cv_plan *pl = r->plan;
 	long njobs = (long)ncells * pl->folds;
 	rt_status st = RT_OK;
-	/* several MPI ranks (a `run`): job j is rank j mod size's; pred stays whole */
+	/* several MPI ranks (a `run`): jobs dealt by estimated cost; pred stays whole */
 	svm_params spread = r->p[0];
 	spread.spread = spread.spread && !r->pred;
 	r->jobs = rt_calloc((size_t)njobs, sizeof *r->jobs, err);
@@ -363,27 +508,27 @@ static rt_status run_jobs(cv_run *r, int ncells, double *acc, rt_error *err)
 		free(r->own);
 		return RT_ERR_SYSTEM;
 	}
-	r->nown = 0;
 	for (long j = 0; j < njobs; j++) {
 		r->jobs[j].cell = (int)(j / pl->folds);
 		r->jobs[j].fold = (int)(j % pl->folds);
-		r->jobs[j].mine = svm_shard_owns(&spread, j);
-		if (r->jobs[j].mine)
-			r->own[r->nown++] = j;
 	}
-	if (r->p[0].gpu)
+	st = deal_jobs(r, njobs, &spread, err);
+	double t0 = rt_now();
+	clock_t c0 = clock();
+	if (st == RT_OK && r->p[0].gpu)
 		st = run_jobs_gpu(r, njobs, err);
-	else if (r->nown < cpu_threads() && pl->d->n > SVM_CV_SMALL)
+	else if (st == RT_OK && r->nown < cpu_threads() && pl->d->n > SVM_CV_SMALL)
 		job_body(r, 0, r->nown, 0);   /* one at a time; a CPU solver uses the pool itself */
-	else if (r->nown > 0)
+	else if (st == RT_OK && r->nown > 0)
 		st = cpu_parallel_for(r->nown, 1, job_body, r, err);
+	double secs = rt_now() - t0, cpu_secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
 	for (long j = 0; st == RT_OK && j < njobs; j++)
 		if (r->jobs[j].st != RT_OK) {
 			*err = r->jobs[j].err;
 			st = r->jobs[j].st;
 		}
-	if (st == RT_OK && svm_shard_active(&spread))
-		st = sum_rights(r, njobs, err);
+	if (st == RT_OK && svm_shard_active(&spread) && (st = sum_rights(r, njobs, err)) == RT_OK)
+		st = say_times(secs, cpu_secs, err);
 	for (int c = 0; st == RT_OK && c < ncells; c++) {
 		long right = 0;
 		for (int f = 0; f < pl->folds; f++)

@@ -6,7 +6,8 @@
  * Cells are run in batches of about one job per thread (cells x folds) on
  * the CPU, or of about SVM_GRID_GPU_MODELS models on the GPU (trained side
  * by side in one persistent kernel), so the lines come as the search goes
- * while every core or SM stays busy; the
+ * while every core or SM stays busy (several MPI ranks on the CPU: one
+ * batch of all cells, batch_cells); the
  * cells go in order (log2c outer, log2g inner), not grid.py's coarse-to-
  * fine order, so ties between equal rates may pick another cell. */
 #include <errno.h>
@@ -132,14 +133,29 @@ static rt_status grid_batch(const svm_data *d, const svm_params *p, svm_grid *g,
 	return RT_OK;
 }
 
+/* Cells per batch: about SVM_GRID_GPU_MODELS models per GPU, or a job per
+ * thread on the CPU (times the MPI ranks; with several ranks on the CPU,
+ * all cells at once: a rank's jobs queue on its own pool, so a larger batch
+ * costs no memory, and the ranks wait for each other once, not once per
+ * batch, with the deal by cost (svm_shard_plan) balanced over all models),
+ * the cells spread evenly over the batches (15 cells in batches of 6 would
+ * leave a last batch of 3). */
+static int batch_cells(const svm_params *p, int ncells, int folds)
+{
+	int spread = svm_shard_active(p);
+	if (spread && !p->gpu)
+		return ncells > 0 ? ncells : 1;
+	long per_batch = (long)(p->gpu ? SVM_GRID_GPU_MODELS : cpu_threads()) *
+			 (spread ? rt_comm_size() : 1);
+	long batch = (per_batch + folds - 1) / folds;
+	long nbatch = (ncells + batch - 1) / batch;
+	return nbatch > 1 ? (int)((ncells + nbatch - 1) / nbatch) : ncells > 0 ? ncells : 1;
+}
+
 rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_range *c,
 			  const svm_range *gamma, int folds, uint64_t seed, svm_grid *g,
 			  rt_error *err)
 {
-	int per_batch = p->gpu ? SVM_GRID_GPU_MODELS : cpu_threads();
-	if (svm_shard_active(p))   /* several MPI ranks: a batch keeps every rank busy */
-		per_batch *= rt_comm_size();
-	int batch = (per_batch + folds - 1) / folds;
 	svm_params *cells;
 	rt_status st;
 	memset(g, 0, sizeof *g);
@@ -149,6 +165,7 @@ rt_status svm_grid_search(const svm_data *d, const svm_params *p, const svm_rang
 	g->best = -1;
 	if ((st = grid_cells(g, err)) != RT_OK)
 		return st;
+	int batch = batch_cells(p, g->ncells, folds);
 	if (!(cells = rt_malloc((size_t)batch * sizeof *cells, err)))
 		return RT_ERR_SYSTEM;
 	for (int first = 0; st == RT_OK && first < g->ncells; first += batch)

@@ -332,8 +332,8 @@ typedef struct svm_model {
 	                              p->history; else NULL) */
 } svm_model;
 
-/* ---- several MPI ranks (svm_shard.c): with p->spread, problem g of a list
- * goes to rank g mod size ---- */
+/* ---- several MPI ranks (svm_shard.c): with p->spread, pair g of a training
+ * goes to rank g mod size, a search's models by svm_shard_plan ---- */
 /* p->spread and more than one rank. */
 int svm_shard_active(const svm_params *p);
 /* Does this rank solve problem g? (always, when not active) */
@@ -345,6 +345,19 @@ rt_status svm_shard_gather_pairs(svm_binary *const *bin, svm_pair_stats *const *
 				 const long *n, long total, int history, rt_error *err);
 /* v[0..count) summed over the ranks, the sums on every rank. */
 rt_status svm_shard_sum_counts(long *v, long count, rt_error *err);
+/* A C-SVC training's estimated cost from p's C, kernel type and gamma,
+ * relative to the cheapest training of the same data (1 + 2^e, e in
+ * log2 iterations, fitted on measured grids: the comment in svm_shard.c);
+ * nondecreasing in C. */
+double svm_cost_estimate(const svm_params *p);
+/* Deals count jobs of cost[j] (a cost that is not a positive number counts
+ * 0) to size ranks by LPT: costliest first (ties: lower j), each to the
+ * least loaded rank (ties: lower rank); owner[j] its rank, load[size] (may
+ * be NULL) the ranks' summed costs. Deterministic: every rank computes the
+ * same plan from the same costs. Makespan at most 4/3 - 1/(3 size) of the
+ * best plan's (Graham 1969). */
+rt_status svm_shard_plan(const double *cost, long count, int size, int *owner, double *load,
+			 rt_error *err);
 
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one
  * kernel type); on the GPU every binary problem of every model at once.
