@@ -385,9 +385,9 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		goto done;
 	if (rt_comm_size() > 1) {
 		job.params.spread = 1;
-		rt_info("svm: the binary problems (one-vs-one pairs; cross-validation and grid "
-			"models) spread over %d MPI ranks, round-robin; rank 0 gathers and writes",
-			rt_comm_size());
+		rt_info("svm: the binary problems spread over %d MPI ranks (one-vs-one pairs "
+			"round-robin, cross-validation and grid models by estimated cost); rank 0 "
+			"gathers and writes", rt_comm_size());
 	}
 	/* checkpoints: every binary problem's solver state, in the results folder */
 	if ((st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||

@@ -50,7 +50,7 @@ done
 expect_exit 0 "train: 4 ranks" mpirun_n 4 "$mpi" run "$train" --backend cpu --threads 1 --seed 3 \
 	-o "$t/train-four"
 expect_output "rank 0 says how the problems are spread" \
-	"spread over 4 MPI ranks, round-robin"
+	"spread over 4 MPI ranks (one-vs-one pairs round-robin"
 same_run "train: 4 ranks (6 pairs) == one process" "$t/train-one" "$t/train-four" model.txt \
 	predictions.csv
 if grep -q '"classes": 4' "$t/train-one/result.json" && grep -q '"ranks": 4' "$t/train-four/result.json" &&
