@@ -24,8 +24,9 @@ case $tier in quick|full) ;; *)
 esac
 
 # Full tier only: MPI (needs build/evoforge-mpi), valgrind, resume stress.
-SLOW_SCRIPTS=" test_mpi_de.sh test_svm_mpi.sh test_mbp_mpi.sh test_valgrind.sh test_signals.sh
-	test_resume.sh test_resume_de_aco.sh test_resume_gp_ovr.sh test_resume_mbp_svm.sh test_islands.sh test_mpi_hosts.sh "
+SLOW_SCRIPTS=" test_mpi_de.sh test_svm_mpi.sh test_mbp_mpi.sh test_mpi_messages.sh test_mpi_hosts.sh
+	test_islands.sh test_valgrind.sh test_signals.sh
+	test_resume.sh test_resume_de_aco.sh test_resume_gp_ovr.sh test_resume_mbp_svm.sh "
 # Full tier only, in both builds: test_svm_sparse (370 s plain, more under ASan).
 SLOW_PROGRAMS=" test_svm_sparse "
 # Sanitizer CLI scripts in the quick tier.
