@@ -551,6 +551,19 @@ static rt_status map_kind(plot *pl, const table *t, const char *path, rt_error *
 	return map_other(pl, t, path, err);
 }
 
+rt_status rt_plot_png(const rt_buf *script, const char *tmp, const char *png, const char *what,
+		      rt_error *err)
+{
+	rt_status st = script->failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing the "
+						"gnuplot script for %s", what)
+				      : rt_plot_run(script, what, err);
+	if (st == RT_OK && rename(tmp, png) != 0)
+		st = rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s: %s", png, tmp, strerror(errno));
+	if (st != RT_OK)
+		unlink(tmp);
+	return st;
+}
+
 /* Draws pl into png through png.tmp.PID, renamed when gnuplot succeeded. */
 static rt_status draw(const plot *pl, const table *t, const char *png, rt_error *err)
 {
@@ -564,12 +577,8 @@ static rt_status draw(const plot *pl, const table *t, const char *png, rt_error 
 		script_svm(&b, pl, t, tmp);
 	else
 		script(&b, pl, t, tmp);
-	st = rt_plot_run(&b, png, err);
+	st = rt_plot_png(&b, tmp, png, png, err);
 	rt_buf_free(&b);
-	if (st == RT_OK && rename(tmp, png) != 0)
-		st = rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s: %s", png, tmp, strerror(errno));
-	if (st != RT_OK)
-		unlink(tmp);
 	return st;
 }
 

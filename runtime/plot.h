@@ -23,5 +23,9 @@ void rt_plot_quote(rt_buf *b, const char *s);
 /* Runs gnuplot on script (written to a temporary file, removed after);
  * `what` names the plot in errors. */
 rt_status rt_plot_run(const rt_buf *script, const char *what, rt_error *err);
+/* rt_plot_run on a script that writes the PNG to tmp, which then becomes
+ * png (renamed; removed when anything failed). */
+rt_status rt_plot_png(const rt_buf *script, const char *tmp, const char *png, const char *what,
+		      rt_error *err);
 
 #endif

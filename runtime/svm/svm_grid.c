@@ -235,12 +235,7 @@ rt_status svm_grid_plot(const char *png, const svm_grid *g, rt_error *err)
 		return st;
 	memset(&b, 0, sizeof b);
 	plot_script(&b, tmp, g);
-	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing the gnuplot script")
-		      : rt_plot_run(&b, "the grid plot", err);
+	st = rt_plot_png(&b, tmp, png, "the grid plot", err);
 	rt_buf_free(&b);
-	if (st == RT_OK && rename(tmp, png) != 0)
-		st = rt_fail(err, RT_ERR_SYSTEM, "%s: cannot rename %s: %s", png, tmp, strerror(errno));
-	if (st != RT_OK)
-		unlink(tmp);
 	return st;
 }

@@ -80,13 +80,13 @@ ranks_of() {
 
 # same_run NAME DIR-A DIR-B FILE...: two runs' outputs are the same:
 # result.json without its timings (keys ending _s, _ms, per_s, _per_min)
-# and rank count, and each FILE byte for byte (present in DIR-A).
+# and rank count (or the lines $same_run_drop matches, an extended
+# regular expression), and each FILE byte for byte (present in DIR-A).
 same_run() {
-	local name=$1 a=$2 b=$3 f bad=""
+	local name=$1 a=$2 b=$3 f bad="" drop=${same_run_drop:-'_s"|_ms"|per_s"|_per_min"|"ranks"'}
 	shift 3
-	diff <(grep -vE '_s"|_ms"|per_s"|_per_min"|"ranks"' "$a/result.json") \
-		<(grep -vE '_s"|_ms"|per_s"|_per_min"|"ranks"' "$b/result.json") >"$cli_tmp/diff" ||
-		bad="result.json"
+	diff <(grep -vE "$drop" "$a/result.json") <(grep -vE "$drop" "$b/result.json") \
+		>"$cli_tmp/diff" || bad="result.json"
 	for f in "$@"; do
 		[ -s "$a/$f" ] || bad="$bad $f(missing in $a)"
 		cmp -s "$a/$f" "$b/$f" || bad="$bad $f"

@@ -34,20 +34,11 @@ hosts_mpirun() {
 		--bind-to none --mca plm_rsh_agent "$fake_ssh" --mca pml ob1 --mca btl self,tcp \
 		--mca btl_tcp_if_include lo --mca oob_tcp_if_include lo "$@"
 }
-# same NAME DIR-A DIR-B FILE...: result.json without timings, devices,
-# thread and rank counts, and each FILE byte for byte
+# same NAME DIR-A DIR-B FILE...: same_run (lib.sh) without devices and
+# thread counts either
 same() {
-	local name=$1 a=$2 b=$3 f bad=""
-	shift 3
-	local drop='_s"|_ms"|seconds|per_s"|_per_min"|_generation"|per_iteration"|gpops|"ranks"|"device"|"threads"'
-	diff <(grep -vE "$drop" "$a/result.json") <(grep -vE "$drop" "$b/result.json") >"$t/diff" ||
-		bad="result.json"
-	for f in "$@"; do
-		[ -s "$a/$f" ] || bad="$bad $f(missing in $a)"
-		cmp -s "$a/$f" "$b/$f" || bad="$bad $f"
-	done
-	if [ -z "$bad" ]; then cli_ok "$name"
-	else cli_fail "$name" "differs: $bad; $(head -6 "$t/diff")"; fi
+	same_run_drop='_s"|_ms"|seconds|per_s"|_per_min"|_generation"|per_iteration"|gpops|"ranks"|"device"|"threads"' \
+		same_run "$@"
 }
 # device NAME DIR N: result.json's device is the CPU with N threads
 device() {
