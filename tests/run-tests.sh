@@ -101,6 +101,9 @@ for script in tests/cli/test_*.sh; do
 		wants_script "$script" "$bin" && run_one "$script ($bin)" bash "$script" "$bin"
 	done
 done
+# The Python package (tests/python, pytest): its wrapper prints cmocka-style
+# counts, or a SKIP line when pytest or build/libevoforge.so is missing.
+run_one "tests/python (pytest)" bash tests/python/run.sh
 
 echo
 echo "10 slowest (seconds):"

@@ -1,0 +1,239 @@
+"""job.py: evoforge.Job, one evoforge job handle (a spec, its overrides,
+one run, its results) over the C API, with Ctrl-C as a clean stop."""
+import ctypes
+import json
+import os
+import signal
+import sys
+import threading
+import warnings
+
+from . import _lib
+from ._errors import EvoforgeWarning, OK, make_error
+
+_c = _lib.lib
+
+
+def _text(value):
+    """A setting's text: booleans as 1/0, floats with every digit."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+class _Interrupt:
+    """While a run is in progress on the main thread: SIGINT sets a flag
+    (instead of raising KeyboardInterrupt in the middle of the callback),
+    which the progress callback answers with a non-zero return."""
+
+    def __init__(self):
+        self.pending = False
+        self._old = None
+
+    def _handler(self, signum, frame):
+        self.pending = True
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+        return False
+
+
+class Job:
+    """An evoforge job: Job(spec_text) or Job.from_file(path).
+
+    with evoforge.Job(text, backend="cpu", seed=3) as job:
+        job.set("de.population", 40)
+        job.run()
+        print(job.best, job.result["evaluations"])
+
+    verbose=True prints the run's progress lines (print, so it works in a
+    notebook); warnings become EvoforgeWarning. Errors raise EvoforgeError
+    (EvoforgeInputError, also a ValueError, for bad specs and values)."""
+
+    def __init__(self, spec=None, *, file=None, backend=None, seed=None, threads=None,
+                 output_dir=None, verbose=False, **overrides):
+        if (spec is None) == (file is None):
+            raise TypeError("evoforge.Job: give the spec text or file=PATH (one of them)")
+        self._h = None
+        self._result = None
+        self._interrupted_by_user = False
+        self.verbose = verbose
+        h = ctypes.c_void_p()
+        if spec is not None:
+            st = _c.evoforge_job_from_text(str(spec).encode(), ctypes.byref(h))
+        else:
+            st = _c.evoforge_job_from_file(os.fsencode(file), ctypes.byref(h))
+        self._h = h.value
+        self._check(st)
+        self._install_callbacks()
+        if backend is not None:
+            self.set_backend(backend)
+        if seed is not None:
+            self.set_seed(seed)
+        if threads is not None:
+            self.set_threads(threads)
+        if output_dir is not None:
+            self.set_output_dir(output_dir)
+        for key, value in overrides.items():
+            self.set(key.replace("__", "."), value)
+
+    @classmethod
+    def from_file(cls, path, **kw):
+        """A job from a spec file (data paths relative to its folder, as the CLI)."""
+        return cls(file=path, **kw)
+
+    # ---- errors and callbacks ----
+    def _check(self, st):
+        if st == OK:
+            return
+        name = _c.evoforge_status_name(st).decode()
+        msg = _c.evoforge_job_error(self._h).decode(errors="replace")
+        raise make_error(st, name, msg)
+
+    def _install_callbacks(self):
+        # The ctypes callbacks live as long as the job (the C side keeps the pointers).
+        self._log_cb = _lib.LOG_FN(self._on_log)
+        self._progress_cb = _lib.PROGRESS_FN(self._on_progress)
+        self._check(_c.evoforge_job_set_log(self._h, self._log_cb, None))
+        self._check(_c.evoforge_job_set_progress(self._h, self._progress_cb, None))
+        self._sigint = None
+
+    def _on_log(self, level, line, user):
+        try:
+            text = line.decode(errors="replace")
+            if level == 1:
+                warnings.warn(text, EvoforgeWarning, stacklevel=2)
+            elif self.verbose:
+                print(text, flush=True)
+        except BaseException:   # never let an exception cross into C
+            pass
+
+    def _on_progress(self, line, user):
+        try:
+            return 1 if self._sigint is not None and self._sigint.pending else 0
+        except KeyboardInterrupt:   # a SIGINT handled here: stop cleanly
+            if self._sigint is not None:
+                self._sigint.pending = True
+            return 1
+        except BaseException:
+            return 0
+
+    # ---- settings ----
+    def _handle(self):
+        if self._h is None:
+            raise ValueError("evoforge.Job: the job is closed")
+        return self._h
+
+    def set(self, key, value):
+        """The CLI's --set section.key=value (value: str, int, float or bool)."""
+        self._check(_c.evoforge_job_set(self._handle(), str(key).encode(), _text(value).encode()))
+        return self
+
+    def set_backend(self, backend):
+        self._check(_c.evoforge_job_set_backend(self._handle(), str(backend).encode()))
+        return self
+
+    def set_seed(self, seed):
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+            raise ValueError(f"evoforge.Job: seed: expected an integer in [0, 2^64), got {seed!r}")
+        self._check(_c.evoforge_job_set_seed(self._handle(), seed))
+        return self
+
+    def set_threads(self, threads):
+        self._check(_c.evoforge_job_set_threads(self._handle(), int(threads)))
+        return self
+
+    def set_output_dir(self, path):
+        self._check(_c.evoforge_job_set_output_dir(self._handle(), os.fsencode(path)))
+        return self
+
+    # ---- running and results ----
+    def run(self):
+        """Runs the job once. Ctrl-C stops it at the next step boundary and
+        keeps the results so far (job.stopped, result["interrupted"])."""
+        h = self._handle()
+        with _Interrupt() as guard:
+            self._sigint = guard
+            try:
+                st = _c.evoforge_job_run(h)
+            finally:
+                self._sigint = None
+        self._interrupted_by_user = guard.pending
+        self._check(st)
+        return self
+
+    @property
+    def result(self):
+        """result.json as a dict (after a run)."""
+        if self._result is None:
+            text = _c.evoforge_job_result_json(self._handle())
+            if text is None:
+                self._check(_c.evoforge_job_best(self._h, ctypes.byref(ctypes.c_double())))
+                raise make_error(9, "EVOFORGE_ERR_STATE", "no result: the job has not run")
+            self._result = json.loads(text.decode())
+        return self._result
+
+    @property
+    def best(self):
+        """The headline number (de best_min, aco best_length, gp best.fitness, ...)."""
+        v = ctypes.c_double()
+        self._check(_c.evoforge_job_best(self._handle(), ctypes.byref(v)))
+        return v.value
+
+    def number(self, path):
+        """Any number of result.json by dotted path ("best.fitness")."""
+        v = ctypes.c_double()
+        self._check(_c.evoforge_job_result_number(self._handle(), str(path).encode(), ctypes.byref(v)))
+        return v.value
+
+    @property
+    def kind(self):
+        k = _c.evoforge_job_kind(self._handle())
+        return k.decode() if k is not None else None
+
+    @property
+    def output_dir(self):
+        d = _c.evoforge_job_output_dir(self._handle())
+        return os.fsdecode(d) if d is not None else None
+
+    @property
+    def stopped(self):
+        """True when the run was stopped early (Ctrl-C or the progress callback)."""
+        return bool(_c.evoforge_job_stopped(self._handle()))
+
+    @property
+    def interrupted_by_user(self):
+        """True when Ctrl-C (SIGINT) arrived during the run."""
+        return self._interrupted_by_user
+
+    def close(self):
+        """Frees the handle (and the private results folder)."""
+        if self._h is not None:
+            _c.evoforge_job_free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self):
+        state = "closed" if self._h is None else (self.kind or "failed spec")
+        return f"<evoforge.Job {state}>"

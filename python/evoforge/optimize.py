@@ -1,0 +1,194 @@
+"""optimize.py: evoforge.minimize and minimize_many, kind de behind SciPy
+differential_evolution's conventions (docs/python.md)."""
+import math
+import os
+import re
+import secrets
+import tempfile
+import warnings
+
+from .job import Job
+
+# SciPy's strategy names -> de.strategy; others are passed on as they are
+# (evoforge's own: rand/1/bin, best/1/bin, jade, shade, lshade, jso, sade, code).
+_STRATEGIES = {"rand1bin": "rand/1/bin", "best1bin": "best/1/bin"}
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(:[0-9]+)?$")
+
+try:   # SciPy's result type when SciPy is there
+    from scipy.optimize import OptimizeResult
+except ImportError:   # pragma: no cover - exercised only without SciPy
+    class OptimizeResult(dict):
+        """A dict whose keys are also attributes (SciPy's OptimizeResult's shape)."""
+
+        def __getattr__(self, name):
+            try:
+                return self[name]
+            except KeyError as e:
+                raise AttributeError(name) from e
+
+        __setattr__ = dict.__setitem__
+        __delattr__ = dict.__delitem__
+
+        def __repr__(self):
+            return "\n".join(f"{k:>8}: {v!r}" for k, v in self.items())
+
+
+def _box(bounds):
+    """(dim, lower, upper) from [(lo, hi)] * D or a scipy Bounds; de has one
+    box for every dimension, so every row must be the same."""
+    if hasattr(bounds, "lb") and hasattr(bounds, "ub"):   # scipy.optimize.Bounds
+        lb, ub = list(bounds.lb), list(bounds.ub)
+        rows = list(zip(lb, ub))
+    else:
+        try:
+            rows = [tuple(r) for r in bounds]
+        except TypeError:
+            raise ValueError("bounds: expected a sequence of (min, max) pairs or a "
+                             f"scipy.optimize.Bounds, got {bounds!r}") from None
+    if not rows or any(len(r) != 2 for r in rows):
+        raise ValueError(f"bounds: expected one (min, max) pair per dimension, got {bounds!r}")
+    lo, hi = float(rows[0][0]), float(rows[0][1])
+    for k, (a, b) in enumerate(rows):
+        if float(a) != lo or float(b) != hi:
+            raise ValueError(f"bounds: evoforge's de searches one box for every dimension; "
+                             f"dimension {k} is ({a}, {b}), dimension 0 ({lo}, {hi}). Rescale "
+                             "the variables to a common box in the objective.")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"bounds: expected finite min < max, got ({lo}, {hi})")
+    return len(rows), lo, hi
+
+
+def _objective(fun, lines):
+    """Adds the objective's keys to lines; returns a temporary C file to remove, or None."""
+    if callable(fun):
+        raise TypeError("evoforge.minimize: Python callables come with the host-callback API "
+                        "(issue 30, a later slice); give a built-in name (\"rastrigin\", "
+                        "\"cec2017:5\") or C source over (const float *x, int n)")
+    if not isinstance(fun, str):
+        raise TypeError(f"evoforge.minimize: fun: expected a function name or C source, got {fun!r}")
+    if _NAME.match(fun.strip()):
+        name, _, number = fun.strip().partition(":")
+        lines.append(f"function = {name}")
+        if number:
+            lines.append(f"cec_function = {number}")
+        return None
+    fd, path = tempfile.mkstemp(prefix="evoforge-objective-", suffix=".c")
+    with os.fdopen(fd, "w") as f:
+        f.write(fun if fun.endswith("\n") else fun + "\n")
+    lines.append("function = user")
+    return path
+
+
+def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shift,
+          mutation, recombination, optimum, options):
+    dim, lo, hi = _box(bounds)
+    de = [f"dim = {dim}", f"lower = {lo!r}", f"upper = {hi!r}",
+          f"strategy = {_STRATEGIES.get(strategy, strategy)}", f"problems = {int(problems)}"]
+    cfile = _objective(fun, de)
+    if popsize is not None:
+        de.append(f"population = {max(4, int(round(popsize * dim)))}")
+    de.append(f"generations = {0 if maxiter is None else int(maxiter)}")
+    if maxfev is not None:
+        de.append(f"max_evals = {int(maxfev)}")
+    if target is not None:
+        de.append(f"target = {float(target)!r}")
+    if shift:
+        de.append("shift = random")
+    if mutation is not None:
+        if not isinstance(mutation, (int, float)):
+            raise ValueError("mutation: evoforge's de takes one F (dithering over a range is "
+                             f"not supported), got {mutation!r}")
+        de.append(f"F = {float(mutation)!r}")
+    if recombination is not None:
+        de.append(f"CR = {float(recombination)!r}")
+    for key, value in options.items():
+        de.append(f"{key} = {value}")
+    text = "[problem]\nkind = de\nname = minimize\n[de]\n" + "\n".join(de) + "\n"
+    if cfile:
+        text += f"[objective]\nfile = {cfile}\n"
+        if optimum is not None:
+            text += f"optimum = {float(optimum)!r}\n"
+    return text, cfile
+
+
+def _result(res, p, job):
+    r = res["results"][p]
+    interrupted = bool(res.get("interrupted"))
+    if interrupted:
+        why = "stopped by Ctrl-C" if job.interrupted_by_user else "stopped early"
+        msg, ok = f"{why}: the best so far", False
+    elif r.get("reached"):
+        msg, ok = "the target was reached", True
+    elif res.get("target", 0) > 0:
+        msg, ok = "the evaluation or generation budget ran out before the target", False
+    else:
+        msg, ok = "the evaluation or generation budget was used", True
+    return OptimizeResult(x=_array(r["x"]), fun=float(r["best"]), nfev=int(r["evaluations"]),
+                          nit=int(r["generations"]), success=ok, message=msg,
+                          problem=int(r["problem"]))
+
+
+def _array(values):
+    try:
+        import numpy
+        return numpy.array(values, dtype=float)
+    except ImportError:
+        return [float(v) for v in values]
+
+
+def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
+         threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose, options):
+    if x0 is not None or callback is not None or polish:
+        raise NotImplementedError("evoforge.minimize: x0, callback and polish=True are not "
+                                  "implemented yet (issue 30)")
+    if tol not in (None, 0):
+        warnings.warn("evoforge.minimize: tol is ignored: evoforge's de has no convergence test "
+                      "on the population's spread; stop with target=, maxfev= or maxiter=",
+                      stacklevel=3)
+    if seed is None:
+        seed = secrets.randbits(63)
+    text, cfile = _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems,
+                        shift, mutation, recombination, optimum, options)
+    try:
+        with Job(text, backend=backend, seed=int(seed), threads=threads, verbose=verbose) as job:
+            job.run()
+            res = job.result
+            return [_result(res, p, job) for p in range(len(res["results"]))]
+    finally:
+        if cfile:
+            os.unlink(cfile)
+
+
+def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, maxfev=None,
+             tol=None, target=None, seed=None, backend="cpu", threads=0, shift=False,
+             mutation=None, recombination=None, optimum=None, x0=None, callback=None,
+             polish=False, verbose=False, **options):
+    """Minimises fun over the box bounds with evoforge's de; returns an
+    OptimizeResult (x, fun, nfev, nit, success, message).
+
+    fun: a built-in name ("sphere", "rosenbrock", "rastrigin", "ackley",
+    "griewank", "schwefel", "cec2017:N", "cec2022:N") or C source: a function
+    body over (const float *x, int n) returning a float. bounds: (min, max)
+    per dimension, all equal (de has one box). strategy: "rand1bin",
+    "best1bin", or "jade", "shade", "lshade", "jso", "sade", "code".
+    popsize: population = popsize * dim (default: the strategy's, 10 * dim
+    for rand1bin). maxiter: generations; maxfev: evaluations (default
+    10000 * dim); target: stop at f - optimum <= target. seed: int (None: a
+    random one). Other keyword arguments are [de] keys (bounds="clip")."""
+    return _run(fun, bounds, 1, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
+                threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose,
+                options)[0]
+
+
+def minimize_many(fun, bounds, problems, *, strategy="rand1bin", popsize=None, maxiter=None,
+                  maxfev=None, tol=None, target=None, seed=None, backend="cpu", threads=0,
+                  shift=False, mutation=None, recombination=None, optimum=None, verbose=False,
+                  **options):
+    """minimize over `problems` independent problems in one run (de.problems;
+    each its own random stream, and with shift=True its own shifted
+    function); returns a list of OptimizeResult, one per problem."""
+    if int(problems) < 1:
+        raise ValueError(f"problems: expected at least 1, got {problems!r}")
+    return _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target, seed,
+                backend, threads, shift, mutation, recombination, optimum, None, None, False,
+                verbose, options)
