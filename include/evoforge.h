@@ -140,6 +140,44 @@ EVOFORGE_API evoforge_status evoforge_job_set_log(evoforge_job *job, evoforge_lo
 EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evoforge_progress_fn fn,
 						     void *user);
 
+/* ---- data from memory (before evoforge_job_run) ------------------------------------ */
+
+/* Registers an in-memory table under name (letters, digits, '_', '-', '.';
+ * up to 64), which the spec then names as a data file "memory:NAME"
+ * anywhere a CSV file goes: gp's and mbp's [data] file (and gp's test),
+ * svm's [data] train and test (e.g. "[data]\nfile = memory:train\n").
+ *
+ * X: rows x cols values, dense, row-major (X[r * cols + c]); y: rows
+ * values (regression targets, or class labels as numbers: gp's and svm's
+ * classes are the numbers, as in a CSV file's numeric label column; mbp
+ * takes a numeric label as a regression target), or NULL for none; colnames:
+ * cols names, or NULL for x1..xn. The table reads as the CSV file of
+ * columns colnames..., then "y" (when y is given), so the spec's label
+ * defaults to y (the last column) and may name another column; svm's
+ * label = first/last/N and gp's ignore = ... work as for a file.
+ *
+ * Borrowed, not copied: the job keeps the pointers X and y (it copies name
+ * and colnames); they must stay valid and unchanged until evoforge_job_run
+ * returns (or the job is freed). Each load of the table in the run converts
+ * it once, straight into evoforge's column-major float table (values
+ * rounded to float, as a CSV file's are). Checked now, whole:
+ * EVOFORGE_ERR_INPUT for rows or cols < 1 (cols up to 4096, 4095 with y),
+ * a NaN, an infinity or a value beyond a float's range in X or y (the
+ * first named by row and column, 1-based), an empty, repeated or
+ * comma-holding column name, or a bad table name; EVOFORGE_ERR_ARGUMENT
+ * for a NULL X or name. Giving a name again replaces that table. A spec
+ * naming "memory:NAME" that no table has fails the run with
+ * EVOFORGE_ERR_INPUT naming it (unless a file of that name exists, which
+ * is then read, as by the CLI). */
+EVOFORGE_API evoforge_status evoforge_job_set_table(evoforge_job *job, const char *name,
+						  const double *X, long rows, int cols,
+						  const double *y, const char *const *colnames);
+/* The same for float data (X and y float; no rounding at the conversion). */
+EVOFORGE_API evoforge_status evoforge_job_set_table_float(evoforge_job *job, const char *name,
+							const float *X, long rows, int cols,
+							const float *y,
+							const char *const *colnames);
+
 /* ---- running ------------------------------------------------------------------ */
 
 /* Runs the job in this thread, once (a second call: EVOFORGE_ERR_STATE);

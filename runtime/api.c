@@ -20,6 +20,7 @@
 #include "evoforge.h"
 #include "backend.h"
 #include "cpu.h"
+#include "data_mem.h"
 #include "json_read.h"
 #include "kinds.h"
 #include "log.h"
@@ -45,6 +46,8 @@ struct evoforge_job {
 	void *log_user;
 	evoforge_progress_fn progress_fn;
 	void *progress_user;
+	rt_mem_table *tables;     /* in-memory tables (X, y borrowed; names ours) */
+	int ntables;
 	rt_error err;             /* the last failure's message */
 };
 
@@ -139,6 +142,15 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 	return remove(path);
 }
 
+/* Frees a table's copied column names. */
+static void free_colnames(rt_mem_table *t)
+{
+	for (int c = 0; t->colnames && c < t->ncols; c++)
+		free(t->colnames[c]);
+	free(t->colnames);
+	t->colnames = NULL;
+}
+
 EVOFORGE_API void evoforge_job_free(evoforge_job *job)
 {
 	if (!job)
@@ -149,6 +161,9 @@ EVOFORGE_API void evoforge_job_free(evoforge_job *job)
 		rt_spec_free(&job->spec);
 	if (job->result)
 		rt_jfree(&job->json);
+	for (int i = 0; i < job->ntables; i++)
+		free_colnames(&job->tables[i]);
+	free(job->tables);
 	free(job->result);
 	free(job->outdir);
 	free(job);
@@ -258,6 +273,88 @@ EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evofor
 	return EVOFORGE_OK;
 }
 
+/* ---- data from memory -------------------------------------------------------------------- */
+
+/* Copies colnames (cols of them; a NULL entry stays NULL, for the check). */
+static rt_status copy_colnames(rt_mem_table *t, const char *const *colnames, rt_error *err)
+{
+	if (!colnames)
+		return RT_OK;
+	if (!(t->colnames = rt_calloc((size_t)t->ncols, sizeof *t->colnames, err)))
+		return RT_ERR_SYSTEM;
+	for (int c = 0; c < t->ncols; c++)
+		if (colnames[c] && !(t->colnames[c] = rt_strdup(colnames[c], err)))
+			return RT_ERR_SYSTEM;
+	return RT_OK;
+}
+
+/* Adds t to the job's tables, replacing one of the same name. */
+static evoforge_status add_table(evoforge_job *job, rt_mem_table *t)
+{
+	rt_mem_table *grown;
+	for (int i = 0; i < job->ntables; i++)
+		if (!strcmp(job->tables[i].name, t->name)) {
+			free_colnames(&job->tables[i]);
+			job->tables[i] = *t;
+			return EVOFORGE_OK;
+		}
+	grown = realloc(job->tables, ((size_t)job->ntables + 1) * sizeof *grown);
+	if (!grown)
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	job->tables = grown;
+	job->tables[job->ntables++] = *t;
+	return EVOFORGE_OK;
+}
+
+/* evoforge_job_set_table and its float twin: checks, then registers. */
+static evoforge_status set_table(evoforge_job *job, const char *who, const char *name,
+				 const void *x, long rows, int cols, const void *y,
+				 const char *const *colnames, int is_float)
+{
+	evoforge_status est = job_settable(job);
+	rt_mem_table t;
+	rt_status st;
+	if (est != EVOFORGE_OK)
+		return est;
+	if (!name || !x)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "%s: NULL %s", who, name ? "X" : "name");
+	if (rows < 1 || cols < 1)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "%s: table '%.64s': expected rows > 0 and "
+				"cols > 0, got %ld rows and %d cols", who, name, rows, cols);
+	memset(&t, 0, sizeof t);
+	if (strlen(name) > RT_MEM_NAME_MAX)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "%s: expected a table name of at most %d "
+				"characters, got %zu", who, RT_MEM_NAME_MAX, strlen(name));
+	snprintf(t.name, sizeof t.name, "%s", name);
+	t.x = x;
+	t.y = y;
+	t.is_float = is_float;
+	t.nrows = (size_t)rows;
+	t.ncols = cols;
+	st = cols > RT_DATA_MAX_COLS ? RT_OK : copy_colnames(&t, colnames, &job->err);
+	if (st == RT_OK)
+		st = rt_mem_check(who, &t, &job->err);
+	if (st == RT_OK && (est = add_table(job, &t)) == EVOFORGE_OK)
+		return EVOFORGE_OK;
+	free_colnames(&t);
+	return st != RT_OK ? from_rt(st) : est;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_table(evoforge_job *job, const char *name,
+						  const double *X, long rows, int cols,
+						  const double *y, const char *const *colnames)
+{
+	return set_table(job, "evoforge_job_set_table", name, X, rows, cols, y, colnames, 0);
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_table_float(evoforge_job *job, const char *name,
+							const float *X, long rows, int cols,
+							const float *y,
+							const char *const *colnames)
+{
+	return set_table(job, "evoforge_job_set_table_float", name, X, rows, cols, y, colnames, 1);
+}
+
 /* ---- running ------------------------------------------------------------------------- */
 
 /* The engine's log sink during a run: the job's callbacks. */
@@ -317,6 +414,7 @@ static rt_status run_locked(evoforge_job *job)
 	rt_log_set_sink(job_sink, job);
 	rt_log_set_quiet(!job->log_fn && !job->progress_fn);
 	rt_stop_caller_clear();
+	rt_mem_use(job->tables, job->ntables);
 	cpu_set_threads(job->opt.threads);
 	st = rt_tune_apply(job->kind, &job->spec, &job->opt, &job->err);
 	if (st == RT_OK)
@@ -326,6 +424,7 @@ static rt_status run_locked(evoforge_job *job)
 		rt_warn("%s: stopped by the progress callback: the results so far are written, "
 			"marked \"interrupted\"", job->kind->name);
 	rt_stop_caller_clear();
+	rt_mem_use(NULL, 0);
 	rt_log_set_quiet(was_quiet);
 	rt_log_set_sink(NULL, NULL);
 	return st;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "data_impl.h"
+#include "data_mem.h"
 
 rt_csv_options rt_csv_defaults(void)
 {
@@ -571,6 +572,8 @@ rt_status rt_csv_load(const char *path, const rt_csv_options *opt, rt_table *out
 	long header_line = 0, nlines = 0;
 	int lab = -1;
 
+	if (rt_mem_find(path))   /* "memory:NAME": the C API's table (data_mem.c) */
+		return rt_mem_load(path, opt, out, err);
 	memset(out, 0, sizeof *out);
 	memset(&s, 0, sizeof s);
 	s.path = path;

@@ -12,6 +12,7 @@
 
 #include <ini.h>
 
+#include "data_mem.h"
 #include "gen.h"
 #include "spec.h"
 
@@ -544,6 +545,8 @@ rt_status rt_spec_data_path(const rt_spec *spec, const char *name, char *out, in
 {
 	char tried[6][RT_PATH_MAX];
 	int ntried;
+	if (rt_mem_find(name))   /* the C API's in-memory table (data_mem.h) */
+		return rt_format(out, (size_t)size, err, "%s", name);
 	if (name[0] == '/') {
 		if (file_exists(name))
 			return rt_format(out, (size_t)size, err, "%s", name);
@@ -554,6 +557,12 @@ rt_status rt_spec_data_path(const rt_spec *spec, const char *name, char *out, in
 	for (int i = 0; i < ntried; i++)
 		if (file_exists(tried[i]))
 			return rt_format(out, (size_t)size, err, "%s", tried[i]);
+	if (rt_mem_is_name(name)) {   /* no such table, and no such file either */
+		char list[256];
+		return rt_fail(err, RT_ERR_INPUT, "%s: data '%s': no table '%s' in memory (expected "
+			       "one given by evoforge_job_set_table; this job has: %s)", spec->path,
+			       name, name + sizeof RT_MEM_PREFIX - 1, rt_mem_list(list, sizeof list));
+	}
 	return data_not_found(spec, name, tried, ntried, err);
 }
 

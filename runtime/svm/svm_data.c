@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "data.h"
+#include "data_mem.h"
 #include "svm_impl.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -533,8 +534,8 @@ static int is_csv(const char *path)
 	char line[4096];
 	gzFile f;
 	int csv = 0;
-	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
-		return 1;
+	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz") || rt_mem_find(path))
+		return 1;   /* rt_mem_find: the C API's in-memory table, read as CSV (data_mem.h) */
 	if (!(f = gzopen(path, "rb")))
 		return 0;
 	while (!csv && gzgets(f, line, sizeof line)) {
