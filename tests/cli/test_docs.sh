@@ -84,10 +84,13 @@ PY
 mirror() {   # mirror DIR: a scratch copy of the repository root's layout
 	local d=$1 x
 	mkdir -p "$d/build"
-	for x in problems tools templates tests bench; do ln -s "$root/$x" "$d/$x"; done
+	for x in problems tools templates tests bench python include examples; do
+		[ -e "$root/$x" ] && ln -s "$root/$x" "$d/$x"
+	done
 	ln -s "$root/data" "$d/data"
 	ln -s "$bin" "$d/build/evoforge"
 	[ -x "$(dirname "$bin")/evoforge-mpi" ] && ln -s "$(dirname "$bin")/evoforge-mpi" "$d/build/evoforge-mpi"
+	[ -f "$(dirname "$bin")/libevoforge.so" ] && ln -s "$(dirname "$bin")/libevoforge.so" "$d/build/libevoforge.so"
 	return 0
 }
 
