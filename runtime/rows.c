@@ -1,6 +1,5 @@
 /* rows.c: rows of text formatted in parallel and joined in order (rows.h). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu.h"
 #include "rows.h"
@@ -58,7 +57,6 @@ rt_status rt_rows_format(rt_buf *out, long nrows, rt_row_fn fn, void *ctx, rt_er
 {
 	long nchunks = (nrows + ROWS_CHUNK - 1) / ROWS_CHUNK;
 	rows_job job = { fn, ctx, nrows, NULL };
-	size_t total = out->len;
 	rt_status st;
 	if (nrows <= 0)
 		return RT_OK;
@@ -67,24 +65,10 @@ rt_status rt_rows_format(rt_buf *out, long nrows, rt_row_fn fn, void *ctx, rt_er
 		return RT_ERR_SYSTEM;
 	}
 	st = cpu_parallel_for(nchunks, 1, format_chunks, &job, err);
-	for (long c = 0; c < nchunks; c++) {
+	for (long c = 0; c < nchunks; c++)
 		out->failed |= job.chunks[c].failed;
-		total += job.chunks[c].len;
-	}
-	if (!st && !out->failed) {   /* one allocation, then the copies */
-		rt_buf_append(out, "", 0);
-		if (!out->failed && total + 1 > out->cap) {
-			char *p = realloc(out->data, total + 1);
-			if (p) {
-				out->data = p;
-				out->cap = total + 1;
-			} else {
-				out->failed = 1;
-			}
-		}
-		for (long c = 0; c < nchunks && !out->failed; c++)
-			rt_buf_append(out, job.chunks[c].data ? job.chunks[c].data : "", job.chunks[c].len);
-	}
+	for (long c = 0; c < nchunks && !st && !out->failed; c++)   /* joined in order */
+		rt_buf_append(out, job.chunks[c].data ? job.chunks[c].data : "", job.chunks[c].len);
 	for (long c = 0; c < nchunks; c++)
 		rt_buf_free(&job.chunks[c]);
 	free(job.chunks);

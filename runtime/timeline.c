@@ -75,7 +75,7 @@ static double process_start(void)
 }
 
 /* This rank's moments with "process start" first and "dropped N" last. */
-static int own_marks(mark *out)
+static void own_marks(mark *out)
 {
 	int n = 0;
 	double start = process_start();
@@ -91,14 +91,12 @@ static int own_marks(mark *out)
 		out[i].name[0] = 0;
 		out[i].unix_time = 0;
 	}
-	return n;
 }
 
 static rt_status write_csv(const mark *all, int ranks, rt_error *err)
 {
 	rt_buf b;
 	rt_status st;
-	char path[RT_PATH_MAX + 16];
 	memset(&b, 0, sizeof b);
 	rt_buf_puts(&b, "rank,mark,seconds,unix_time\n");
 	for (int r = 0; r < ranks; r++) {
@@ -107,9 +105,7 @@ static rt_status write_csv(const mark *all, int ranks, rt_error *err)
 			rt_buf_printf(&b, "%d,%s,%.6f,%.6f\n", r, m[i].name,
 				      m[i].unix_time - m[0].unix_time, m[i].unix_time);
 	}
-	snprintf(path, sizeof path, "%s/timeline.csv", tl.dir[0] ? tl.dir : ".");
-	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-		      : rt_write_file_atomic(path, b.data, b.len, err);
+	st = rt_write_buf_atomic(tl.dir[0] ? tl.dir : ".", "timeline.csv", &b, err);
 	rt_buf_free(&b);
 	return st;
 }

@@ -313,11 +313,9 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 			last = out->gens[p] > last ? out->gens[p] : last;
 		while (rows < out->hist_len && rows * job->history_every <= last)
 			rows++;
-		snprintf(path, sizeof path, "%s/history.csv", dir);
 		st = rt_rows_format(&b, rows, hist_row, &ctx, err);
 		if (!st)
-			st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-				      : rt_write_file_atomic(path, b.data, b.len, err);
+			st = rt_write_buf_atomic(dir, "history.csv", &b, err);
 		rt_buf_free(&b);
 	}
 	return st;

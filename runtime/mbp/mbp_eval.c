@@ -172,7 +172,6 @@ rt_status mbp_history_write(const mbp_job *job, const char *dir, rt_error *err)
 {
 	const mbp_history *h = job->hist;
 	int several = mbp_job_networks_all(job) > 1, valid = job->data.nvalid[0] > 0;
-	char path[RT_PATH_MAX + 32];
 	rt_buf b;
 	rt_status st;
 	memset(&b, 0, sizeof b);
@@ -191,9 +190,7 @@ rt_status mbp_history_write(const mbp_job *job, const char *dir, rt_error *err)
 			rt_buf_printf(&b, ",%.17g", r->valid_mean);
 		rt_buf_puts(&b, "\n");
 	}
-	snprintf(path, sizeof path, "%s/history.csv", dir);
-	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-		      : rt_write_file_atomic(path, b.data, b.len, err);
+	st = rt_write_buf_atomic(dir, "history.csv", &b, err);
 	rt_buf_free(&b);
 	return st;
 }

@@ -345,7 +345,6 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
  * order (0: classes 1 and 2, 1: classes 1 and 3, ...). */
 static rt_status write_history(const svm_model *m, const char *dir, rt_error *err)
 {
-	char path[RT_PATH_MAX + 32];
 	rt_buf b;
 	rt_status st;
 	memset(&b, 0, sizeof b);
@@ -355,9 +354,7 @@ static rt_status write_history(const svm_model *m, const char *dir, rt_error *er
 			const svm_history_row *row = &m->hist[q].rows[r];
 			rt_buf_printf(&b, "%d,%ld,%.17g,%.17g\n", q, row->iteration, row->obj, row->gap);
 		}
-	snprintf(path, sizeof path, "%s/history.csv", dir);
-	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-		      : rt_write_file_atomic(path, b.data, b.len, err);
+	st = rt_write_buf_atomic(dir, "history.csv", &b, err);
 	rt_buf_free(&b);
 	return st;
 }
