@@ -32,8 +32,10 @@ PY
 	printf 'label = label\nfitness = classification\n[gp]\nmulticlass = one-vs-rest\n'
 	printf 'functions = + - * /\nconstants = -3 3\nstop_on_success = false\n'
 } >"$t/ovr.ini"
-# about 1.5 s with a checkpoint every generation (both builds), so random kills land mid-run
-gens=50
+# about 1.5-3 s with a checkpoint every generation (both builds), so random kills land
+# mid-run; the plain build's 100 generations keep sub-problem 2 long enough for the
+# SIGTERM sent when its generation 2 shows (CI once saw 50 end before it landed)
+gens=100
 case $evo in *asan*) gens=20 ;; esac
 args=("$t/ovr.ini" --backend cpu --seed 9 --population 1000 --generations $gens)
 round=("$t/ovr.ini" --backend cpu --seed 9 --population 1000 --generations $gens
