@@ -18,6 +18,7 @@
 #include "log.h"
 #include "signals.h"
 #include "out.h"
+#include "timeline.h"
 
 /* Gap to the optimum in percent, or -1 when the optimum is unknown. */
 static double gap_percent(const aco_job *job, int64_t length)
@@ -179,7 +180,9 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		goto done;
 	job.ckpt = &ck;
 	say_job(&job, b);
+	rt_mark("run");
 	st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err);
+	rt_mark("run end");
 	if (!st && job.isl) {
 		st = rt_islands_close(job.isl, err);
 		job.isl = NULL;

@@ -10,6 +10,7 @@
 #include "gen.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_gpu_breed.h"
 #include "gp_problem.h"
 #include "gp_tree.h"
 #include "log.h"
@@ -128,6 +129,11 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
 	if ((st = gp_problem_load(spec, &p, err)) ||
 	    (st = gp_gpu_gen_sources(&p.cases, &p.fset, dir, err)))
 		goto out;
+	/* and the breeding kernels (gp_gpu_breed.h), for the spec's depth limits */
+	gen_free(&c);
+	if ((st = gp_gpu_breed_render(&p.breed, &c, err)) || (st = gen_write(&c, dir, err)))
+		goto out;
+	rt_info("%s/%s", dir, c.name);
 out:
 	gen_free(&c);
 out_problem:

@@ -12,6 +12,7 @@
 #include "mbp_ckpt.h"
 #include "mbp_impl.h"
 #include "nvrtc.h"
+#include "timeline.h"
 #include "signals.h"
 
 /* Most weights one thread may own (its rule state lives in registers). */
@@ -395,6 +396,7 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_prog
 	float best;
 	double t0 = rt_now(), ms = 0;
 	rt_status st;
+	rt_mark("run");
 	if ((st = gpu_timer_create(g->ctx, &g->timer, err)) != RT_OK ||
 	    (st = gpu_timer_start(g->timer, NULL, err)) != RT_OK)
 		return st;
