@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kprep.h"
 #include "evoforge.h"
 #include "backend.h"
 #include "cpu.h"
@@ -416,6 +417,7 @@ static rt_status run_locked(evoforge_job *job)
 	rt_stop_caller_clear();
 	rt_mem_use(job->tables, job->ntables);
 	cpu_set_threads(job->opt.threads);
+	rt_startup_begin();   /* the job's start-up and compiles, not the process's */
 	st = rt_tune_apply(job->kind, &job->spec, &job->opt, &job->err);
 	if (st == RT_OK)
 		st = rt_kind_run_uncaught(job->kind, &job->spec, &job->opt, &job->err);

@@ -107,6 +107,11 @@ static rt_status emit_kernel(void *ctx, const char *name, const char *source,
 		b->cap = cap;
 	}
 	rt_info("build: compiling %s for %s", name, b->arch);
+	/* the source too, for reading (kinds without a gen hook have no other copy) */
+	if ((st = rt_format(path, sizeof path, err, "%s/gen/%s", b->dir, name)) != RT_OK ||
+	    (access(path, F_OK) != 0 &&
+	     (st = rt_write_file_atomic(path, source, strlen(source), err)) != RT_OK))
+		return st;
 	if ((st = nvrtc_compile(name, source, b->arch, options, noptions, &out, err)) != RT_OK)
 		return st;
 	build_kernel *k = &b->k[b->n];

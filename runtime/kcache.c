@@ -7,11 +7,14 @@
  * to a unique temporary name (mkstemp) in the cache folder and renamed, so
  * concurrent writers of the same key never see each other's partial files. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kcache.h"
@@ -194,6 +197,85 @@ rt_status kcache_put(uint64_t key, const void *data, size_t size, rt_error *err)
 	if (st != RT_OK)
 		unlink(tmp);
 	return st;
+}
+
+/* ---- one compiler per key across processes ---------------------------------- */
+
+static int lock_path(uint64_t key, char *out, size_t size)
+{
+	char path[RT_PATH_MAX];
+	if (kcache_path(key, path, sizeof path, NULL) != RT_OK)
+		return 0;
+	int n = snprintf(out, size, "%s.lock", path);
+	return n > 0 && (size_t)n < size;
+}
+
+/* Is the lock at path left by a process that is gone (this host) or too old? */
+static int lock_stale(const char *path)
+{
+	char text[128] = "", host[64] = "", me[64] = "";
+	long pid = 0;
+	struct stat sb;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		size_t n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+	}
+	if (stat(path, &sb) == 0 && difftime(time(NULL), sb.st_mtime) > KCACHE_LOCK_STALE_S)
+		return 1;
+	gethostname(me, sizeof me - 1);
+	if (sscanf(text, "%ld %63s", &pid, host) == 2 && pid > 0 && strcmp(host, me) == 0)
+		return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	return 0;
+}
+
+static int lock_create(const char *path)
+{
+	char text[128], host[64] = "";
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return 0;
+	gethostname(host, sizeof host - 1);
+	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host[0] ? host : "?");
+	if (n > 0 && write(fd, text, (size_t)n) != n) {
+		/* the lock still works without its text; it only goes stale by age */
+	}
+	close(fd);
+	return 1;
+}
+
+int kcache_lock(uint64_t key, int *owned)
+{
+	char path[RT_PATH_MAX + 8];
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	double waited = 0;
+	*owned = 0;
+	if (!lock_path(key, path, sizeof path))
+		return 0;
+	for (int tries = 0; tries < 2; tries++) {
+		if (lock_create(path)) {
+			*owned = 1;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return 0;
+		if (!lock_stale(path))
+			break;
+		unlink(path);   /* its process is gone: take it over */
+	}
+	while (access(path, F_OK) == 0 && waited < KCACHE_LOCK_WAIT_S && !lock_stale(path)) {
+		nanosleep(&pause, NULL);
+		waited += 0.01;
+	}
+	return 1;
+}
+
+void kcache_unlock(uint64_t key)
+{
+	char path[RT_PATH_MAX + 8];
+	if (lock_path(key, path, sizeof path))
+		unlink(path);
 }
 
 /* ---- prebuilt cubins ------------------------------------------------------ */

@@ -23,6 +23,17 @@ uint64_t kcache_key(const char *source, const char *arch, const char *const *opt
 int kcache_get(uint64_t key, void **data, size_t *size);
 /* Stores an entry atomically. */
 rt_status kcache_put(uint64_t key, const void *data, size_t size, rt_error *err);
+/* Claims the compile of key for this process (a <entry>.lock file made
+ * with O_EXCL): *owned = 1, and kcache_unlock(key) after kcache_put. When
+ * another live process holds it, waits (up to KCACHE_LOCK_WAIT_S) until
+ * it lets go: *owned = 0. A lock whose process is gone (same host) or older
+ * than KCACHE_LOCK_STALE_S is taken over. Returns 1 if the caller should
+ * look the entry up again (it waited), 0 if not. Never fails: without a
+ * lock the caller compiles, as before. */
+int kcache_lock(uint64_t key, int *owned);
+void kcache_unlock(uint64_t key);
+#define KCACHE_LOCK_WAIT_S 120.0
+#define KCACHE_LOCK_STALE_S 600.0
 /* 64-bit FNV-1a, also used elsewhere for content hashes. */
 uint64_t kcache_fnv1a(uint64_t h, const void *data, size_t n);
 /* The FNV-1a offset basis: the h to start kcache_fnv1a with. */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "aco/aco.h"
 #include "de/de.h"
 #include "gp/gp.h"
@@ -66,6 +67,7 @@ static rt_status run_kind(const rt_kind *kind, rt_spec *spec, const rt_options *
 			  rt_error *err)
 {
 	rt_status st = kind->run(spec, opt, err);
+	rt_kprep_release();
 	if (st == RT_OK)
 		st = rt_timeline_finish(err);
 	return st;

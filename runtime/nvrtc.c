@@ -54,6 +54,24 @@ static struct {
 	int major, minor;
 } nvrtc_state;
 
+/* What this process's compiles cost (nvrtc_stats). */
+static nvrtc_stats stats;
+
+/* Prepared compiles (nvrtc_prepare): each key's output kept for the process,
+ * so the run's own nvrtc_compile of it is a copy; a compile still under way
+ * in a preparing thread is waited for, never made twice. Guarded by
+ * nvrtc_lock; memo_done signalled when an entry completes. */
+typedef struct memo_entry {
+	uint64_t key;
+	int done;
+	rt_status status;
+	rt_error error;          /* status != RT_OK */
+	nvrtc_output out;        /* status == RT_OK */
+	struct memo_entry *next;
+} memo_entry;
+static memo_entry *memo;
+static pthread_cond_t memo_done = PTHREAD_COND_INITIALIZER;
+
 /* NVRTC_CHECK(call): RT_OK, or RT_ERR_NVRTC naming the call, function, file,
  * line and NVRTC's error text (err must be in scope). */
 #define NVRTC_CHECK(call) nvrtc_check((call), #call, __func__, __FILE__, __LINE__, err)
@@ -391,13 +409,188 @@ static rt_status compile_prebuilt(const char *name, const char *source, const ch
 	return RT_OK;
 }
 
-static rt_status compile_source(const char *name, const char *source, const char *arch,
-			const char *const *options, int noptions, nvrtc_output *out, rt_error *err)
+/* ---- prepared compiles and the counts -------------------------------------- */
+
+static int output_copy(const nvrtc_output *from, nvrtc_output *to)
+{
+	size_t nlog = strlen(from->log ? from->log : "");
+	memset(to, 0, sizeof *to);
+	to->cubin = rt_malloc(from->size, NULL);
+	to->log = rt_malloc(nlog + 1, NULL);
+	if (!to->cubin || !to->log) {
+		nvrtc_output_free(to);
+		return 0;
+	}
+	memcpy(to->cubin, from->cubin, from->size);
+	memcpy(to->log, from->log ? from->log : "", nlog + 1);
+	to->size = from->size;
+	to->from_cache = from->from_cache;
+	return 1;
+}
+
+/* With nvrtc_lock held: the entry for key, waited for if under way; NULL if
+ * there is none and create is 0; else a new entry under way (*own = 1). */
+static memo_entry *memo_find_locked(uint64_t key, int create, int *own)
+{
+	memo_entry *m;
+	*own = 0;
+	for (m = memo; m && m->key != key; m = m->next)
+		;
+	if (m) {
+		while (!m->done)
+			pthread_cond_wait(&memo_done, &nvrtc_lock);
+		return m;
+	}
+	if (!create || !(m = rt_calloc(1, sizeof *m, NULL)))
+		return NULL;
+	m->key = key;
+	m->next = memo;
+	memo = m;
+	*own = 1;
+	return m;
+}
+
+/* 1 and out (a copy) or err from the prepared entry for key; 0 if there is
+ * none (with prepare: one is now under way, and *own says this caller
+ * makes it, to hand to memo_publish). */
+static int memo_take(uint64_t key, int prepare, memo_entry **own, nvrtc_output *out,
+		     rt_status *st, rt_error *err)
+{
+	int mine;
+	pthread_mutex_lock(&nvrtc_lock);
+	memo_entry *m = memo_find_locked(key, prepare, &mine);
+	int found = m && !mine;
+	if (found) {
+		*st = m->status;
+		if (*st != RT_OK && err)
+			*err = m->error;
+		if (*st == RT_OK && !output_copy(&m->out, out))
+			*st = rt_fail(err, RT_ERR_SYSTEM, "out of memory copying a compiled kernel");
+		if (!prepare)
+			stats.from_memory++;
+	}
+	*own = mine ? m : NULL;
+	pthread_mutex_unlock(&nvrtc_lock);
+	return found;
+}
+
+static void memo_publish(memo_entry *m, const nvrtc_output *out, rt_status st, const rt_error *err)
+{
+	pthread_mutex_lock(&nvrtc_lock);
+	m->status = st;
+	if (st != RT_OK && err)
+		m->error = *err;
+	if (st == RT_OK && !output_copy(out, &m->out)) {
+		m->status = RT_ERR_SYSTEM;
+		snprintf(m->error.msg, sizeof m->error.msg, "out of memory keeping a compiled kernel");
+		m->error.status = RT_ERR_SYSTEM;
+	}
+	m->done = 1;
+	pthread_cond_broadcast(&memo_done);
+	pthread_mutex_unlock(&nvrtc_lock);
+}
+
+void nvrtc_prepared_clear(void)
+{
+	pthread_mutex_lock(&nvrtc_lock);
+	for (memo_entry *m = memo, *next; m; m = next) {
+		next = m->next;
+		nvrtc_output_free(&m->out);
+		free(m);
+	}
+	memo = NULL;
+	pthread_mutex_unlock(&nvrtc_lock);
+}
+
+void nvrtc_stats_get(nvrtc_stats *out)
+{
+	pthread_mutex_lock(&nvrtc_lock);
+	*out = stats;
+	pthread_mutex_unlock(&nvrtc_lock);
+}
+
+static void count(int *counter, double seconds)
+{
+	pthread_mutex_lock(&nvrtc_lock);
+	(*counter)++;
+	stats.compile_s += seconds;
+	pthread_mutex_unlock(&nvrtc_lock);
+}
+
+/* The options nvrtc_compile passes: the fixed ones, then the caller's
+ * (*opts malloc'ed; arch_opt holds the arch option's text). */
+static rt_status full_options(const char *arch, const char *const *options, int noptions,
+			      char arch_opt[64], const char ***opts, int *nopts, rt_error *err)
 {
 	enum { FIXED = 3 };
+	*nopts = FIXED + noptions;
+	if (!(*opts = rt_calloc((size_t)*nopts, sizeof **opts, err)))
+		return RT_ERR_SYSTEM;
+	snprintf(arch_opt, 64, "--gpu-architecture=%s", arch);
+	(*opts)[0] = arch_opt;
+	(*opts)[1] = "-std=c++17";
+	(*opts)[2] = "-default-device";
+	for (int i = 0; i < noptions; i++)
+		(*opts)[FIXED + i] = options[i];
+	return RT_OK;
+}
+
+/* From the disk cache (1), or 0: a miss, or RT_ERR_INTERNAL in *st under
+ * EVOFORGE_CACHE_STRICT. */
+static int from_disk(uint64_t key, const char *name, const char *const *opts, int nopts,
+		     nvrtc_output *out, rt_status *st, rt_error *err)
+{
+	void *data;
+	size_t size;
+	if (kcache_get(key, &data, &size)) {
+		int ok = entry_unpack(data, size, out);
+		free(data);
+		if (ok) {
+			count(&stats.from_disk, 0);
+			rt_mark_detail("cache hit", name);
+			return 1;
+		}
+	}
+	if (env_flag("EVOFORGE_CACHE_STRICT")) {
+		char optbuf[1024];
+		join_options(optbuf, sizeof optbuf, opts, nopts);
+		*st = rt_fail(err, RT_ERR_INTERNAL, "cache miss for %s (key %016" PRIx64 ", options: "
+			      "%s) with EVOFORGE_CACHE_STRICT set", name, key, optbuf);
+		return 1;
+	}
+	return 0;
+}
+
+/* The disk cache, else NVRTC (counted); with the cache on, a compile of the
+ * same key under way in another process (an MPI rank, a second run) is
+ * waited for (kcache_lock) instead of made again. */
+static rt_status cached_compile(uint64_t key, const char *name, const char *source,
+				const char *const *opts, int nopts, nvrtc_output *out, rt_error *err)
+{
+	rt_status st = RT_OK;
+	int use_cache = !env_flag("EVOFORGE_NO_CACHE"), locked = 0;
+	if (use_cache && from_disk(key, name, opts, nopts, out, &st, err))
+		return st;
+	if (use_cache && kcache_lock(key, &locked) && from_disk(key, name, opts, nopts, out, &st, err))
+		return st;   /* another process compiled it meanwhile */
+	double t0 = rt_now();
+	st = compile_now(name, source, opts, nopts, out, err);
+	count(&stats.compiled, rt_now() - t0);
+	if (st == RT_OK && use_cache)
+		entry_store(key, out, name);
+	if (locked)
+		kcache_unlock(key);
+	return st;
+}
+
+static rt_status compile_source(const char *name, const char *source, const char *arch,
+				const char *const *options, int noptions, int prepare,
+				nvrtc_output *out, rt_error *err)
+{
 	char arch_opt[64];
 	const char **opts = NULL;
 	int nopts, major, minor;
+	memo_entry *own = NULL;
 	rt_status st;
 	memset(out, 0, sizeof *out);
 	if (!name || !*name || !source || !arch)
@@ -411,50 +604,23 @@ static rt_status compile_source(const char *name, const char *source, const char
 	if (kcache_prebuilt_count() > 0) {
 		int found;
 		st = compile_prebuilt(name, source, arch, options, noptions, out, &found, err);
+		if (found && st == RT_OK)
+			count(&stats.prebuilt, 0);
 		if (st != RT_OK || found)
 			return st;
 	}
-	if ((st = nvrtc_version(&major, &minor, err)) != RT_OK)
+	if ((st = nvrtc_version(&major, &minor, err)) != RT_OK ||
+	    (st = full_options(arch, options, noptions, arch_opt, &opts, &nopts, err)) != RT_OK)
 		return st;
-
-	nopts = FIXED + noptions;
-	if (!(opts = rt_calloc((size_t)nopts, sizeof *opts, err)))
-		return RT_ERR_SYSTEM;
-	snprintf(arch_opt, sizeof arch_opt, "--gpu-architecture=%s", arch);
-	opts[0] = arch_opt;
-	opts[1] = "-std=c++17";
-	opts[2] = "-default-device";
-	for (int i = 0; i < noptions; i++)
-		opts[FIXED + i] = options[i];
-
 	/* The name is in the key too: it appears in the stored log's warnings. */
 	uint64_t key = kcache_key(source, arch, opts, nopts, major, minor);
 	key = kcache_fnv1a(key, name, strlen(name));
-	int use_cache = !env_flag("EVOFORGE_NO_CACHE");
-	if (use_cache) {
-		void *data;
-		size_t size;
-		if (kcache_get(key, &data, &size)) {
-			int ok = entry_unpack(data, size, out);
-			free(data);
-			if (ok) {
-				free(opts);
-				rt_mark_detail("cache hit", name);
-				return RT_OK;
-			}
-		}
-		if (env_flag("EVOFORGE_CACHE_STRICT")) {
-			char optbuf[1024];
-			join_options(optbuf, sizeof optbuf, opts, nopts);
-			free(opts);
-			return rt_fail(err, RT_ERR_INTERNAL,
-				       "cache miss for %s (key %016" PRIx64 ", options: %s) with "
-				       "EVOFORGE_CACHE_STRICT set", name, key, optbuf);
-		}
-	}
-	st = compile_now(name, source, opts, nopts, out, err);
-	if (st == RT_OK && use_cache)
-		entry_store(key, out, name);
+	if (memo_take(key, prepare, &own, out, &st, err))
+		rt_mark_detail("prepared", name);
+	else
+		st = cached_compile(key, name, source, opts, nopts, out, err);
+	if (own)
+		memo_publish(own, out, st, err);
 	free(opts);
 	return st;
 }
@@ -464,8 +630,20 @@ rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 {
 	rt_status st;
 	rt_mark_detail("kernels", name);
-	st = compile_source(name, source, arch, options, noptions, out, err);
+	st = compile_source(name, source, arch, options, noptions, 0, out, err);
 	rt_mark_detail("kernels ready", name);
+	return st;
+}
+
+rt_status nvrtc_prepare(const char *name, const char *source, const char *arch,
+			const char *const *options, int noptions, rt_error *err)
+{
+	nvrtc_output out;
+	rt_status st;
+	rt_mark_detail("kernels", name);
+	st = compile_source(name, source, arch, options, noptions, 1, &out, err);
+	rt_mark_detail("kernels ready", name);
+	nvrtc_output_free(&out);
 	return st;
 }
 

@@ -39,6 +39,27 @@ rt_status nvrtc_compile(const char *name, const char *source, const char *arch,
 			rt_error *err);
 void nvrtc_output_free(nvrtc_output *out);
 
+/* Compiles as nvrtc_compile would and keeps the result in this process (no
+ * output): a later nvrtc_compile of the same arguments, from any thread,
+ * gets a copy, and one made while this is under way waits for it instead of
+ * compiling again. What runtime/kprep.h's threads call, before a run's
+ * first step. Thread-safe. */
+rt_status nvrtc_prepare(const char *name, const char *source, const char *arch,
+			const char *const *options, int noptions, rt_error *err);
+/* Forgets every prepared result (tests; a long-lived process may call it
+ * between unrelated jobs). */
+void nvrtc_prepared_clear(void);
+
+/* What this process's kernel compiles cost so far (every thread). */
+typedef struct nvrtc_stats {
+	int compiled;       /* NVRTC runs */
+	int from_disk;      /* disk-cache hits (kcache.h) */
+	int from_memory;    /* copies of prepared results */
+	int prebuilt;       /* cubins embedded by `evoforge build` */
+	double compile_s;   /* the NVRTC runs' seconds, summed over threads */
+} nvrtc_stats;
+void nvrtc_stats_get(nvrtc_stats *out);
+
 /* Parses "-Xptxas -v" output for a kernel: registers, spill stores/loads
  * (bytes), local memory per thread (stack frame); -1 where absent.
  * RT_ERR_INPUT if the log has no report for that kernel at all. */

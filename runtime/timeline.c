@@ -1,5 +1,6 @@
 /* timeline.c: named moments of a process's run, gathered from every rank
  * into DIR/timeline.csv (timeline.h). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ typedef struct mark {
 	double unix_time;
 } mark;
 
+static pthread_mutex_t tl_lock = PTHREAD_MUTEX_INITIALIZER;   /* compile threads mark too */
 static struct {
 	mark marks[RT_TIMELINE_MARKS];
 	int n, dropped;
@@ -34,13 +36,16 @@ void rt_mark(const char *name) { rt_mark_detail(name, NULL); }
 void rt_mark_detail(const char *name, const char *detail)
 {
 	mark *m;
+	pthread_mutex_lock(&tl_lock);
 	if (tl.n >= RT_TIMELINE_MARKS - 1) {   /* the last slot: how many were dropped */
 		tl.dropped++;
-		return;
+	} else {
+		m = &tl.marks[tl.n++];
+		m->unix_time = unix_now();
+		snprintf(m->name, sizeof m->name, "%s%s%s", name, detail ? " " : "",
+			 detail ? detail : "");
 	}
-	m = &tl.marks[tl.n++];
-	m->unix_time = unix_now();
-	snprintf(m->name, sizeof m->name, "%s%s%s", name, detail ? " " : "", detail ? detail : "");
+	pthread_mutex_unlock(&tl_lock);
 }
 
 int rt_timeline_on(void)
@@ -74,11 +79,22 @@ static double process_start(void)
 			     (double)ticks / (double)hz);
 }
 
+double rt_process_start_time(void)
+{
+	static double start = -1;   /* read once: /proc's figure does not change */
+	pthread_mutex_lock(&tl_lock);
+	if (start < 0)
+		start = process_start();
+	double t = start;
+	pthread_mutex_unlock(&tl_lock);
+	return t;
+}
+
 /* This rank's moments with "process start" first and "dropped N" last. */
 static void own_marks(mark *out)
 {
 	int n = 0;
-	double start = process_start();
+	double start = rt_process_start_time();
 	snprintf(out[n].name, sizeof out[n].name, "process start");
 	out[n++].unix_time = start > 0 ? start : (tl.n ? tl.marks[0].unix_time : unix_now());
 	for (int i = 0; i < tl.n && n < RT_TIMELINE_MARKS; i++)

@@ -19,6 +19,8 @@
 void rt_mark(const char *name);
 /* The same with a detail appended: "name detail" (a file's base name). */
 void rt_mark_detail(const char *name, const char *detail);
+/* This process's start (unix time, from /proc; 0 when unknown). */
+double rt_process_start_time(void);
 /* Is EVOFORGE_TIMELINE set (to anything but "" or "0")? */
 int rt_timeline_on(void);
 /* The folder the run writes its results to (rt_job_outdir calls it). */

@@ -168,17 +168,21 @@ static listed kernels_of(const char *kind_name, const char *spec_name, const cha
 static void gp_lists_every_stack_depth(void **state)
 {
 	(void)state;
-	/* sextic: binary functions, max_depth 50: stacks up to 52 -> 8..64. */
+	/* sextic: binary functions, max_depth 50: stacks up to 52 -> 8..64; and
+	 * the breeding kernels (it breeds on the device). */
 	listed l = kernels_of("gp", "sextic", NULL);
-	assert_int_equal(l.n, 4);
+	assert_int_equal(l.n, 5);
 	assert_string_equal(l.names[0], "gp_gpu-lgp-fast-s8.cu");
 	assert_string_equal(l.names[3], "gp_gpu-lgp-fast-s64.cu");
-	assert_int_equal(l.noptions, 3);
+	assert_string_equal(l.names[4], "gp_breed-d50-m4.cu");
 	l = kernels_of("gp", "sextic", "gp.max_depth=6");
-	assert_int_equal(l.n, 1);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.names[1], "gp_breed-d6-m4.cu");
 	l = kernels_of("gp", "sextic", "gp.gpu_variant=lgp-fast-s32");
-	assert_int_equal(l.n, 1);
+	assert_int_equal(l.n, 2);
 	assert_string_equal(l.names[0], "gp_gpu-lgp-fast-s32-s32.cu");   /* variant name, depth */
+	l = kernels_of("gp", "sextic", "gp.breeding=host");   /* no breeding kernels */
+	assert_int_equal(l.n, 4);
 }
 
 static void de_lists_its_module(void **state)

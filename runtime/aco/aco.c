@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "aco.h"
 #include "aco_ckpt.h"
 #include "aco_impl.h"
@@ -91,7 +92,7 @@ static rt_status write_json(const aco_job *job, const aco_backend *b, const aco_
 	rt_json_int(&j, "restarts", out->restarts);
 	rt_json_int(&j, "tours", out->tours);
 	rt_json_double(&j, "time_s", out->seconds);
-	rt_json_double(&j, "compile_s", b->compile_seconds);
+	rt_startup_json(&j);
 	rt_json_double(&j, "ms_per_iteration", out->iterations ? 1e3 * out->seconds / out->iterations : 0);
 	rt_json_double(&j, "tours_per_s", out->seconds > 0 ? out->tours / out->seconds : 0);
 	if (b->busy_seconds > 0) {
@@ -180,9 +181,9 @@ static rt_status aco_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		goto done;
 	job.ckpt = &ck;
 	say_job(&job, b);
-	rt_mark("run");
+	rt_run_begins("aco");
 	st = aco_loop_run(&job, b, opt->quiet ? NULL : progress_line, NULL, &out, err);
-	rt_mark("run end");
+	rt_run_ends();
 	if (!st && job.isl) {
 		st = rt_islands_close(job.isl, err);
 		job.isl = NULL;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "aco/aco_ls.h"
 #include "aco_impl.h"
 #include "log.h"
@@ -474,8 +475,9 @@ static rt_status open_module(aco_gpu *g, const aco_job *job, gpu_info *info, rt_
 	g->sms = info->sm_count > 0 ? info->sm_count : ACO_GPU_SM_DEFAULT;
 	double t0 = rt_now();
 	if ((st = aco_gpu_source(job, &src, err)) == RT_OK &&
-	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)) == RT_OK &&
-	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK)
+	    (st = rt_kprep_early(arch, src.name, src.text.data, opts, nopt, err)) == RT_OK &&
+	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK &&
+	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)) == RT_OK)
 		st = gpu_module_load(g->ctx, nout.cubin, nout.size, &g->mod, err);
 	g->base.compile_seconds = rt_now() - t0;
 	snprintf(g->base.device, sizeof g->base.device, "%.200s (%s, driver %d)", info->name, arch,

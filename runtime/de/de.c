@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "backend.h"
 #include "comm.h"
 #include "cpu.h"
@@ -279,7 +280,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_double(&j, "best_max", sorted[P - 1]);
 	rt_json_int(&j, "evaluations", out->evals);
 	rt_json_double(&j, "time_s", out->seconds);
-	rt_json_double(&j, "compile_s", out->compile_seconds);
+	rt_startup_json(&j);
 	if (out->kernel_ms > 0)
 		rt_json_double(&j, "kernel_ms", out->kernel_ms);
 	rt_json_double(&j, "evals_per_s", out->seconds > 0 ? out->evals / out->seconds : 0);
@@ -359,12 +360,11 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	else if (rt_comm_size() > 1)
 		rt_info("de: %ld problems spread over %d MPI ranks; this is rank 0, problems 0..%ld "
 			"(its progress below)", job.problems_total, rt_comm_size(), job.problems - 1);
-	rt_mark("run");
-	if (chosen == RT_BACKEND_GPU)
+	if (chosen == RT_BACKEND_GPU)   /* each calls rt_run_begins before its loop */
 		st = de_gpu_run(&job, progress_line, NULL, &out, err);
 	else
 		st = de_cpu_run(&job, progress_line, NULL, &out, err);
-	rt_mark("run end");
+	rt_run_ends();
 	if (st == RT_OK && job.isl) {
 		st = rt_islands_close(job.isl, err);
 		job.isl = NULL;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "cpu.h"
 #include "de_ckpt.h"
 #include "de_impl.h"
@@ -396,6 +397,7 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 	snprintf(out->device, sizeof out->device, "CPU, %d threads", cpu_threads());
 	snprintf(out->detail, sizeof out->detail, "rows, %s", whole_problems(c) ?
 		 "problems in parallel" : "individuals in parallel");
+	rt_run_begins("de");
 	double t0 = rt_now(), before = 0;
 	long g = 0;
 	int resumed = de_ckpt_resuming(job->ckpt);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "de_ckpt.h"
 #include "de_impl.h"
 #include "log.h"
@@ -604,11 +605,12 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if ((s = de_gpu_source(job, &info, &src, &shared, &block, err)))
 		goto done;
 	double t0 = rt_now();
-	if ((s = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)))
+	if ((s = rt_kprep_early(arch, src.name, src.text.data, opts, nopt, err)) ||
+	    (s = gpu_context_open(0, &g.ctx, err)) ||
+	    (s = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)))
 		goto done;
 	out->compile_seconds = rt_now() - t0;
-	if ((s = gpu_context_open(0, &g.ctx, err)) ||
-	    (s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
+	if ((s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
 		goto done;
 
 	unsigned smem = !naive && !mb ? (unsigned)fused_smem_plan(job, shared, block, &info).bytes : 0;
@@ -718,6 +720,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if (de_ckpt_resuming(job->ckpt) &&
 	    (s = restore_checkpoint(&g, job, two, st, &gen, &before, &kernel_ms, err)))
 		goto done;
+	rt_run_begins("de");
 	t0 = rt_now() - before;
 	for (;;) {
 		/* a stretch: to the next report line, checkpoint or the limit */

@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "comm.h"
 #include "cpu.h"
+#include "kprep.h"
 #include "gp.h"
 #include "gp_constopt.h"
 #include "gp_conv.h"
@@ -447,12 +448,12 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		seed = rt_islands_seed(seed, rt_comm_rank());
 	if (p->ckpt)
 		p->ckpt->isl = isl;   /* the exchange's state goes into checkpoints */
-	rt_mark("run");
+	rt_run_begins("gp");
 	if (!st && ev->breeder)
 		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, err);
 	else if (!st)
 		st = evolve_host(p, seed, ev, isl, res, cur, next, fit, fit_next, sizes, err);
-	rt_mark("run end");
+	rt_run_ends();
 	if (st) {
 		rt_islands_free(isl);   /* no more messages: the job ends on this failure */
 	} else if (isl) {
@@ -625,6 +626,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_bool(&j, "solved", r->solved);
 	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
+	rt_startup_json(&j);
 	rt_json_begin_object(&j, "best");
 	rt_json_double(&j, "fitness", r->best_fitness);
 	rt_json_int(&j, "generation", r->best_generation);
@@ -706,7 +708,10 @@ rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, gp_gpu
 {
 	rt_backend chosen;
 	gp_gpu_config cfg;
-	rt_status st = rt_backend_select(opt->backend, &chosen, NULL, err);
+	gpu_info info;
+	rt_kprep *prep;
+	char arch[16];
+	rt_status st = rt_backend_select(opt->backend, &chosen, &info, err);
 	*gpu = NULL;
 	if (st)
 		return st;
@@ -714,7 +719,11 @@ rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, gp_gpu
 		cpu_model_name(device, (size_t)size);
 		return RT_OK;
 	}
-	if ((st = gp_gpu_variant_parse(p->gpu_variant, &cfg, err)) ||
+	/* every kernel the run may need, compiling while the context opens */
+	gpu_arch_name(&info, arch, sizeof arch);
+	if ((st = rt_kprep_start(arch, &prep, err)) ||
+	    (st = gp_kernels_of(p, rt_kprep_add, prep, err)) ||
+	    (st = gp_gpu_variant_parse(p->gpu_variant, &cfg, err)) ||
 	    (st = gp_gpu_open(&p->cases, &p->fset, &cfg, gpu, err)))
 		return st;
 	snprintf(device, (size_t)size, "%s", gp_gpu_device_name(*gpu, NULL));

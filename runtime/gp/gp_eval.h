@@ -86,8 +86,13 @@ rt_status gp_gen_render(const char *name, const unsigned char *use_ops, int fitn
 /* `evoforge gen` for kind gp: writes the specialised CPU interpreter and every
  * GPU interpreter variant (gp_gpu_gen_sources) into dir and prints their paths. */
 rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, rt_error *err);
-/* `evoforge build` for kind gp (rt_kind.kernels): the GPU interpreters a run
- * of spec may compile (gp_gpu_kernels). */
+/* Every compile a GPU run of p may make: the interpreter at each stack depth
+ * its size limits allow (gp_gpu_kernels) and, when it breeds on the device,
+ * the breeding kernels. What `evoforge build` embeds and what a run
+ * prepares before generation 0 (runtime/kprep.h). */
+struct gp_problem;
+rt_status gp_kernels_of(const struct gp_problem *p, rt_kernel_emit emit, void *ctx, rt_error *err);
+/* `evoforge build` for kind gp (rt_kind.kernels): gp_kernels_of for spec. */
 rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 			   rt_kernel_emit emit, void *ctx, rt_error *err);
 

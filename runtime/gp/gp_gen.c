@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "gp.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
 #include "gp_gpu_breed.h"
@@ -141,18 +142,27 @@ out_problem:
 	return st;
 }
 
+rt_status gp_kernels_of(const gp_problem *p, rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	gp_gpu_config cfg;
+	rt_status st = gp_gpu_variant_parse(p->gpu_variant, &cfg, err);
+	if (st == RT_OK)
+		st = gp_gpu_kernels(&p->cases, &p->fset, &cfg, &p->breed, emit, ctx, err);
+	if (st == RT_OK && gp_breeds_on_device(p))
+		st = gp_gpu_breed_kernel(&p->breed, emit, ctx, err);
+	return st;
+}
+
 rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 			   rt_kernel_emit emit, void *ctx, rt_error *err)
 {
 	gp_problem p;
-	gp_gpu_config cfg;
 	rt_status st;
 	(void)opt;
 	(void)info;   /* the interpreters do not depend on the device's sizes */
 	if ((st = gp_problem_load(spec, &p, err)) != RT_OK)
 		return st;
-	if ((st = gp_gpu_variant_parse(p.gpu_variant, &cfg, err)) == RT_OK)
-		st = gp_gpu_kernels(&p.cases, &p.fset, &cfg, &p.breed, emit, ctx, err);
+	st = gp_kernels_of(&p, emit, ctx, err);
 	gp_problem_free(&p);
 	return st;
 }

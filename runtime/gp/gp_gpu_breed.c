@@ -110,6 +110,18 @@ rt_status gp_gpu_breed_render(const gp_breed *br, gen_source *src, rt_error *err
 	return st;
 }
 
+rt_status gp_gpu_breed_kernel(const gp_breed *br, rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	gen_source src;
+	rt_status st = gp_gpu_breed_render(br, &src, err);
+	if (st)
+		return st;
+	st = emit(ctx, src.name, src.text.data, breed_options,
+		  (int)(sizeof breed_options / sizeof breed_options[0]), err);
+	gen_free(&src);
+	return st;
+}
+
 static rt_status compile_module(gp_gpu_breeder *b, const gp_breed *br, rt_error *err)
 {
 	gen_source src;

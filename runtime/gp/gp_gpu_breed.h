@@ -49,6 +49,8 @@ rt_status gp_gpu_breeder_profile(gp_gpu_breeder *b, double kernel_ms[3], rt_erro
 
 /* The breeding kernels' source for these limits (no GPU needed). */
 rt_status gp_gpu_breed_render(const gp_breed *br, gen_source *src, rt_error *err);
+/* Gives emit the breeding kernels' compile (as gp_gpu_breeder_open makes it). */
+rt_status gp_gpu_breed_kernel(const gp_breed *br, rt_kernel_emit emit, void *ctx, rt_error *err);
 
 /* gp_breed.h's parameters for fs and br (seed, generation and elite 0). */
 struct gpb_params;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "cpu.h"
 #include "gp.h"
 #include "gp_ckpt.h"
@@ -266,6 +267,7 @@ static void json_totals(rt_json *j, const ovr_run *o, long *nodes)
 	rt_json_bool(j, "solved", o->ndone == o->k && o->train.wrong == 0);
 	rt_json_interrupted(j);
 	rt_json_end_object(j);
+	rt_startup_json(j);
 }
 
 /* result.json's "ovr": the K programs and the combined scores (a run

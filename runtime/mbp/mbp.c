@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "backend.h"
 #include "comm.h"
 #include "log.h"
@@ -195,7 +196,7 @@ static rt_status write_json(const mbp_job *job, const mbp_outcome *out, const ne
 	rt_json_int(&j, "epochs", out->epochs);
 	rt_json_int(&j, "weight_corrections", out->corrections);
 	rt_json_double(&j, "time_s", out->seconds);
-	rt_json_double(&j, "compile_s", out->compile_seconds);
+	rt_startup_json(&j);
 	if (out->kernel_ms > 0)
 		rt_json_double(&j, "kernel_ms", out->kernel_ms);
 	rt_json_double(&j, "epochs_per_min", out->seconds > 0 ? 60.0 * out->epochs / out->seconds : 0);
@@ -346,6 +347,7 @@ static rt_status mbp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 			"(its progress below)", job.networks_total, rt_comm_size(), job.networks - 1);
 	st = chosen == RT_BACKEND_GPU ? mbp_gpu_train(&job, progress_line, NULL, &out, err)
 				      : mbp_cpu_train(&job, progress_line, NULL, &out, err);
+	rt_run_ends();
 	if (st == RT_OK)
 		st = check_weights(&job, &out, err);
 	if (st == RT_OK)

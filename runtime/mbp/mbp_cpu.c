@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "cpu.h"
 #include "log.h"
 #include "mbp_ckpt.h"
@@ -478,6 +479,7 @@ rt_status mbp_cpu_train(const mbp_job *job, mbp_progress_fn progress, void *ctx,
 	if ((st = trainer_init(&t, job, err)) != RT_OK ||
 	    (mbp_ckpt_resuming(job) && (st = resume_nets(&t, &epoch, err)) != RT_OK))
 		goto done;
+	rt_run_begins("mbp");
 	snprintf(out->backend, sizeof out->backend, "cpu");
 	cpu_model_name(out->device, sizeof out->device);
 	snprintf(out->detail, sizeof out->detail, "%d thread(s), %s, chunk %d", cpu_threads(),

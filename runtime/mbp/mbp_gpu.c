@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "log.h"
 #include "mbp_ckpt.h"
 #include "mbp_impl.h"
@@ -193,8 +194,9 @@ static rt_status open_module(mbp_gpu *g, const mbp_job *job, mbp_outcome *out, r
 	g->split = use_split(job);
 	g->nchunks = (int)((max_train(job) + job->chunk - 1) / job->chunk);
 	if ((st = mbp_gpu_source(job, &src, err)) == RT_OK &&
-	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)) == RT_OK &&
+	    (st = rt_kprep_early(arch, src.name, src.text.data, opts, nopt, err)) == RT_OK &&
 	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK &&
+	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &nout, err)) == RT_OK &&
 	    (st = gpu_module_load(g->ctx, nout.cubin, nout.size, &g->mod, err)) == RT_OK)
 		st = gpu_kernel_attrs(g->mod, g->split ? "mbp_split_grad" : "mbp_fused", (int)g->smem,
 				      -1, err);
@@ -396,7 +398,7 @@ static rt_status train_loop(mbp_gpu *g, const mbp_job *job, long epoch, mbp_prog
 	float best;
 	double t0 = rt_now(), ms = 0;
 	rt_status st;
-	rt_mark("run");
+	rt_run_begins("mbp");
 	if ((st = gpu_timer_create(g->ctx, &g->timer, err)) != RT_OK ||
 	    (st = gpu_timer_start(g->timer, NULL, err)) != RT_OK)
 		return st;

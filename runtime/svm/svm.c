@@ -50,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kprep.h"
 #include "backend.h"
 #include "comm.h"
 #include "data.h"
@@ -214,6 +215,7 @@ static void json_head(rt_json *j, const svm_job *job)
 	rt_json_int(j, "ranks", rt_comm_size());
 	rt_json_string(j, "kernel", kernel_names[job->params.kernel.type]);
 	rt_json_double(j, "eps", job->params.eps);
+	rt_startup_json(j);
 }
 
 /* ---- [svm] folds and [grid]: cross-validation instead of one training -------- */
@@ -251,10 +253,8 @@ static rt_status run_grid(svm_job *job, const char *dir, rt_error *err)
 	svm_grid g;
 	double t0 = rt_now();
 	rt_status st;
-	rt_mark("run");
 	st = svm_grid_search(&job->train, &job->params, &job->log2c, &job->log2g, job->grid_folds,
 			     job->seed, &g, err);
-	rt_mark("run end");
 	if (st == RT_OK && rt_comm_rank() != 0) {   /* rank 0 writes */
 		svm_grid_free(&g);
 		return RT_OK;
@@ -359,6 +359,16 @@ static rt_status write_history(const svm_model *m, const char *dir, rt_error *er
 	return st;
 }
 
+/* The run's kernels, compiling (runtime/kprep.h) while the data go up. */
+static rt_status prepare_kernels(const svm_job *job, const gpu_info *info, rt_error *err)
+{
+	char arch[16];
+	rt_kprep *prep;
+	gpu_arch_name(info, arch, sizeof arch);
+	rt_status st = rt_kprep_start(arch, &prep, err);
+	return st == RT_OK ? svm_job_kernels(job, rt_kprep_add, prep, err) : st;
+}
+
 static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	svm_job job;
@@ -373,9 +383,12 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		goto done;
 	{
 		rt_backend chosen;
-		if ((st = rt_backend_select(opt->backend, &chosen, NULL, err)) != RT_OK)
+		gpu_info info;
+		if ((st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
+		if (job.params.gpu && (st = prepare_kernels(&job, &info, err)) != RT_OK)
+			goto done;
 	}
 	rt_options ranks_opt;
 	if ((st = rt_ckpt_ranks_options("svm", RT_CKPT_RANKS_OWN, &opt, &ranks_opt, err)) != RT_OK)
@@ -393,15 +406,20 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	job.params.ckpt = &ck;
 	job.params.ckpt_model = 0;
 	if (job.grid || job.folds) {
+		rt_run_begins("svm");
 		st = run_search(&job, opt, err);
+		rt_run_ends();
 		goto done;
 	}
 	job.params.history = 1;   /* one model: its pairs' convergence into history.csv */
 	rt_info("svm: %s: %ld points, %d features, %s kernel, C %g, gamma %g, eps %g, %s", job.name,
 		job.train.n, job.train.nfeat, kernel_names[job.params.kernel.type], job.params.C,
 		job.params.kernel.gamma, job.params.eps, job.params.gpu ? "gpu" : "cpu");
+	rt_run_begins("svm");
 	t0 = rt_now();
-	if ((st = svm_train(&job.train, &job.params, &m, err)) != RT_OK || rt_comm_rank() != 0)
+	st = svm_train(&job.train, &job.params, &m, err);
+	rt_run_ends();
+	if (st != RT_OK || rt_comm_rank() != 0)
 		goto done;   /* several ranks: rank 0 alone has the model */
 	double seconds = rt_now() - t0;
 	pred = rt_malloc((size_t)(job.train.n > job.test.n ? job.train.n : job.test.n) *

@@ -71,6 +71,11 @@ static rt_status gpu_kernels(const svm_params *p, const svm_data *train, const s
 	return st;
 }
 
+rt_status svm_job_kernels(const svm_job *job, rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	return gpu_kernels(&job->params, &job->train, &job->test, emit, ctx, err);
+}
+
 rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 		      rt_kernel_emit emit, void *ctx, rt_error *err)
 {
@@ -78,7 +83,7 @@ rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info
 	rt_status st = svm_job_from_spec(spec, opt, &job, err);
 	(void)info;
 	if (st == RT_OK)
-		st = gpu_kernels(&job.params, &job.train, &job.test, emit, ctx, err);
+		st = svm_job_kernels(&job, emit, ctx, err);
 	svm_job_free(&job);
 	return st;
 }

@@ -472,6 +472,10 @@ typedef struct svm_job {
 	svm_range log2c, log2g;
 } svm_job;
 
+/* The compiles a GPU run of job makes (solver, prediction of train and test
+ * sets): what svm_run prepares before training (runtime/kprep.h). */
+rt_status svm_job_kernels(const svm_job *job, rt_kernel_emit emit, void *ctx, rt_error *err);
+
 /* Reads the spec into job and loads its data (errors name file:line). */
 rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, rt_error *err);
 void svm_job_free(svm_job *job);
