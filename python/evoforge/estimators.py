@@ -9,6 +9,7 @@ import os
 import shutil
 import tempfile
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -17,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _lib
-from ._errors import OK, make_error
+from ._errors import OK, EvoforgeWarning, make_error
 from .job import Job
 
 _c = _lib.lib
@@ -51,21 +52,25 @@ def _threads(n_jobs):
 
 def _run(spec, tables, seed, backend, n_jobs, time_limit, verbose):
     """Runs spec with the tables {name: (X, y)}; returns (result.json text,
-    {file: bytes} the predictor needs, result dict, wall seconds)."""
+    {file: bytes} the predictor needs, result dict, wall seconds, stopped)."""
     t0 = time.perf_counter()
     with Job(spec, backend=backend, seed=seed, threads=_threads(n_jobs), verbose=verbose) as job:
         for name, (X, y) in tables.items():
             job.set_table(name, X, y)
         if time_limit is not None:
             _set_deadline(job, float(time_limit))
-        job.run()
+        with warnings.catch_warnings():   # a stop at time_limit is asked for, not news
+            warnings.filterwarnings("ignore", message=".*stopped by the progress callback",
+                                    category=EvoforgeWarning)
+            job.run()
+        stopped = job.stopped
         text = _c.evoforge_job_result_json(job._h).decode()
         res = job.result
         files = {}
         for name in _MODEL_FILES.get(job.kind, ()):
             with open(os.path.join(job.output_dir, name), "rb") as f:
                 files[name] = f.read()
-    return text, files, res, time.perf_counter() - t0
+    return text, files, res, time.perf_counter() - t0, stopped
 
 
 def _set_deadline(job, seconds):
@@ -131,8 +136,9 @@ def _ini(sections):
 class _Evoforge(BaseEstimator):
     """What the five estimators share: the kept model, pickling, predict."""
 
-    def _keep(self, text, files, res, wall):
+    def _keep(self, text, files, res, wall, stopped):
         self._state = {"result_json": text, "files": files}
+        self.stopped_ = stopped   # time_limit stopped the run (its best so far is kept)
         self.result_ = res
         self.fit_seconds_ = wall
 
@@ -195,8 +201,8 @@ def _expression(prefix, names):
             return names[int(t[1:])]
         if t in _SYMPY:
             return _SYMPY[t].format(*[node() for _ in range(_ARITY[t])])
-        v = float(t)
-        return f"({t})" if v < 0 else t
+        v = float.fromhex(t) if "0x" in t.lower() else float(t)   # gp writes floats in hex
+        return f"({v!r})" if v < 0 else repr(v)
     return node()
 
 
@@ -236,10 +242,10 @@ class _GP(_Evoforge):
                      "data": {"source": "csv", "file": "memory:train", "fitness": fitness}})
 
     def _fit(self, X, y, fitness):
-        text, files, res, wall = _run(self._spec(fitness), {"train": (X, y)},
+        text, files, res, wall, stopped = _run(self._spec(fitness), {"train": (X, y)},
                                       _seed(self.random_state), self.backend, self.n_jobs,
                                       self.time_limit, self.verbose)
-        self._keep(text, files, res, wall)
+        self._keep(text, files, res, wall, stopped)
         best = res.get("best", {})
         names = res["data"]["input_names"]
         self.program_ = best.get("prefix")
@@ -249,6 +255,8 @@ class _GP(_Evoforge):
             self.program_ = [p["prefix"] for p in res["ovr"]["programs"]]
             self.expression_ = [_expression(p, names) for p in self.program_]
         self.fitness_ = best.get("fitness")
+        self.n_iter_ = res.get("totals", {}).get("generations")
+        self.run_seconds_ = res.get("totals", {}).get("run_s")
         if "simplified" in best:   # when the run simplifies its best (gp_simplify)
             self.simplified_ = best["simplified"]
         return self
@@ -366,10 +374,13 @@ class SVC(_Classifier, _Evoforge):
         self._keep(*_run(spec, {"train": (X, enc)}, _seed(self.random_state), self.backend,
                          self.n_jobs, None, self.verbose))
         self.n_support_total_ = self.result_.get("support_vectors")
+        self.n_iter_ = self.result_.get("iterations")
+        self.run_seconds_ = self.result_.get("time_s")
         return self
 
     def predict(self, X):
-        return self.classes_[self._raw_predict(X).astype(np.int64)]
+        k = self._raw_predict(X).astype(np.int64)
+        return self.classes_[k]
 
 
 # ---- mbp -------------------------------------------------------------------------------
@@ -405,6 +416,8 @@ class _MBP(_Evoforge):
         self._keep(*_run(spec, tables, _seed(self.random_state), self.backend, self.n_jobs,
                          self.time_limit, self.verbose))
         self.loss_ = self.result_.get("best_train_rms")
+        self.n_iter_ = self.result_.get("epochs")
+        self.run_seconds_ = self.result_.get("time_s")
         return self
 
 
