@@ -215,6 +215,38 @@ EVOFORGE_API const char *evoforge_job_output_dir(evoforge_job *job);
  * far, marked "interrupted"), else 0. */
 EVOFORGE_API int evoforge_job_stopped(evoforge_job *job);
 
+/* ---- predictions for new data (after an EVOFORGE_OK run) ------------------------- */
+
+/* A job from a finished run's result.json (gp, svm, mbp: the file beside
+ * it the model needs -- svm's model.txt, mbp's network.net -- read from the
+ * same folder), as if it had just run: the results above answer, and
+ * evoforge_job_predict predicts; settings and evoforge_job_run are refused
+ * (EVOFORGE_ERR_STATE), except evoforge_job_set_backend (where predictions
+ * run). Errors as evoforge_job_from_text: *out is a job holding the
+ * message (free it), NULL only when out of memory or an argument is NULL. */
+EVOFORGE_API evoforge_status evoforge_job_from_result(const char *result_path, evoforge_job **out);
+
+/* The run's best model (gp's best program, or the argmax of its one-vs-rest
+ * programs; svm's model; mbp's network) on X (rows x cols doubles,
+ * row-major, rounded to float as a CSV file's values are), one value per row
+ * into out[rows]: exactly what `evoforge eval RESULT DATA` writes for the
+ * same rows -- gp's prediction (regression), class (as the number its data
+ * named it: 0..K-1 from memory) or 0/1 output (Boolean); svm's label; mbp's
+ * first output (regression) or class (a run from spec text or memory names
+ * its classes 0..K-1 in the order they first appear in the data). A class
+ * named by text is EVOFORGE_ERR_UNSUPPORTED; a gp class that is NaN (no
+ * class) is NaN. colnames: cols names matched against the model's inputs
+ * (gp and mbp find their inputs by name; svm reads the columns in order),
+ * or NULL: gp's run's own input names in order (data.input_names), x1..xn
+ * for mbp. Checked as evoforge_job_set_table's X (finite, float range).
+ * The job's backend (evoforge_job_set_backend) says where: cpu, gpu, auto.
+ * Runs under the process-wide run lock; prints nothing (warnings go to the
+ * log callback); X is read during the call only. Uses a temporary file
+ * under $TMPDIR (else /tmp), removed before it returns. */
+EVOFORGE_API evoforge_status evoforge_job_predict(evoforge_job *job, const double *X, long rows,
+						  int cols, const char *const *colnames,
+						  double *out);
+
 /* The message of the job's last failed call ("" when none); owned by the
  * job, replaced by its next failing call. NULL job: a static message. */
 EVOFORGE_API const char *evoforge_job_error(evoforge_job *job);

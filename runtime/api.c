@@ -9,6 +9,7 @@
 #define EVOFORGE_BUILDING 1
 #include <errno.h>
 #include <ftw.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +42,8 @@ struct evoforge_job {
 	int ran;                  /* evoforge_job_run was called */
 	int ok;                   /* ... and succeeded: result and json valid */
 	int stopped;              /* the progress callback stopped it */
+	int from_result;          /* made by evoforge_job_from_result: no spec, no run */
+	char *result_path;        /* evoforge_job_from_result's result.json (copied) */
 	char *result;             /* result.json's text */
 	rt_jval json;             /* ... parsed */
 	evoforge_log_fn log_fn;
@@ -166,6 +169,7 @@ EVOFORGE_API void evoforge_job_free(evoforge_job *job)
 		free_colnames(&job->tables[i]);
 	free(job->tables);
 	free(job->result);
+	free(job->result_path);
 	free(job->outdir);
 	free(job);
 }
@@ -179,6 +183,9 @@ static evoforge_status job_settable(evoforge_job *job)
 		return EVOFORGE_ERR_ARGUMENT;
 	if (!job->spec_ok)
 		return from_rt(job->load_status);
+	if (job->from_result)
+		return job_fail(job, EVOFORGE_ERR_STATE, "the job was made from a result (%s): it "
+				"predicts and answers results, nothing else", job->result_path);
 	if (job->ran)
 		return job_fail(job, EVOFORGE_ERR_STATE, "the job has run already (a job runs once; "
 				"make another for another run)");
@@ -204,7 +211,8 @@ EVOFORGE_API evoforge_status evoforge_job_set(evoforge_job *job, const char *key
 
 EVOFORGE_API evoforge_status evoforge_job_set_backend(evoforge_job *job, const char *backend)
 {
-	evoforge_status st = job_settable(job);
+	evoforge_status st = job && job->from_result && job->spec_ok ? EVOFORGE_OK
+								    : job_settable(job);
 	if (st != EVOFORGE_OK)
 		return st;
 	if (!backend)
@@ -524,4 +532,211 @@ EVOFORGE_API int evoforge_job_stopped(evoforge_job *job) { return job ? job->sto
 EVOFORGE_API const char *evoforge_job_error(evoforge_job *job)
 {
 	return job ? job->err.msg : "evoforge: no job (NULL handle)";
+}
+
+/* ---- a finished run's result, and predictions from memory ---------------------------------- */
+
+EVOFORGE_API evoforge_status evoforge_job_from_result(const char *result_path, evoforge_job **out)
+{
+	evoforge_job *job;
+	const char *kind, *slash;
+	rt_status st;
+	size_t size;
+	if (!out)
+		return EVOFORGE_ERR_ARGUMENT;
+	*out = NULL;
+	if (!result_path)
+		return EVOFORGE_ERR_ARGUMENT;
+	if (!(job = calloc(1, sizeof *job)))
+		return EVOFORGE_ERR_SYSTEM;
+	*out = job;
+	job->load_status = RT_ERR_SYSTEM;
+	if (!(job->result_path = strdup(result_path)) ||
+	    !(job->outdir = (slash = strrchr(result_path, '/'))
+			    ? strndup(result_path, (size_t)(slash - result_path + (slash == result_path)))
+			    : strdup(".")))
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	st = rt_read_file(result_path, &job->result, &size, &job->err);
+	if (st == RT_OK && (st = rt_jparse(job->result, result_path, &job->json, &job->err))) {
+		free(job->result);
+		job->result = NULL;
+	}
+	if (st == RT_OK && (st = rt_jstring(&job->json, "kind", result_path, &kind, &job->err)) == RT_OK &&
+	    !(job->kind = rt_kind_find(kind)))
+		st = rt_fail(&job->err, RT_ERR_INPUT, "%s: \"kind\": expected one of gp, de, aco, mbp, "
+			     "svm, got '%s'", result_path, kind);
+	job->load_status = st;
+	if (st != RT_OK)
+		return from_rt(st);
+	job->spec_ok = job->from_result = job->ran = job->ok = 1;
+	job->opt.backend = RT_BACKEND_AUTO;
+	return EVOFORGE_OK;
+}
+
+/* The engine's lines during a prediction: warnings to the log callback only. */
+static void predict_sink(int level, const char *line, void *user)
+{
+	evoforge_job *job = user;
+	pthread_mutex_lock(&sink_lock);
+	if (level == RT_LOG_WARN && job->log_fn)
+		job->log_fn(EVOFORGE_LOG_WARNING, line, job->log_user);
+	pthread_mutex_unlock(&sink_lock);
+}
+
+/* The default column names of a prediction table: gp's run's input names
+ * (data.input_names, when there are cols of them), else NULL (x1..xn). */
+static const char **default_colnames(evoforge_job *job, int cols)
+{
+	const rt_jval *a = rt_jget(&job->json, "data.input_names");
+	const char **names;
+	if (strcmp(job->kind->name, "gp") || !a || a->type != RT_JARRAY || a->n != cols)
+		return NULL;
+	if (!(names = calloc((size_t)cols, sizeof *names)))
+		return NULL;
+	for (int c = 0; c < cols; c++) {
+		if (a->items[c].type != RT_JSTRING) {
+			free(names);
+			return NULL;
+		}
+		names[c] = a->items[c].str;
+	}
+	return names;
+}
+
+/* The column of the eval output's header line that holds the prediction:
+ * "class" when there is one (mbp's classification), else the first. */
+static int prediction_column(const char *header)
+{
+	int col = 0;
+	for (const char *p = header; *p && *p != '\n'; col++) {
+		size_t n = strcspn(p, ",\n");
+		if (n == 5 && !strncmp(p, "class", 5))
+			return col;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Parses the predictions `evoforge eval` wrote (text: an optional header,
+ * then a line per row) into out[rows]; the field `NA` reads as NaN. */
+static evoforge_status parse_predictions(evoforge_job *job, char *text, long rows, double *out)
+{
+	char *p = text, *end;
+	int col = 0;
+	long r = 0;
+	if (*p && !(strtod(p, &end), end != p && (*end == ',' || *end == '\n'))) {
+		col = prediction_column(p);
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+	for (; *p && r < rows; r++) {
+		for (int c = 0; c < col && *p && *p != '\n'; c++)
+			p += strcspn(p, ",\n"), p += *p == ',';
+		if (!strncmp(p, "NA", 2) && (p[2] == '\n' || p[2] == ',' || !p[2])) {
+			out[r] = NAN;
+			end = p + 2;
+		} else if ((out[r] = strtod(p, &end)), end == p || (*end && *end != '\n' && *end != ',')) {
+			return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_predict: row %ld: the "
+					"prediction '%.*s' is not a number (a class named by text; "
+					"`evoforge eval` gives the names)", r + 1,
+					(int)strcspn(p, ",\n"), p);
+		}
+		p = end + strcspn(end, "\n");
+		p += *p == '\n';
+	}
+	if (r != rows)
+		return job_fail(job, EVOFORGE_ERR_INTERNAL, "evoforge_job_predict: expected %ld "
+				"predictions, got %ld (a bug in evoforge)", rows, r);
+	return EVOFORGE_OK;
+}
+
+/* kind's eval on the table t, under run_lock, into the file out. */
+static rt_status predict_locked(evoforge_job *job, const rt_mem_table *t, const char *out)
+{
+	char path[RT_PATH_MAX + 16];
+	int was_quiet = rt_log_quiet();
+	rt_status st = job->result_path ? rt_format(path, sizeof path, &job->err, "%s", job->result_path)
+					: rt_format(path, sizeof path, &job->err, "%s/result.json",
+						    job->outdir);
+	if (st != RT_OK)
+		return st;
+	rt_log_set_sink(predict_sink, job);
+	rt_log_set_quiet(1);
+	rt_mem_use(t, 1);
+	st = job->kind->eval_result(&job->json, path, RT_MEM_PREFIX "predict", out, &job->opt,
+				    &job->err);
+	rt_mem_use(NULL, 0);
+	rt_log_set_quiet(was_quiet);
+	rt_log_set_sink(NULL, NULL);
+	return st;
+}
+
+/* The checked table of X (svm: with a label column of zeros, which its eval reads). */
+static evoforge_status predict_table(evoforge_job *job, const double *X, long rows, int cols,
+				     const char *const *colnames, rt_mem_table *t, double **zeros)
+{
+	const char **names = colnames ? NULL : default_colnames(job, cols);
+	rt_status st;
+	memset(t, 0, sizeof *t);
+	*zeros = NULL;
+	if (rows < 1 || cols < 1)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "evoforge_job_predict: expected rows > 0 and "
+				"cols > 0, got %ld rows and %d cols", rows, cols);
+	if (!strcmp(job->kind->name, "svm") && !(*zeros = calloc((size_t)rows, sizeof **zeros)))
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	strcpy(t->name, "predict");
+	t->x = X;
+	t->y = *zeros;
+	t->nrows = (size_t)rows;
+	t->ncols = cols;
+	st = cols > RT_DATA_MAX_COLS ? RT_OK
+				     : copy_colnames(t, colnames ? colnames : names, &job->err);
+	free(names);
+	if (st == RT_OK)
+		st = rt_mem_check("evoforge_job_predict", t, &job->err);
+	return from_rt(st);
+}
+
+EVOFORGE_API evoforge_status evoforge_job_predict(evoforge_job *job, const double *X, long rows,
+						  int cols, const char *const *colnames, double *out)
+{
+	evoforge_status est = job_done(job);
+	char file[RT_PATH_MAX], *text = NULL;
+	const char *tmp = getenv("TMPDIR");
+	rt_mem_table t;
+	double *zeros = NULL;
+	size_t size;
+	rt_status st;
+	int fd;
+	if (est != EVOFORGE_OK)
+		return est;
+	if (!X || !out)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_predict: NULL %s",
+				X ? "out" : "X");
+	if (!job->kind->eval_result)
+		return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_predict: kind '%s' does "
+				"not predict (gp, svm and mbp do)", job->kind->name);
+	if ((est = predict_table(job, X, rows, cols, colnames, &t, &zeros)) == EVOFORGE_OK &&
+	    (est = from_rt(rt_format(file, sizeof file, &job->err, "%s/evoforge-predict-XXXXXX",
+				     tmp && *tmp ? tmp : "/tmp"))) == EVOFORGE_OK) {
+		if ((fd = mkstemp(file)) < 0) {
+			est = job_fail(job, EVOFORGE_ERR_SYSTEM, "cannot make %s: %s", file,
+				       strerror(errno));
+		} else {
+			close(fd);
+			pthread_mutex_lock(&run_lock);
+			st = predict_locked(job, &t, file);
+			pthread_mutex_unlock(&run_lock);
+			if (st == RT_OK)
+				st = rt_read_file(file, &text, &size, &job->err);
+			remove(file);
+			est = st != RT_OK ? from_rt(st) : parse_predictions(job, text, rows, out);
+		}
+	}
+	free(text);
+	free(zeros);
+	free_colnames(&t);
+	return est;
 }

@@ -10,5 +10,17 @@ from . import tsp
 __version__ = _lib.lib.evoforge_version().decode()
 library_path = str(_lib.path)
 
-__all__ = ["Job", "EvoforgeError", "EvoforgeInputError", "EvoforgeWarning", "OptimizeResult",
+_ESTIMATORS = ("SymbolicRegressor", "SymbolicClassifier", "SVC", "MBPRegressor", "MBPClassifier")
+
+
+def __getattr__(name):
+    """The estimators on first use (scikit-learn is imported only then)."""
+    if name in _ESTIMATORS or name == "estimators":
+        import importlib
+        estimators = importlib.import_module(".estimators", __name__)
+        return estimators if name == "estimators" else getattr(estimators, name)
+    raise AttributeError(f"module 'evoforge' has no attribute {name!r}")
+
+
+__all__ = [*_ESTIMATORS, "Job", "EvoforgeError", "EvoforgeInputError", "EvoforgeWarning", "OptimizeResult",
            "minimize", "minimize_many", "tsp", "library_path", "__version__"]

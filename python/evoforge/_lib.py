@@ -65,6 +65,11 @@ _SIGS = {
     "evoforge_job_output_dir": (_S, [_P]),
     "evoforge_job_stopped": (_I, [_P]),
     "evoforge_job_error": (_S, [_P]),
+    "evoforge_job_set_table": (_I, [_P, _S, _D, ctypes.c_long, _I, _D, ctypes.POINTER(_S)]),
+    "evoforge_job_set_table_float": (_I, [_P, _S, ctypes.POINTER(ctypes.c_float), ctypes.c_long,
+                                          _I, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(_S)]),
+    "evoforge_job_from_result": (_I, [_S, ctypes.POINTER(_P)]),
+    "evoforge_job_predict": (_I, [_P, _D, ctypes.c_long, _I, ctypes.POINTER(_S), _D]),
 }
 for _name, (_res, _args) in _SIGS.items():
     _f = getattr(lib, _name)

@@ -152,6 +152,35 @@ class Job:
         self._check(_c.evoforge_job_set_threads(self._handle(), int(threads)))
         return self
 
+    def set_table(self, name, X, y=None, colnames=None):
+        """Registers X (rows x cols) and y (rows, or None) as the in-memory
+        table the spec names "memory:NAME" (evoforge_job_set_table). C-ordered
+        float64 (or float32, both) arrays are lent, not copied; others are
+        converted once. The job keeps them until it is closed."""
+        import numpy
+        f32 = numpy.asarray(X).dtype == numpy.float32 and \
+            (y is None or numpy.asarray(y).dtype == numpy.float32)
+        dt = numpy.float32 if f32 else numpy.float64
+        X = numpy.ascontiguousarray(X, dtype=dt)
+        if X.ndim != 2:
+            raise ValueError(f"evoforge.Job.set_table: X: expected a 2-D array, got {X.ndim}-D")
+        if y is not None:
+            y = numpy.ascontiguousarray(y, dtype=dt).reshape(-1)
+            if y.shape[0] != X.shape[0]:
+                raise ValueError(f"evoforge.Job.set_table: y: expected {X.shape[0]} values, "
+                                 f"got {y.shape[0]}")
+        names = None
+        if colnames is not None:
+            names = (ctypes.c_char_p * X.shape[1])(*[str(n).encode() for n in colnames])
+        ptr = ctypes.POINTER(ctypes.c_float if f32 else ctypes.c_double)
+        fn = _c.evoforge_job_set_table_float if f32 else _c.evoforge_job_set_table
+        self._check(fn(self._handle(), str(name).encode(), X.ctypes.data_as(ptr), X.shape[0],
+                       X.shape[1], None if y is None else y.ctypes.data_as(ptr), names))
+        if not hasattr(self, "_tables"):
+            self._tables = {}
+        self._tables[str(name)] = (X, y, names)   # lent to the C side until close
+        return self
+
     def set_output_dir(self, path):
         self._check(_c.evoforge_job_set_output_dir(self._handle(), os.fsencode(path)))
         return self
