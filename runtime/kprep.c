@@ -112,6 +112,8 @@ rt_status rt_kprep_add(void *ctx, const char *name, const char *source, const ch
 		       int noptions, rt_error *err)
 {
 	rt_kprep *p = ctx;
+	if (!nvrtc_reserve(name, source, p->arch, options, noptions))
+		return RT_OK;   /* listed already, embedded, or the run's compile will say why not */
 	kprep_job *j = job_copy(name, source, options, noptions, err);
 	if (!j)
 		return RT_ERR_SYSTEM;

@@ -61,9 +61,10 @@ static nvrtc_stats stats;
  * so the run's own nvrtc_compile of it is a copy; a compile still under way
  * in a preparing thread is waited for, never made twice. Guarded by
  * nvrtc_lock; memo_done signalled when an entry completes. */
+enum { MEMO_RESERVED, MEMO_COMPILING, MEMO_DONE };
 typedef struct memo_entry {
 	uint64_t key;
-	int done;
+	int state;               /* MEMO_*: listed, being made, made */
 	rt_status status;
 	rt_error error;          /* status != RT_OK */
 	nvrtc_output out;        /* status == RT_OK */
@@ -428,22 +429,29 @@ static int output_copy(const nvrtc_output *from, nvrtc_output *to)
 	return 1;
 }
 
-/* With nvrtc_lock held: the entry for key, waited for if under way; NULL if
- * there is none and create is 0; else a new entry under way (*own = 1). */
+/* With nvrtc_lock held: the entry for key, waited for if another thread is
+ * making it; one only listed (nvrtc_reserve) is the caller's to make
+ * (*own = 1), as is a new one when create is set; NULL if there is none. */
 static memo_entry *memo_find_locked(uint64_t key, int create, int *own)
 {
 	memo_entry *m;
 	*own = 0;
 	for (m = memo; m && m->key != key; m = m->next)
 		;
+	if (m && m->state == MEMO_RESERVED) {
+		m->state = MEMO_COMPILING;
+		*own = 1;
+		return m;
+	}
 	if (m) {
-		while (!m->done)
+		while (m->state != MEMO_DONE)
 			pthread_cond_wait(&memo_done, &nvrtc_lock);
 		return m;
 	}
 	if (!create || !(m = rt_calloc(1, sizeof *m, NULL)))
 		return NULL;
 	m->key = key;
+	m->state = MEMO_COMPILING;
 	m->next = memo;
 	memo = m;
 	*own = 1;
@@ -485,7 +493,7 @@ static void memo_publish(memo_entry *m, const nvrtc_output *out, rt_status st, c
 		snprintf(m->error.msg, sizeof m->error.msg, "out of memory keeping a compiled kernel");
 		m->error.status = RT_ERR_SYSTEM;
 	}
-	m->done = 1;
+	m->state = MEMO_DONE;
 	pthread_cond_broadcast(&memo_done);
 	pthread_mutex_unlock(&nvrtc_lock);
 }
@@ -571,8 +579,15 @@ static rt_status cached_compile(uint64_t key, const char *name, const char *sour
 	int use_cache = !env_flag("EVOFORGE_NO_CACHE"), locked = 0;
 	if (use_cache && from_disk(key, name, opts, nopts, out, &st, err))
 		return st;
-	if (use_cache && kcache_lock(key, &locked) && from_disk(key, name, opts, nopts, out, &st, err))
-		return st;   /* another process compiled it meanwhile */
+	/* Another process may have compiled it meanwhile: looked up again after
+	 * waiting for its lock, and after taking the lock (it may have let go
+	 * between the first look and the lock). */
+	if (use_cache && (kcache_lock(key, &locked) || locked) &&
+	    from_disk(key, name, opts, nopts, out, &st, err)) {
+		if (locked)
+			kcache_unlock(key);
+		return st;
+	}
 	double t0 = rt_now();
 	st = compile_now(name, source, opts, nopts, out, err);
 	count(&stats.compiled, rt_now() - t0);
@@ -583,13 +598,63 @@ static rt_status cached_compile(uint64_t key, const char *name, const char *sour
 	return st;
 }
 
+/* The cache key of a compile and its full option list (*opts malloc'ed). */
+static rt_status compile_key(const char *name, const char *source, const char *arch,
+			     const char *const *options, int noptions, char arch_opt[64],
+			     const char ***opts, int *nopts, uint64_t *key, rt_error *err)
+{
+	int major, minor;
+	rt_status st;
+	*opts = NULL;
+	if ((st = nvrtc_version(&major, &minor, err)) != RT_OK ||
+	    (st = full_options(arch, options, noptions, arch_opt, opts, nopts, err)) != RT_OK)
+		return st;
+	/* The name is in the key too: it appears in the stored log's warnings. */
+	*key = kcache_key(source, arch, *opts, *nopts, major, minor);
+	*key = kcache_fnv1a(*key, name, strlen(name));
+	return RT_OK;
+}
+
+int nvrtc_reserve(const char *name, const char *source, const char *arch,
+		  const char *const *options, int noptions)
+{
+	char arch_opt[64];
+	const char **opts;
+	int nopts, listed = 0;
+	uint64_t key;
+	if (!name || !*name || !source || !arch || strncmp(arch, "sm_", 3) != 0 ||
+	    strlen(arch) > 16 || noptions < 0 || (noptions > 0 && !options))
+		return 0;   /* the run's own compile says what is wrong */
+	if (kcache_prebuilt_count() > 0 &&
+	    kcache_prebuilt_find(kcache_prebuilt_key(name, source, arch, options, noptions), name,
+				 arch))
+		return 0;   /* embedded in this program */
+	if (compile_key(name, source, arch, options, noptions, arch_opt, &opts, &nopts, &key,
+			NULL) != RT_OK)
+		return 0;
+	free(opts);
+	pthread_mutex_lock(&nvrtc_lock);
+	memo_entry *m = memo;
+	while (m && m->key != key)
+		m = m->next;
+	if (!m && (m = rt_calloc(1, sizeof *m, NULL)) != NULL) {
+		m->key = key;
+		m->state = MEMO_RESERVED;
+		m->next = memo;
+		memo = m;
+		listed = 1;
+	}
+	pthread_mutex_unlock(&nvrtc_lock);
+	return listed;
+}
+
 static rt_status compile_source(const char *name, const char *source, const char *arch,
 				const char *const *options, int noptions, int prepare,
 				nvrtc_output *out, rt_error *err)
 {
 	char arch_opt[64];
 	const char **opts = NULL;
-	int nopts, major, minor;
+	int nopts;
 	memo_entry *own = NULL;
 	rt_status st;
 	memset(out, 0, sizeof *out);
@@ -609,12 +674,10 @@ static rt_status compile_source(const char *name, const char *source, const char
 		if (st != RT_OK || found)
 			return st;
 	}
-	if ((st = nvrtc_version(&major, &minor, err)) != RT_OK ||
-	    (st = full_options(arch, options, noptions, arch_opt, &opts, &nopts, err)) != RT_OK)
+	uint64_t key;
+	if ((st = compile_key(name, source, arch, options, noptions, arch_opt, &opts, &nopts, &key,
+			      err)) != RT_OK)
 		return st;
-	/* The name is in the key too: it appears in the stored log's warnings. */
-	uint64_t key = kcache_key(source, arch, opts, nopts, major, minor);
-	key = kcache_fnv1a(key, name, strlen(name));
 	if (memo_take(key, prepare, &own, out, &st, err))
 		rt_mark_detail("prepared", name);
 	else

@@ -46,6 +46,13 @@ void nvrtc_output_free(nvrtc_output *out);
  * first step. Thread-safe. */
 rt_status nvrtc_prepare(const char *name, const char *source, const char *arch,
 			const char *const *options, int noptions, rt_error *err);
+/* Lists the compile for preparing: 1 if it is now listed (a thread should
+ * nvrtc_prepare it; until one does, an nvrtc_compile of it makes it
+ * itself), 0 if there is nothing to do: listed before, embedded in a built
+ * program, or not compilable here (no NVRTC, bad arguments: the run's own
+ * nvrtc_compile reports that). */
+int nvrtc_reserve(const char *name, const char *source, const char *arch,
+		  const char *const *options, int noptions);
 /* Forgets every prepared result (tests; a long-lived process may call it
  * between unrelated jobs). */
 void nvrtc_prepared_clear(void);

@@ -8,7 +8,8 @@
 # svm: each pair's last objective sums to the objective, its violation
 # under eps, its last iteration the count); an svm grid search says its plot
 # is grid.png (exit 2); a missing folder, a missing or malformed history.csv
-# (FILE:LINE) and no gnuplot on PATH exit 2 with a clear message.
+# (FILE:LINE) and no gnuplot on PATH exit 2 with a clear message; every
+# kind's result.json reports its start-up and compiles (none on the CPU).
 # Needs gnuplot (tools/setup-debian installs gnuplot-nox).
 # Usage: bash test_plot.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
@@ -153,6 +154,15 @@ cp "$t/gp/history.csv" "$t/bad/history.csv"
 printf '{"kind": "gp",\n "problem": \n' >"$t/bad/result.json"
 expect_exit 2 "a malformed result.json exits 2" "$evo" plot "$t/bad"
 expect_output "... naming FILE:LINE" "$t/bad/result.json:"
+# every kind's result.json reports its start-up (runtime/kprep.h); on the CPU nothing compiles
+for k in gp de aco mbp svm grid; do
+	if grep -q '"startup_s": [0-9]' "$t/$k/result.json" && grep -q '"compiles": 0,' "$t/$k/result.json" &&
+		grep -q '"compiles_in_run": 0' "$t/$k/result.json"; then
+		cli_ok "$k: result.json has startup_s, compiles and compiles_in_run"
+	else
+		cli_fail "$k: result.json start-up figures" "$(grep -E 'startup|compile' "$t/$k/result.json")"
+	fi
+done
 expect_exit 2 "no gnuplot on PATH exits 2" env PATH=/nonexistent "$evo" plot "$t/gp"
 expect_output "... saying what to install" "gnuplot not found: apt-get install gnuplot-nox"
 expect_exit 0 "evoforge help plot" "$evo" help plot
