@@ -35,6 +35,7 @@
 #include "gp_gpu_breed.h"
 #include "gp_ovr.h"
 #include "gp_score.h"
+#include "gp_simplify.h"
 #include "gp_tune.h"
 #include "gp_ckpt.h"
 #include "gp_islands.h"
@@ -573,8 +574,8 @@ void gp_json_holdout(rt_json *j, const gp_problem *p, const gp_score *train,
 static rt_status write_results(const char *dir, const rt_spec *spec, const gp_problem *p,
 			       uint64_t seed, const char *backend, const char *device,
 			       const gp_result *r, const char *infix, const char *rpn,
-			       const char *lgp, const gp_score *train, const gp_score *test,
-			       rt_error *err)
+			       const char *lgp, const gp_simple *simp, const gp_score *train,
+			       const gp_score *test, rt_error *err)
 {
 	char path[RT_PATH_MAX];
 	rt_json j;
@@ -633,6 +634,8 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_int(&j, "size", r->best.n);
 	rt_json_int(&j, "depth", gp_tree_depth(r->best.nodes, r->best.n));
 	rt_json_string(&j, "infix", infix);
+	rt_json_string(&j, "simplified", simp->text.data ? simp->text.data : "");   /* gp_simplify.h */
+	rt_json_int(&j, "simplified_size", simp->size);
 	rt_json_string(&j, "rpn", rpn);
 	rt_json_string(&j, "lgp", lgp);
 	rt_json_string(&j, "prefix", prefix.data ? prefix.data : "");   /* exact, for export */
@@ -785,6 +788,8 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	gp_result r;
 	char dir[RT_PATH_MAX], device[256];
 	rt_buf inf = {0}, rpn = {0}, lgp = {0};
+	gp_simple simp;
+	memset(&simp, 0, sizeof simp);
 	memset(&r, 0, sizeof r);
 	if (rt_job_seed(spec, opt, &seed, err))
 		return err->status;
@@ -841,7 +846,8 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	p.ckpt = &ck;
 	if ((st = gp_run_evolve(&p, seed, gpu, &r, err)))
 		goto out;
-	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)))
+	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)) ||
+	    (st = gp_simplify(r.best.nodes, r.best.n, &nm, &simp, err)))
 		goto out;
 	char e1[32], e2[32];
 	rt_info("%s after %d generations: best %s %.9g (generation %d, %d nodes)%s",
@@ -857,12 +863,13 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		rt_si(r.run_s > 0 ? r.gpop / r.run_s : 0, e2, sizeof e2));
 	rt_info("best (infix): %s", inf.data ? inf.data : "");
 	rt_info("best (LGP):   %s", lgp.data ? lgp.data : "");
+	rt_info("best (simplified, %d nodes): %s", simp.size, simp.text.data ? simp.text.data : "");
 	if (p.test.ncases > 0 && (st = score_holdout(&p, &r, &train_sc, &test_sc, err)))
 		goto out;
 	if (rt_comm_rank() != 0)   /* rank 0 writes a job's results */
 		goto out;
 	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",
-			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", &train_sc,
+			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", &simp, &train_sc,
 			   p.test.ncases > 0 ? &test_sc : NULL, err);
 	if (!st)
 		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
@@ -874,6 +881,7 @@ out:
 	rt_buf_free(&inf);
 	rt_buf_free(&rpn);
 	rt_buf_free(&lgp);
+	gp_simple_free(&simp);
 	gp_result_free(&r);
 	gp_problem_free(&p);
 	return st;

@@ -36,6 +36,7 @@
 typedef struct gp_run_best {
 	char ident[128];           /* C identifier made of the problem name */
 	const char *problem, *spec, *infix, *label;
+	const char *simplified;   /* "" for a result.json from before gp_simplify */
 	gp_tree tree;
 	int ninputs, nclasses;
 	const char **inputs, **classes;
@@ -123,6 +124,7 @@ static rt_status best_meta(const rt_jval *doc, const char *path, const char *pre
 	}
 	b->spec = (v = rt_jget(doc, "spec")) && v->type == RT_JSTRING ? v->str : "";
 	b->infix = (v = rt_jget(doc, "best.infix")) && v->type == RT_JSTRING ? v->str : "";
+	b->simplified = (v = rt_jget(doc, "best.simplified")) && v->type == RT_JSTRING ? v->str : "";
 	b->label = (v = rt_jget(doc, "data.label")) && v->type == RT_JSTRING ? v->str : "";
 	b->fitness = (v = rt_jget(doc, "best.fitness")) && v->type == RT_JNUMBER ? v->num : NAN;
 	b->generation = (v = rt_jget(doc, "best.generation")) && v->type == RT_JNUMBER ? v->num : -1;
@@ -260,6 +262,9 @@ static void c_header(gen_source *src, const gp_run_best *b, const char *result_p
 	}
 	if (strlen(b->infix) < 4000 && !strstr(b->infix, "*/"))
 		gen_line(src, " *\n * The program (infix): %s", b->infix);
+	if (b->simplified[0] && strlen(b->simplified) < 4000 && !strstr(b->simplified, "*/"))
+		gen_line(src, " * Simplified (equal value; SymPy syntax, see docs/gp.md): %s",
+			 b->simplified);
 	gen_line(src, " *\n * Operations are gp_ops.h's protected forms, in float, as evoforge evaluates "
 		 "them;\n * compiled without multiply-add contraction (gcc -std=c99 default; clang: the\n"
 		 " * pragma below), the results equal evoforge's bit for bit. */");

@@ -32,6 +32,7 @@
 #include "comm.h"
 #include "gp_ovr.h"
 #include "gp_score.h"
+#include "gp_simplify.h"
 #include "log.h"
 #include "out.h"
 #include "rng.h"
@@ -73,6 +74,7 @@ typedef struct ovr_sub {
 	gp_result res;
 	gp_score train, test;   /* the binary program on its 2-class cases */
 	rt_buf infix, rpn, lgp, prefix;
+	gp_simple simp;         /* the simplified formula (gp_simplify.h) */
 } ovr_sub;
 
 typedef struct ovr_run {
@@ -290,6 +292,8 @@ static void json_ovr(rt_json *j, const ovr_run *o)
 		if (o->p->test.ncases > 0)
 			rt_json_double(j, "test_accuracy", s->test.accuracy);
 		rt_json_string(j, "infix", s->infix.data ? s->infix.data : "");
+		rt_json_string(j, "simplified", s->simp.text.data ? s->simp.text.data : "");
+		rt_json_int(j, "simplified_size", s->simp.size);
 		rt_json_string(j, "rpn", s->rpn.data ? s->rpn.data : "");
 		rt_json_string(j, "lgp", s->lgp.data ? s->lgp.data : "");
 		rt_json_string(j, "prefix", s->prefix.data ? s->prefix.data : "");
@@ -379,6 +383,7 @@ static void ovr_free(ovr_run *o)
 		rt_buf_free(&s->rpn);
 		rt_buf_free(&s->lgp);
 		rt_buf_free(&s->prefix);
+		gp_simple_free(&s->simp);
 	}
 	free(o->sub);
 	free(o->progs);   /* the nodes belong to sub[c].res.best */
@@ -401,12 +406,17 @@ static rt_status run_subs(ovr_run *o, const rt_options *opt, uint64_t seed, rt_e
 		if ((st = run_sub(o, opt, seed, c, c >= first, err)) ||
 		    (st = gp_print_tree(&s->res.best, &nm, &s->infix, &s->rpn, &s->lgp, err)))
 			break;
+		gp_simple_free(&s->simp);
+		if ((st = gp_simplify(s->res.best.nodes, s->res.best.n, &nm, &s->simp, err)))
+			break;
 		if (c == first)
 			rt_ckpt_free(&o->ckpt.plan.from);   /* restored: the next ones start afresh */
 		gp_print_prefix(&s->prefix, s->res.best.nodes, s->res.best.n);
 		o->progs[c] = s->res.best;
 		o->ndone = c + 1;
 		rt_info("  class %s (infix): %s", class_name(p, c), s->infix.data ? s->infix.data : "");
+		rt_info("  class %s (simplified, %d nodes): %s", class_name(p, c), s->simp.size,
+			s->simp.text.data ? s->simp.text.data : "");
 		if (rt_stop_requested() && o->ndone < o->k) {
 			rt_warn("one-vs-rest: stopped after %d of %d sub-problems; the checkpoint in the "
 				"results folder resumes the run (--resume)", o->ndone, o->k);

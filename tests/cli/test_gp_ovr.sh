@@ -82,6 +82,8 @@ checks = [
     ([p["class"] for p in o["programs"]] == [0, 1, 2] and
      [p["name"] for p in o["programs"]] == names == ["red", "green", "blue"], "three programs"),
     (all(p["infix"] and p["prefix"] and p["size"] > 0 for p in o["programs"]), "programs printed"),
+    (all(p["simplified"] and 0 < p["simplified_size"] <= p["size"] for p in o["programs"]),
+     "simplified formulas no larger than the programs"),
     (h["test_accuracy"] >= 0.95, "test accuracy %s >= 0.95" % h["test_accuracy"]),
     (h["test_accuracy"] == ok / n and n == 120, "test_accuracy == awk recount of eval %d/%d" % (ok, n)),
     (pred == mine, "eval's classes == python argmax of the 3 programs"),

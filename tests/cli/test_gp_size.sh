@@ -63,6 +63,8 @@ check "default constants are [-r, r) from the data" "$cli_tmp/def" \
 	"abs(r['parameters']['constants'][1] - ($want)) < 1e-3 and r['parameters']['constants'][0] == -r['parameters']['constants'][1]"
 check "default parsimony recorded" "$cli_tmp/def" "r['parameters']['parsimony'] in ('none', 'lexicographic')"
 check "history has mean_size and best_size" "$cli_tmp/def" "all('mean_size' in h and 'best_size' in h for h in r['history'])"
+check "best.simplified is no larger than best.size" "$cli_tmp/def" \
+	"r['best']['simplified'] and 0 < r['best']['simplified_size'] <= r['best']['size'] and r['best']['size'] == len(r['best']['prefix'].split())"
 expect_exit 0 "constants = none" run -o "$cli_tmp/none" --set gp.constants=none
 check "constants = none gives none" "$cli_tmp/none" "r['parameters']['constants'] is None and 'e' not in r['best']['infix'].replace('x','')"
 expect_exit 0 "penalty" run -o "$cli_tmp/pen" --set gp.parsimony=penalty --set gp.parsimony_coefficient=0.5

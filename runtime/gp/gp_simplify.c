@@ -1,0 +1,1152 @@
+/* gp_simplify.c: simplification of evolved GP programs (gp_simplify.h):
+ * canonical sums and products built by smart constructors, interval bounds
+ * that decide where a protected operation may lose its protection, an
+ * optional multiplied-out form, the printer and a double evaluator.
+ *
+ * Why canonical forms: a sum is a constant plus (coefficient, body) pairs and
+ * a product a coefficient times (base, integer exponent) pairs; building every
+ * node through them folds constants and collects like terms and powers in one
+ * place, and sorting the pairs by one total order (sx_cmp) makes equal
+ * subexpressions structurally equal, which the identities (x - x, x / x,
+ * eq(x, x), IF(c, x, x)) then see. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp/gp_simplify.h"
+#include "gp/gp_tree.h"
+
+/* The protected operations' constants (gp_ops.h), in double. */
+#define SX_EPS ((double)1e-6f)
+#define SX_EXP_MAX 80.0
+/* Interval bounds are widened by this relative margin (rounding of the
+ * bounds themselves). */
+#define SX_MARGIN 1e-9
+/* Nonzero bounds below this are taken to reach 0 (float underflow). */
+#define SX_TINY 1e-30
+/* The multiplied-out form is abandoned past this many terms. */
+#define SX_EXPAND_MAX_TERMS 256
+#define SX_EXPAND_MAX_POW 8
+
+enum sx_kind {
+	SX_NUM = 0,   /* num */
+	SX_VAR,       /* var */
+	SX_FN,        /* op: a gp opcode; DIV, LOG, EXP are the protected forms */
+	SX_LOG,       /* plain log (argument proven >= SX_EPS) */
+	SX_EXP,       /* plain exp (argument proven <= SX_EXP_MAX) */
+	SX_POW,       /* args[0] ** num, num an integer other than 0 and 1; negative
+		       * only for a base proven away from zero */
+	SX_MUL,       /* num * product of args (no NUM, MUL; sorted) */
+	SX_ADD        /* num + sum of args (no NUM, ADD; sorted) */
+};
+
+struct gp_sx {
+	uint8_t kind, op;
+	int var, nargs;
+	double num;
+	double lo, hi;            /* bounds on the value over all real inputs */
+	struct gp_sx *args[];
+};
+
+typedef struct sx_arena {
+	gp_sx **v;
+	size_t n, cap;
+	int oom;
+} sx_arena;
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+static gp_sx *sx_new(sx_arena *a, int kind, int op, int nargs)
+{
+	if (a->oom)
+		return NULL;
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		gp_sx **v = realloc(a->v, cap * sizeof *v);
+		if (!v) {
+			a->oom = 1;
+			return NULL;
+		}
+		a->v = v;
+		a->cap = cap;
+	}
+	gp_sx *e = calloc(1, sizeof *e + (size_t)nargs * sizeof e->args[0]);
+	if (!e) {
+		a->oom = 1;
+		return NULL;
+	}
+	e->kind = (uint8_t)kind;
+	e->op = (uint8_t)op;
+	e->nargs = nargs;
+	e->lo = -INFINITY;
+	e->hi = INFINITY;
+	a->v[a->n++] = e;
+	return e;
+}
+
+static void sx_arena_free(sx_arena *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+static gp_sx *sx_num(sx_arena *a, double v)
+{
+	gp_sx *e = sx_new(a, SX_NUM, 0, 0);
+	if (e) {
+		e->num = v == 0 ? 0.0 : v;   /* no -0 */
+		e->lo = e->hi = e->num;
+	}
+	return e;
+}
+
+static gp_sx *sx_var(sx_arena *a, int var)
+{
+	gp_sx *e = sx_new(a, SX_VAR, 0, 0);
+	if (e)
+		e->var = var;
+	return e;
+}
+
+static int dcmp(double x, double y)
+{
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The total order every canonical form sorts by; 0 means structurally equal. */
+static int sx_cmp(const gp_sx *x, const gp_sx *y)
+{
+	if (x == y)
+		return 0;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->kind == SX_NUM)
+		return dcmp(x->num, y->num);
+	if (x->kind == SX_VAR)
+		return x->var < y->var ? -1 : x->var > y->var;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->nargs != y->nargs)
+		return x->nargs < y->nargs ? -1 : 1;
+	for (int i = 0; i < x->nargs; i++) {
+		int c = sx_cmp(x->args[i], y->args[i]);
+		if (c)
+			return c;
+	}
+	return dcmp(x->num, y->num);
+}
+
+/* Is |value| >= eps everywhere (eps > 0), or value != 0 everywhere (eps = 0)? */
+static int excludes_zero(const gp_sx *e, double eps)
+{
+	if (eps == 0)
+		return e->lo > 0 || e->hi < 0;
+	return e->lo >= eps || e->hi <= -eps;
+}
+
+/* Is the value always 0 or 1 (comparisons, AND, OR, those constants)? */
+static int is01(const gp_sx *e)
+{
+	if (e->kind == SX_NUM)
+		return e->num == 0 || e->num == 1;
+	return e->kind == SX_FN && (e->op == GP_OP_GT || e->op == GP_OP_LT || e->op == GP_OP_EQ ||
+				    e->op == GP_OP_AND || e->op == GP_OP_OR);
+}
+
+/* ---- bounds ------------------------------------------------------------------- */
+
+static void widen(gp_sx *e)
+{
+	if (e->lo != e->lo || e->hi != e->hi) {   /* NaN from inf - inf, 0 * inf */
+		e->lo = -INFINITY;
+		e->hi = INFINITY;
+		return;
+	}
+	e->lo -= fabs(e->lo) * SX_MARGIN;
+	e->hi += fabs(e->hi) * SX_MARGIN;
+	/* Float underflows to 0 (exp(-104), 1e-30 * 1e-30): such bounds touch 0. */
+	if (e->lo > 0 && e->lo < SX_TINY)
+		e->lo = 0;
+	if (e->hi < 0 && e->hi > -SX_TINY)
+		e->hi = 0;
+}
+
+static void imul(double alo, double ahi, double blo, double bhi, double *lo, double *hi)
+{
+	double p[4] = {alo * blo, alo * bhi, ahi * blo, ahi * bhi};
+	*lo = *hi = p[0];
+	for (int i = 0; i < 4; i++) {
+		if (p[i] != p[i]) {
+			*lo = -INFINITY;
+			*hi = INFINITY;
+			return;
+		}
+		*lo = fmin(*lo, p[i]);
+		*hi = fmax(*hi, p[i]);
+	}
+}
+
+/* Bounds of base ** k (k integer; k < 0 only for a base away from zero). */
+static void ipow(const gp_sx *b, int k, double *lo, double *hi)
+{
+	int m = abs(k);
+	double plo = pow(b->lo, m), phi = pow(b->hi, m);
+	if (m % 2 == 0) {
+		double alo = fabs(b->lo), ahi = fabs(b->hi);
+		*hi = pow(fmax(alo, ahi), m);
+		*lo = b->lo <= 0 && b->hi >= 0 ? 0 : pow(fmin(alo, ahi), m);
+	} else {
+		*lo = plo;
+		*hi = phi;
+	}
+	if (k < 0) {
+		double l = *lo, h = *hi;
+		*lo = 1 / h;
+		*hi = 1 / l;
+		if (l <= 0 && h >= 0) {   /* not away from zero after all: no bound */
+			*lo = -INFINITY;
+			*hi = INFINITY;
+		}
+	}
+}
+
+static void bound_fn(gp_sx *e)
+{
+	const gp_sx *a = e->nargs > 0 ? e->args[0] : NULL;
+	switch (e->op) {
+	case GP_OP_SIN: case GP_OP_COS: e->lo = -1; e->hi = 1; break;
+	case GP_OP_LOG: {
+		double m = fmax(fabs(a->lo), fabs(a->hi));
+		e->lo = log(SX_EPS);
+		e->hi = m < INFINITY ? fmax(0.0, log(m)) : INFINITY;
+		break;
+	}
+	case GP_OP_EXP:
+		e->lo = exp(fmin(a->lo, SX_EXP_MAX));
+		e->hi = exp(fmin(a->hi, SX_EXP_MAX));
+		break;
+	case GP_OP_GT: case GP_OP_LT: case GP_OP_EQ: case GP_OP_AND: case GP_OP_OR:
+		e->lo = 0; e->hi = 1; return;
+	case GP_OP_IF:
+		e->lo = fmin(e->args[1]->lo, e->args[2]->lo);
+		e->hi = fmax(e->args[1]->hi, e->args[2]->hi);
+		break;
+	default: return;   /* protected division, Boolean words: no bound */
+	}
+	widen(e);
+}
+
+static void bound(gp_sx *e)
+{
+	switch (e->kind) {
+	case SX_FN: bound_fn(e); return;
+	case SX_LOG: e->lo = log(e->args[0]->lo); e->hi = log(e->args[0]->hi); break;
+	case SX_EXP: e->lo = exp(e->args[0]->lo); e->hi = exp(e->args[0]->hi); break;
+	case SX_POW: ipow(e->args[0], (int)e->num, &e->lo, &e->hi); break;
+	case SX_MUL:
+		e->lo = e->hi = e->num;
+		for (int i = 0; i < e->nargs; i++)
+			imul(e->lo, e->hi, e->args[i]->lo, e->args[i]->hi, &e->lo, &e->hi);
+		break;
+	case SX_ADD:
+		e->lo = e->hi = e->num;
+		for (int i = 0; i < e->nargs; i++) {
+			e->lo += e->args[i]->lo;
+			e->hi += e->args[i]->hi;
+		}
+		break;
+	default: return;
+	}
+	widen(e);
+}
+
+/* ---- products ------------------------------------------------------------------ */
+
+/* A list of (node, number) pairs: sum terms (coefficient) or factors (exponent). */
+typedef struct sx_pairs {
+	gp_sx **e;
+	double *k;
+	int n, cap;
+} sx_pairs;
+
+static int pairs_push(sx_arena *a, sx_pairs *p, gp_sx *e, double k)
+{
+	if (!e || a->oom)
+		return a->oom = 1, -1;
+	if (p->n == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 8;
+		gp_sx **ne = realloc(p->e, (size_t)cap * sizeof *ne);
+		if (ne)
+			p->e = ne;
+		double *nk = ne ? realloc(p->k, (size_t)cap * sizeof *nk) : NULL;
+		if (!nk)
+			return a->oom = 1, -1;
+		p->k = nk;
+		p->cap = cap;
+	}
+	p->e[p->n] = e;
+	p->k[p->n++] = k;
+	return 0;
+}
+
+static void pairs_free(sx_pairs *p)
+{
+	free(p->e);
+	free(p->k);
+}
+
+/* Sorts by node (insertion sort: lists are short) and merges equal nodes by
+ * adding their numbers; drops pairs whose number becomes 0. */
+static void pairs_merge(sx_pairs *p)
+{
+	for (int i = 1; i < p->n; i++)
+		for (int j = i; j > 0 && sx_cmp(p->e[j - 1], p->e[j]) > 0; j--) {
+			gp_sx *te = p->e[j]; p->e[j] = p->e[j - 1]; p->e[j - 1] = te;
+			double tk = p->k[j]; p->k[j] = p->k[j - 1]; p->k[j - 1] = tk;
+		}
+	int m = 0;
+	for (int i = 0; i < p->n; i++) {
+		if (m > 0 && sx_cmp(p->e[m - 1], p->e[i]) == 0) {
+			p->k[m - 1] += p->k[i];
+		} else {
+			p->e[m] = p->e[i];
+			p->k[m++] = p->k[i];
+		}
+	}
+	p->n = 0;
+	for (int i = 0; i < m; i++)
+		if (p->k[i] != 0) {
+			p->e[p->n] = p->e[i];
+			p->k[p->n++] = p->k[i];
+		}
+}
+
+static gp_sx *sx_add_pairs(sx_arena *a, sx_pairs *p, double konst);
+static void push_term(sx_arena *a, sx_pairs *p, const gp_sx *t, double c, double *konst);
+
+/* base ** k as a node (no merging; k integer, not 0). */
+static gp_sx *pow_node(sx_arena *a, gp_sx *base, double k)
+{
+	if (k == 1 || !base)
+		return base;
+	gp_sx *e = sx_new(a, SX_POW, 0, 1);
+	if (e) {
+		e->args[0] = base;
+		e->num = k;
+		bound(e);
+	}
+	return e;
+}
+
+/* Appends factor f ** k to p, multiplying numbers into *coef and flattening
+ * products and powers. */
+static void push_factor(sx_arena *a, sx_pairs *p, const gp_sx *f, double k, double *coef)
+{
+	if (f->kind == SX_NUM)
+		*coef *= pow(f->num, k);
+	else if (f->kind == SX_MUL) {
+		*coef *= pow(f->num, k);
+		for (int i = 0; i < f->nargs; i++)
+			push_factor(a, p, f->args[i], k, coef);
+	} else if (f->kind == SX_POW)
+		pairs_push(a, p, f->args[0], f->num * k);
+	else
+		pairs_push(a, p, (gp_sx *)f, k);
+}
+
+/* coef * product of p's base ** exponent pairs, canonical. */
+static gp_sx *sx_mul_pairs(sx_arena *a, sx_pairs *p, double coef)
+{
+	pairs_merge(p);
+	if (a->oom)
+		return NULL;
+	if (coef == 0 || p->n == 0)
+		return sx_num(a, coef);
+	if (p->n == 1 && p->k[0] == 1 && p->e[0]->kind == SX_ADD && coef != 1) {
+		sx_pairs t = {0};   /* coef * (a + b): distribute, so like terms meet */
+		double konst = 0;
+		push_term(a, &t, p->e[0], coef, &konst);
+		gp_sx *r = a->oom ? NULL : sx_add_pairs(a, &t, konst);
+		pairs_free(&t);
+		return r;
+	}
+	if (p->n == 1 && coef == 1)
+		return pow_node(a, p->e[0], p->k[0]);
+	gp_sx *e = sx_new(a, SX_MUL, 0, p->n);
+	if (!e)
+		return NULL;
+	e->num = coef;
+	for (int i = 0; i < p->n; i++)
+		if (!(e->args[i] = pow_node(a, p->e[i], p->k[i])))
+			return NULL;
+	bound(e);
+	return e;
+}
+
+/* x ** kx * y ** ky (either may be NULL). */
+static gp_sx *sx_mul(sx_arena *a, gp_sx *x, double kx, gp_sx *y, double ky)
+{
+	sx_pairs p = {0};
+	double coef = 1;
+	if (x)
+		push_factor(a, &p, x, kx, &coef);
+	if (y)
+		push_factor(a, &p, y, ky, &coef);
+	gp_sx *r = a->oom ? NULL : sx_mul_pairs(a, &p, coef);
+	pairs_free(&p);
+	return r;
+}
+
+/* ---- sums ----------------------------------------------------------------------- */
+
+/* Appends c * t to p, splitting t's coefficient off and numbers into *konst. */
+static void push_term(sx_arena *a, sx_pairs *p, const gp_sx *t, double c, double *konst)
+{
+	if (t->kind == SX_NUM) {
+		*konst += c * t->num;
+	} else if (t->kind == SX_ADD) {
+		*konst += c * t->num;
+		for (int i = 0; i < t->nargs; i++)
+			push_term(a, p, t->args[i], c, konst);
+	} else if (t->kind == SX_MUL && t->num != 1) {
+		sx_pairs f = {0};
+		double one = 1;
+		for (int i = 0; i < t->nargs; i++)
+			push_factor(a, &f, t->args[i], 1, &one);
+		pairs_push(a, p, a->oom ? NULL : sx_mul_pairs(a, &f, 1), c * t->num);
+		pairs_free(&f);
+	} else {
+		pairs_push(a, p, (gp_sx *)t, c);
+	}
+}
+
+/* Polynomial degree in the inputs (orders sums by falling degree). */
+static double degree(const gp_sx *e)
+{
+	double d = 0;
+	switch (e->kind) {
+	case SX_VAR: return 1;
+	case SX_POW: return e->num * degree(e->args[0]);
+	case SX_MUL:
+		for (int i = 0; i < e->nargs; i++)
+			d += degree(e->args[i]);
+		return d;
+	case SX_ADD:
+		for (int i = 0; i < e->nargs; i++)
+			d = fmax(d, degree(e->args[i]));
+		return d;
+	default: return 0;
+	}
+}
+
+static int term_cmp(const gp_sx *x, const gp_sx *y)
+{
+	double dx = degree(x), dy = degree(y);
+	return dx != dy ? (dx > dy ? -1 : 1) : sx_cmp(x, y);
+}
+
+static gp_sx *sx_add_pairs(sx_arena *a, sx_pairs *p, double konst)
+{
+	pairs_merge(p);
+	if (a->oom)
+		return NULL;
+	if (p->n == 0)
+		return sx_num(a, konst);
+	if (p->n == 1 && konst == 0)
+		return p->k[0] == 1 ? p->e[0] : sx_mul(a, sx_num(a, p->k[0]), 1, p->e[0], 1);
+	gp_sx *e = sx_new(a, SX_ADD, 0, p->n);
+	if (!e)
+		return NULL;
+	e->num = konst;
+	for (int i = 0; i < p->n; i++) {
+		gp_sx *t = p->k[i] == 1 ? p->e[i] : sx_mul(a, sx_num(a, p->k[i]), 1, p->e[i], 1);
+		if (!t)
+			return NULL;
+		int j = i;   /* insertion by falling degree */
+		for (; j > 0 && term_cmp(e->args[j - 1], t) > 0; j--)
+			e->args[j] = e->args[j - 1];
+		e->args[j] = t;
+	}
+	bound(e);
+	return e;
+}
+
+/* x + s * y (y may be NULL). */
+static gp_sx *sx_add(sx_arena *a, gp_sx *x, gp_sx *y, double s)
+{
+	sx_pairs p = {0};
+	double konst = 0;
+	push_term(a, &p, x, 1, &konst);
+	if (y)
+		push_term(a, &p, y, s, &konst);
+	gp_sx *r = a->oom ? NULL : sx_add_pairs(a, &p, konst);
+	pairs_free(&p);
+	return r;
+}
+
+/* ---- functions ------------------------------------------------------------------ */
+
+/* The protected operations and the rest of the table in double (the
+ * reference semantics; gp_ops.h has the float ones). */
+static double op_eval(int op, double a, double b, double c)
+{
+	switch (op) {
+	case GP_OP_ADD: return a + b;
+	case GP_OP_SUB: return a - b;
+	case GP_OP_MUL: return a * b;
+	case GP_OP_DIV: return fabs(b) < SX_EPS ? 1.0 : a / b;
+	case GP_OP_SIN: return sin(a);
+	case GP_OP_COS: return cos(a);
+	case GP_OP_LOG: return fabs(a) < SX_EPS ? 0.0 : log(fabs(a));
+	case GP_OP_EXP: return exp(a < SX_EXP_MAX ? a : SX_EXP_MAX);   /* NaN -> 80, as GP_FMIN */
+	case GP_OP_GT: return a > b ? 1.0 : 0.0;
+	case GP_OP_LT: return a < b ? 1.0 : 0.0;
+	case GP_OP_EQ: return a == b ? 1.0 : 0.0;
+	case GP_OP_AND: return a != 0 && b != 0 ? 1.0 : 0.0;
+	case GP_OP_OR: return a != 0 || b != 0 ? 1.0 : 0.0;
+	case GP_OP_IF: return a != 0 ? b : c;
+	default: break;
+	}
+	/* Boolean words: 32 cases per word, as in gp_ops.h. */
+	uint32_t x = (uint32_t)a, y = (uint32_t)b, z = (uint32_t)c;
+	switch (op) {
+	case GP_OP_BAND: return x & y;
+	case GP_OP_BOR: return x | y;
+	case GP_OP_BNAND: return (uint32_t)~(x & y);
+	case GP_OP_BNOR: return (uint32_t)~(x | y);
+	case GP_OP_BNOT: return (uint32_t)~x;
+	case GP_OP_BIF: return (x & y) | (~x & z);
+	default: return NAN;
+	}
+}
+
+static gp_sx *fn_node(sx_arena *a, int op, gp_sx **args, int nargs)
+{
+	for (int i = 0; i < nargs; i++)
+		if (!args[i])
+			return NULL;
+	int comm = op == GP_OP_EQ || op == GP_OP_AND || op == GP_OP_OR || op == GP_OP_BAND ||
+		   op == GP_OP_BOR || op == GP_OP_BNAND || op == GP_OP_BNOR;
+	if (comm && sx_cmp(args[0], args[1]) > 0) {
+		gp_sx *t = args[0]; args[0] = args[1]; args[1] = t;
+	}
+	gp_sx *e = sx_new(a, SX_FN, op, nargs);
+	if (!e)
+		return NULL;
+	for (int i = 0; i < nargs; i++)
+		e->args[i] = args[i];
+	bound(e);
+	return e;
+}
+
+static gp_sx *unary(sx_arena *a, int kind, gp_sx *x)
+{
+	gp_sx *e = sx_new(a, kind, 0, 1);
+	if (e) {
+		e->args[0] = x;
+		bound(e);
+	}
+	return e;
+}
+
+/* Protected division, log and exp: plain where the bounds allow. */
+static gp_sx *mk_protected(sx_arena *a, int op, gp_sx **g)
+{
+	gp_sx *x = g[0];
+	if (op == GP_OP_DIV) {
+		if (g[1]->kind == SX_NUM)
+			return fabs(g[1]->num) < SX_EPS ? sx_num(a, 1) : sx_mul(a, x, 1, sx_num(a, 1 / g[1]->num), 1);
+		if (sx_cmp(x, g[1]) == 0)
+			return sx_num(a, 1);   /* also at the protected point */
+		if (excludes_zero(g[1], SX_EPS))
+			return sx_mul(a, x, 1, g[1], -1);
+		return fn_node(a, op, g, 2);
+	}
+	if (op == GP_OP_LOG) {
+		if (x->lo >= SX_EPS)
+			return x->kind == SX_EXP ? x->args[0] : unary(a, SX_LOG, x);
+		if (x->hi <= -SX_EPS)
+			return unary(a, SX_LOG, sx_add(a, sx_num(a, 0), x, -1));
+		return fn_node(a, op, g, 1);
+	}
+	if (x->hi <= SX_EXP_MAX)
+		return x->kind == SX_LOG ? x->args[0] : unary(a, SX_EXP, x);
+	return fn_node(a, op, g, 1);
+}
+
+/* Comparisons and logic: fixed by equal operands or disjoint bounds. */
+static gp_sx *mk_logic(sx_arena *a, int op, gp_sx **g)
+{
+	gp_sx *x = g[0], *y = g[1];
+	int same = sx_cmp(x, y) == 0;
+	switch (op) {
+	case GP_OP_LT: {
+		gp_sx *s[2] = {y, x};   /* a < b is b > a */
+		return mk_logic(a, GP_OP_GT, s);
+	}
+	case GP_OP_GT:
+		if (same || x->hi <= y->lo)
+			return sx_num(a, 0);
+		if (x->lo > y->hi)
+			return sx_num(a, 1);
+		break;
+	case GP_OP_EQ:
+		if (same)
+			return sx_num(a, 1);
+		if (x->hi < y->lo || y->hi < x->lo)
+			return sx_num(a, 0);
+		break;
+	case GP_OP_AND:
+		if ((x->kind == SX_NUM && x->num == 0) || (y->kind == SX_NUM && y->num == 0))
+			return sx_num(a, 0);
+		if (excludes_zero(x, 0) && excludes_zero(y, 0))
+			return sx_num(a, 1);
+		if ((excludes_zero(x, 0) && is01(y)) || (same && is01(y)))
+			return y;
+		if (excludes_zero(y, 0) && is01(x))
+			return x;
+		break;
+	case GP_OP_OR:
+		if (excludes_zero(x, 0) || excludes_zero(y, 0))
+			return sx_num(a, 1);
+		if (((x->kind == SX_NUM && x->num == 0) || same) && is01(y))
+			return y;
+		if (y->kind == SX_NUM && y->num == 0 && is01(x))
+			return x;
+		break;
+	case GP_OP_IF:
+		if (excludes_zero(x, 0))
+			return y;
+		if ((x->kind == SX_NUM && x->num == 0) || sx_cmp(y, g[2]) == 0)
+			return g[2];
+		return fn_node(a, op, g, 3);
+	}
+	return fn_node(a, op, g, 2);
+}
+
+static gp_sx *mk_bool(sx_arena *a, int op, gp_sx **g)
+{
+	int same = gp_op_arity(op) >= 2 && sx_cmp(g[0], g[1]) == 0;
+	switch (op) {
+	case GP_OP_BNOT:
+		if (g[0]->kind == SX_FN && g[0]->op == GP_OP_BNOT)
+			return g[0]->args[0];
+		break;
+	case GP_OP_BAND: case GP_OP_BOR:
+		if (same)
+			return g[0];
+		break;
+	case GP_OP_BNAND: case GP_OP_BNOR:
+		if (same)
+			return mk_bool(a, GP_OP_BNOT, g);
+		break;
+	case GP_OP_BIF:
+		if (sx_cmp(g[1], g[2]) == 0)
+			return g[1];
+		break;
+	}
+	return fn_node(a, op, g, gp_op_arity(op));
+}
+
+/* op applied to simplified arguments g, simplified. */
+static gp_sx *mk_fn(sx_arena *a, int op, gp_sx **g)
+{
+	int n = gp_op_arity(op);
+	for (int i = 0; i < n; i++)
+		if (!g[i])
+			return NULL;
+	int consts = 1;
+	for (int i = 0; i < n; i++)
+		consts &= g[i]->kind == SX_NUM;
+	if (consts && !gp_op_is_bool(op))
+		return sx_num(a, op_eval(op, g[0]->num, n > 1 ? g[1]->num : 0, n > 2 ? g[2]->num : 0));
+	switch (op) {
+	case GP_OP_ADD: return sx_add(a, g[0], g[1], 1);
+	case GP_OP_SUB: return sx_add(a, g[0], g[1], -1);
+	case GP_OP_MUL: return sx_mul(a, g[0], 1, g[1], 1);
+	case GP_OP_DIV: case GP_OP_LOG: case GP_OP_EXP: return mk_protected(a, op, g);
+	case GP_OP_SIN: case GP_OP_COS: return fn_node(a, op, g, 1);
+	default: break;
+	}
+	return gp_op_is_bool(op) ? mk_bool(a, op, g) : mk_logic(a, op, g);
+}
+
+/* The prefix subtree at *i, simplified bottom-up. */
+static gp_sx *build(sx_arena *a, const gp_node *t, int n, int *i, int depth)
+{
+	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT || a->oom)
+		return NULL;
+	const gp_node *nd = &t[(*i)++];
+	if (nd->op == GP_TERM_VAR)
+		return sx_var(a, nd->var);
+	if (nd->op == GP_TERM_CONST)
+		return sx_num(a, (double)nd->value);
+	if (nd->op >= GP_OP_COUNT)
+		return NULL;
+	gp_sx *g[3] = {NULL, NULL, NULL};
+	int ar = gp_op_arity(nd->op);
+	for (int k = 0; k < ar; k++)
+		if (!(g[k] = build(a, t, n, i, depth + 1)))
+			return NULL;
+	return mk_fn(a, nd->op, g);
+}
+
+/* ---- multiplied-out form ---------------------------------------------------------- */
+
+static gp_sx *expand(sx_arena *a, gp_sx *e, int *over);
+
+/* Multiplies the sum list p (terms with coefficients) by f ** k. */
+static void expand_factor(sx_arena *a, sx_pairs *p, gp_sx *f, double k, int *over)
+{
+	int reps = 1;
+	if (f->kind == SX_ADD && k > 0 && k <= SX_EXPAND_MAX_POW) {
+		reps = (int)k;
+		k = 1;
+	}
+	for (int r = 0; r < reps && !*over && !a->oom; r++) {
+		sx_pairs q = {0};
+		for (int i = 0; i < p->n; i++) {
+			if (f->kind == SX_ADD && k == 1) {
+				if (f->num != 0)
+					pairs_push(a, &q, p->e[i], p->k[i] * f->num);
+				for (int j = 0; j < f->nargs; j++)
+					pairs_push(a, &q, sx_mul(a, p->e[i], 1, f->args[j], 1), p->k[i]);
+			} else {
+				pairs_push(a, &q, sx_mul(a, p->e[i], 1, f, k), p->k[i]);
+			}
+		}
+		*over |= q.n > SX_EXPAND_MAX_TERMS;
+		pairs_free(p);
+		*p = q;
+	}
+}
+
+static gp_sx *expand(sx_arena *a, gp_sx *e, int *over)
+{
+	if (*over || a->oom || e->kind == SX_NUM || e->kind == SX_VAR)
+		return e;
+	gp_sx *g[3] = {NULL, NULL, NULL};
+	switch (e->kind) {
+	case SX_FN:
+		for (int i = 0; i < e->nargs; i++)
+			g[i] = expand(a, e->args[i], over);
+		return mk_fn(a, e->op, g);
+	case SX_LOG: case SX_EXP: {
+		gp_sx *x = expand(a, e->args[0], over);
+		return x ? unary(a, e->kind, x) : NULL;
+	}
+	default: break;
+	}
+	sx_pairs p = {0};
+	double konst = 0;
+	if (e->kind == SX_ADD) {
+		for (int i = 0; i < e->nargs && !*over && !a->oom; i++) {
+			gp_sx *t = expand(a, e->args[i], over);
+			if (t)
+				push_term(a, &p, t, 1, &konst);
+		}
+		konst += e->num;
+	} else {
+		pairs_push(a, &p, sx_num(a, 1), e->kind == SX_MUL ? e->num : 1);
+		int nf = e->kind == SX_MUL ? e->nargs : 1;
+		for (int i = 0; i < nf && !*over; i++) {
+			gp_sx *f = e->kind == SX_MUL ? e->args[i] : e;
+			double k = f->kind == SX_POW ? f->num : 1;
+			gp_sx *b = expand(a, f->kind == SX_POW ? f->args[0] : f, over);
+			if (b)
+				expand_factor(a, &p, b, k, over);
+		}
+	}
+	sx_pairs t = {0};   /* products may carry coefficients or be numbers: split again */
+	for (int i = 0; i < p.n && !a->oom && !*over; i++)
+		push_term(a, &t, p.e[i], p.k[i], &konst);
+	gp_sx *r = a->oom || *over ? NULL : sx_add_pairs(a, &t, konst);
+	pairs_free(&p);
+	pairs_free(&t);
+	return r;
+}
+
+/* ---- text ------------------------------------------------------------------------ */
+
+/* Precedence levels of the printed forms (Python's order). */
+enum { P_SUM = 1, P_PROD, P_POW, P_ATOM };
+/* Boolean programs: | below & below ~. */
+enum { P_BOR = 1, P_BAND, P_BNOT };
+
+typedef struct sx_printer {
+	rt_buf *b;
+	const gp_names *nm;
+	int count;      /* size: operators, calls, inputs, numbers */
+	int bad;        /* a number that is not finite */
+} sx_printer;
+
+static void put_input(sx_printer *pr, int var)
+{
+	const gp_names *nm = pr->nm;
+	pr->count++;
+	if (nm && nm->names && var < nm->ninputs)
+		rt_buf_puts(pr->b, nm->names[var]);
+	else if (nm && nm->ninputs == 1)
+		rt_buf_puts(pr->b, "x");
+	else
+		rt_buf_printf(pr->b, "x%d", var + 1);
+}
+
+static void put_num(sx_printer *pr, double v)
+{
+	pr->count++;
+	pr->bad |= !isfinite(v);
+	rt_buf_printf(pr->b, "%.9g", v == 0 ? 0.0 : v);
+}
+
+static const char *fn_name(int op)
+{
+	switch (op) {
+	case GP_OP_DIV: return "protdiv";
+	case GP_OP_LOG: return "protlog";
+	case GP_OP_EXP: return "protexp";
+	case GP_OP_GT: return "gt";
+	case GP_OP_LT: return "lt";
+	case GP_OP_EQ: return "eq";
+	case GP_OP_BIF: return "ITE";
+	default: return gp_op_name(op);   /* sin, cos, AND, OR, IF */
+	}
+}
+
+static int prec_of(const gp_sx *e)
+{
+	switch (e->kind) {
+	case SX_NUM: return e->num < 0 ? P_PROD : P_ATOM;
+	case SX_POW: return e->num > 0 ? P_POW : P_PROD;
+	case SX_MUL: return P_PROD;
+	case SX_ADD: return P_SUM;
+	case SX_FN:
+		switch (e->op) {
+		case GP_OP_BOR: return P_BOR;
+		case GP_OP_BAND: return P_BAND;
+		case GP_OP_BNOT: case GP_OP_BNAND: case GP_OP_BNOR: return P_BNOT;
+		default: return P_ATOM;
+		}
+	default: return P_ATOM;
+	}
+}
+
+static void print_sx(sx_printer *pr, const gp_sx *e);
+
+static void paren(sx_printer *pr, const gp_sx *e, int minprec)
+{
+	int p = prec_of(e) < minprec;
+	if (p)
+		rt_buf_puts(pr->b, "(");
+	print_sx(pr, e);
+	if (p)
+		rt_buf_puts(pr->b, ")");
+}
+
+/* base ** k for k >= 1. */
+static void print_factor(sx_printer *pr, const gp_sx *base, int k)
+{
+	if (k == 1) {
+		paren(pr, base, P_POW);
+		return;
+	}
+	paren(pr, base, P_ATOM);
+	rt_buf_printf(pr->b, "**%d", k);
+	pr->count += 2;
+}
+
+/* coef * f[0] * ... with negative powers as divisions: "2*x*y/z**2". */
+static void print_product(sx_printer *pr, double coef, const gp_sx *const *f, int n)
+{
+	int first = 1;
+	if (coef == -1) {
+		rt_buf_puts(pr->b, "-");
+		pr->count++;
+		coef = 1;
+	}
+	if (coef != 1) {
+		put_num(pr, coef);
+		first = 0;
+	}
+	for (int i = 0; i < n; i++) {
+		int pw = f[i]->kind == SX_POW;
+		if (pw && f[i]->num < 0)
+			continue;
+		if (!first) {
+			rt_buf_puts(pr->b, "*");
+			pr->count++;
+		}
+		print_factor(pr, pw ? f[i]->args[0] : f[i], pw ? (int)f[i]->num : 1);
+		first = 0;
+	}
+	if (first)
+		put_num(pr, 1);
+	for (int i = 0; i < n; i++)
+		if (f[i]->kind == SX_POW && f[i]->num < 0) {
+			rt_buf_puts(pr->b, "/");
+			pr->count++;
+			print_factor(pr, f[i]->args[0], -(int)f[i]->num);
+		}
+}
+
+/* The term t of a sum with its sign folded into the joining operator. */
+static void print_term(sx_printer *pr, const gp_sx *t, int first)
+{
+	double c = t->kind == SX_MUL ? t->num : 1;
+	if (first && c < 0) {
+		rt_buf_puts(pr->b, "-");
+		pr->count++;
+	} else if (!first) {
+		rt_buf_puts(pr->b, c < 0 ? " - " : " + ");
+		pr->count++;
+	}
+	if (t->kind == SX_MUL)
+		print_product(pr, fabs(c), (const gp_sx *const *)t->args, t->nargs);
+	else
+		print_product(pr, 1, &t, 1);
+}
+
+static void print_bool(sx_printer *pr, const gp_sx *e)
+{
+	pr->count++;
+	switch (e->op) {
+	case GP_OP_BNOT:
+		rt_buf_puts(pr->b, "~");
+		paren(pr, e->args[0], P_BNOT);
+		return;
+	case GP_OP_BAND: case GP_OP_BOR: case GP_OP_BNAND: case GP_OP_BNOR: {
+		int and = e->op == GP_OP_BAND || e->op == GP_OP_BNAND;
+		int neg = e->op == GP_OP_BNAND || e->op == GP_OP_BNOR;
+		rt_buf_puts(pr->b, neg ? "~(" : "");
+		paren(pr, e->args[0], and ? P_BAND : P_BOR);
+		rt_buf_puts(pr->b, and ? " & " : " | ");
+		paren(pr, e->args[1], and ? P_BAND : P_BOR);
+		rt_buf_puts(pr->b, neg ? ")" : "");
+		return;
+	}
+	default: break;
+	}
+}
+
+static void print_sx(sx_printer *pr, const gp_sx *e)
+{
+	switch (e->kind) {
+	case SX_NUM: put_num(pr, e->num); return;
+	case SX_VAR: put_input(pr, e->var); return;
+	case SX_ADD:
+		for (int i = 0; i < e->nargs; i++)
+			print_term(pr, e->args[i], i == 0);
+		if (e->num != 0) {
+			rt_buf_puts(pr->b, e->num < 0 ? " - " : " + ");
+			pr->count++;
+			put_num(pr, fabs(e->num));
+		}
+		return;
+	case SX_MUL: print_product(pr, e->num, (const gp_sx *const *)e->args, e->nargs); return;
+	case SX_POW: print_product(pr, 1, &e, 1); return;
+	default: break;
+	}
+	if (e->kind == SX_FN && gp_op_is_bool(e->op) && e->op != GP_OP_BIF) {
+		print_bool(pr, e);
+		return;
+	}
+	pr->count++;
+	rt_buf_printf(pr->b, "%s(", e->kind == SX_LOG ? "log" : e->kind == SX_EXP ? "exp" : fn_name(e->op));
+	for (int i = 0; i < e->nargs; i++) {
+		if (i)
+			rt_buf_puts(pr->b, ", ");
+		print_sx(pr, e->args[i]);
+	}
+	rt_buf_puts(pr->b, ")");
+}
+
+/* The evolved program as it is, in the same syntax (every binary operator
+ * parenthesised below the top; size = nodes). */
+static void print_direct(sx_printer *pr, const gp_node *t, int n, int *i, int depth, int wrap)
+{
+	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT) {
+		pr->bad = 1;
+		return;
+	}
+	const gp_node *nd = &t[(*i)++];
+	if (nd->op == GP_TERM_VAR) {
+		put_input(pr, nd->var);
+		return;
+	}
+	if (nd->op == GP_TERM_CONST) {
+		int neg = nd->value < 0 && wrap;
+		rt_buf_puts(pr->b, neg ? "(" : "");
+		put_num(pr, (double)nd->value);
+		rt_buf_puts(pr->b, neg ? ")" : "");
+		return;
+	}
+	int ar = gp_op_arity(nd->op);
+	const char *infix = NULL;
+	switch (nd->op) {
+	case GP_OP_ADD: infix = " + "; break;
+	case GP_OP_SUB: infix = " - "; break;
+	case GP_OP_MUL: infix = " * "; break;
+	case GP_OP_BAND: case GP_OP_BNAND: infix = " & "; break;
+	case GP_OP_BOR: case GP_OP_BNOR: infix = " | "; break;
+	default: break;
+	}
+	pr->count++;
+	if (nd->op == GP_OP_BNOT || nd->op == GP_OP_BNAND || nd->op == GP_OP_BNOR)
+		rt_buf_puts(pr->b, "~");
+	if (infix) {
+		int p = wrap || nd->op == GP_OP_BNAND || nd->op == GP_OP_BNOR;
+		rt_buf_puts(pr->b, p ? "(" : "");
+		print_direct(pr, t, n, i, depth + 1, 1);
+		rt_buf_puts(pr->b, infix);
+		print_direct(pr, t, n, i, depth + 1, 1);
+		rt_buf_puts(pr->b, p ? ")" : "");
+		return;
+	}
+	if (nd->op != GP_OP_BNOT)
+		rt_buf_printf(pr->b, "%s", fn_name(nd->op));
+	rt_buf_puts(pr->b, "(");
+	for (int k = 0; k < ar; k++) {
+		rt_buf_puts(pr->b, k ? ", " : "");
+		print_direct(pr, t, n, i, depth + 1, 0);
+	}
+	rt_buf_puts(pr->b, ")");
+}
+
+/* ---- evaluation -------------------------------------------------------------------- */
+
+static double eval_sx(const gp_sx *e, const double *x)
+{
+	double v;
+	switch (e->kind) {
+	case SX_NUM: return e->num;
+	case SX_VAR: return x[e->var];
+	case SX_LOG: return log(eval_sx(e->args[0], x));
+	case SX_EXP: return exp(eval_sx(e->args[0], x));
+	case SX_POW: return pow(eval_sx(e->args[0], x), e->num);
+	case SX_MUL:
+		v = e->num;
+		for (int i = 0; i < e->nargs; i++)
+			v *= eval_sx(e->args[i], x);
+		return v;
+	case SX_ADD:
+		v = e->num;
+		for (int i = 0; i < e->nargs; i++)
+			v += eval_sx(e->args[i], x);
+		return v;
+	default: break;
+	}
+	double g[3] = {0, 0, 0};
+	for (int i = 0; i < e->nargs && i < 3; i++)
+		g[i] = eval_sx(e->args[i], x);
+	return op_eval(e->op, g[0], g[1], g[2]);
+}
+
+static double eval_prefix(const gp_node *t, int n, int *i, const double *x, int depth)
+{
+	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT)
+		return NAN;
+	const gp_node *nd = &t[(*i)++];
+	if (nd->op == GP_TERM_VAR)
+		return x[nd->var];
+	if (nd->op == GP_TERM_CONST)
+		return (double)nd->value;
+	if (nd->op >= GP_OP_COUNT)
+		return NAN;
+	double g[3] = {0, 0, 0};
+	for (int k = 0; k < gp_op_arity(nd->op); k++)
+		g[k] = eval_prefix(t, n, i, x, depth + 1);
+	return op_eval(nd->op, g[0], g[1], g[2]);
+}
+
+double gp_simplify_eval_prefix(const gp_node *prefix, int n, const double *x)
+{
+	int i = 0;
+	return eval_prefix(prefix, n, &i, x, 0);
+}
+
+double gp_simple_eval(const gp_simple *s, const double *x)
+{
+	return s->root ? eval_sx(s->root, x) : gp_simplify_eval_prefix(s->prefix, s->evolved_size, x);
+}
+
+/* ---- the entry points ------------------------------------------------------------------ */
+
+void gp_simple_free(gp_simple *s)
+{
+	rt_buf_free(&s->text);
+	free(s->prefix);
+	if (s->arena_) {
+		sx_arena_free(s->arena_);
+		free(s->arena_);
+	}
+	memset(s, 0, sizeof *s);
+}
+
+/* Prints e into a fresh buffer; its size, or -1 when a number is not finite. */
+static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b)
+{
+	sx_printer pr = {b, nm, 0, 0};
+	print_sx(&pr, e);
+	return pr.bad || b->failed ? -1 : pr.count;
+}
+
+/* The smaller of e and its multiplied-out form into s (root, text, size). */
+static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm, rt_error *err)
+{
+	int over = 0;
+	gp_sx *x = expand(a, e, &over);
+	if (a->oom)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
+	rt_buf tb = {0}, tx = {0};
+	int sb = print_to(e, nm, &tb), sxz = x && !over ? print_to(x, nm, &tx) : -1;
+	int use_x = sxz >= 0 && (sb < 0 || sxz < sb);
+	int size = use_x ? sxz : sb;
+	if (size >= 0 && size <= s->evolved_size) {
+		s->root = use_x ? x : e;
+		s->text = use_x ? tx : tb;
+		s->size = size;
+		s->rewritten = 1;
+		rt_buf_free(use_x ? &tb : &tx);
+		return RT_OK;
+	}
+	rt_buf_free(&tb);
+	rt_buf_free(&tx);
+	return RT_OK;
+}
+
+rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simple *s,
+		      rt_error *err)
+{
+	memset(s, 0, sizeof *s);
+	if (n < 1 || !gp_tree_valid(prefix, n, nm && nm->ninputs > 0 ? nm->ninputs : 65536))
+		return rt_fail(err, RT_ERR_INPUT, "gp_simplify: expected a well-formed program tree");
+	if (!(s->prefix = rt_malloc((size_t)n * sizeof *prefix, err)))
+		return err->status;
+	memcpy(s->prefix, prefix, (size_t)n * sizeof *prefix);
+	s->evolved_size = n;
+	sx_arena *a = rt_calloc(1, sizeof *a, err);
+	if (!a)
+		return err->status;
+	s->arena_ = a;
+	int i = 0;
+	gp_sx *e = build(a, prefix, n, &i, 0);
+	if (a->oom)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
+	if (e && i == n) {
+		rt_status st = choose(s, a, e, nm, err);
+		if (st)
+			return st;
+	}
+	if (!s->rewritten) {
+		sx_printer pr = {&s->text, nm, 0, 0};
+		i = 0;
+		print_direct(&pr, prefix, n, &i, 0, 0);
+		s->size = pr.count;
+	}
+	if (s->text.failed)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory printing a simplified program");
+	return RT_OK;
+}

@@ -1,0 +1,382 @@
+/* test_gp_simplify.c: gp_simplify: every rewrite rule on hand-written
+ * programs with the exact text expected, and a property test on random
+ * programs of several function sets: the simplified formula's value equals the
+ * evolved program's (double reference and the project's float CPU evaluator)
+ * and its size is never larger.
+ *
+ * Tolerances. Against the double reference (gp_simplify_eval_prefix) the
+ * only difference is rounding of reordered double operations: 1e-9 of the
+ * largest intermediate magnitude (double rounding is 1e-16 of it; the margin
+ * covers amplification by protected division, which never divides by less
+ * than 1e-6). Against the float evaluator the bound is computed per point by
+ * first-order forward error analysis of the evolved program in float
+ * (u = 2^-24 per operation, 2 ulp for sin, cos, exp, log; errors propagated
+ * through each operation's derivative), doubled; points whose float result
+ * may sit on the other side of a protected threshold, a comparison or a
+ * condition within that error, or overflow float, are skipped and counted
+ * (at most half of them may be). Both checks also skip points where a sin or
+ * cos argument exceeds 1e6 (rounding of the argument decides the result). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gp/gp_conv.h"
+#include "gp/gp_eval.h"
+#include "gp/gp_simplify.h"
+#include "gp/gp_tree.h"
+#include "rng.h"
+
+/* ---- hand-written cases -------------------------------------------------- */
+
+/* Simplifies a program written as gp_print_prefix text; checks text and size. */
+static void expect(const char *prefix, int ninputs, const char *text, int size)
+{
+	rt_error err = {0};
+	gp_tree t = {0};
+	gp_simple s;
+	gp_names nm = {ninputs, NULL};
+	if (gp_parse_prefix(prefix, ninputs, &t, &err))
+		fail_msg("%s: %s", prefix, err.msg);
+	if (gp_simplify(t.nodes, t.n, &nm, &s, &err))
+		fail_msg("%s: %s", prefix, err.msg);
+	if (strcmp(s.text.data, text) != 0 || s.size != size)
+		fail_msg("%s: got \"%s\" (size %d), expected \"%s\" (size %d)", prefix, s.text.data,
+			 s.size, text, size);
+	assert_true(s.size <= t.n);
+	gp_simple_free(&s);
+	gp_tree_free(&t);
+}
+
+static void test_arithmetic(void **state)
+{
+	(void)state;
+	expect("- $0 $0", 1, "0", 1);
+	expect("/ $0 $0", 1, "1", 1);
+	expect("* $0 1", 1, "x", 1);
+	expect("+ $0 0", 1, "x", 1);
+	expect("* $0 0", 1, "0", 1);
+	expect("- 0 - 0 $0", 1, "x", 1);                        /* double negation */
+	expect("+ 2 * 3 4", 1, "14", 1);                        /* folding */
+	expect("+ $0 $0", 1, "2*x", 3);                         /* like terms */
+	expect("+ * 2 $0 * 3 $0", 1, "5*x", 3);
+	expect("- * $0 $0 * 3 * $0 $0", 1, "-2*x**2", 5);
+	expect("* $0 * $0 $0", 1, "x**3", 3);                   /* powers */
+	expect("* * $0 $0 - $0 * $0 * $0 $0", 1, "-x**5 + x**3", 8);   /* multiplied out */
+	expect("+ $1 $0", 2, "x1 + x2", 3);                     /* canonical order */
+	expect("* + $0 1 $1", 2, "x2*(x1 + 1)", 5);             /* minimal parentheses */
+	expect("- $0 + $1 1", 2, "x1 - x2 - 1", 5);
+	expect("* - $0 $1 - $0 $1", 2, "(x1 - x2)**2", 5);
+	expect("/ $0 2", 1, "0.5*x", 3);                        /* division by a constant */
+	expect("/ $0 0x1p-24", 1, "1", 1);                      /* ... below 1e-6: protected */
+	expect("- / $0 $1 / $0 $1", 2, "0", 1);
+}
+
+static void test_protected(void **state)
+{
+	(void)state;
+	/* Not rewritten: log(exp(x)) is x only for -13.8 <= x <= 80. */
+	expect("log exp $0", 1, "protlog(protexp(x))", 3);
+	expect("exp log $0", 1, "protexp(protlog(x))", 3);
+	expect("/ 1 $0", 1, "protdiv(1, x)", 3);
+	/* Where the bounds allow it: */
+	expect("log exp sin $0", 1, "sin(x)", 2);
+	expect("exp log exp sin $0", 1, "exp(sin(x))", 3);
+	expect("exp cos $0", 1, "exp(cos(x))", 3);
+	expect("log + * $0 $0 1", 1, "log(x**2 + 1)", 6);
+	expect("/ $0 + cos $0 2", 1, "x/(cos(x) + 2)", 6);
+	expect("* / $0 + cos $0 2 + cos $0 2", 1, "x", 1);     /* a/b*b: b is never 0 */
+	expect("* / $0 $0 $0", 1, "x", 1);                     /* x/x is 1 at x = 0 too */
+	expect("- * / $0 $0 $0 $0", 1, "0", 1);
+}
+
+static void test_logic(void **state)
+{
+	(void)state;
+	expect("> $0 $0", 1, "0", 1);
+	expect("== + $0 1 + 1 $0", 1, "1", 1);
+	expect("IF > $0 1 $0 $0", 1, "x", 1);
+	expect("< $0 $1", 2, "gt(x2, x1)", 3);
+	expect("AND > $0 1 1", 1, "gt(x, 1)", 3);
+	expect("OR > $0 1 0", 1, "gt(x, 1)", 3);
+	expect("OR exp sin $0 $0", 1, "1", 1);                 /* exp(sin(x)) >= 1/e */
+	expect("OR exp $0 $0", 1, "OR(x, protexp(x))", 4);     /* exp(-200) is 0 in float */
+	expect("> sin $0 2", 1, "0", 1);
+	expect("IF exp sin $0 $0 2", 1, "x", 1);
+	expect("IF 0 $0 sin $0", 1, "sin(x)", 2);
+	expect("IF > $0 1 $0 2", 1, "IF(gt(x, 1), x, 2)", 6);
+	expect("not not $0", 2, "x1", 1);
+	expect("and $1 $1", 2, "x2", 1);
+	expect("nand $0 $0", 2, "~x1", 2);
+	expect("or and $1 $0 not $0", 2, "x1 & x2 | ~x1", 6);
+	expect("nand $1 $0", 2, "~(x1 & x2)", 3);
+	expect("if $0 $1 $1", 2, "x2", 1);
+}
+
+static void test_fallback(void **state)
+{
+	(void)state;
+	/* Nothing to gain: the evolved program as it is, in the same syntax. */
+	expect("+ sin $0 * cos $0 -0.5", 1, "sin(x) - 0.5*cos(x)", 7);   /* as large: kept */
+	expect("* -2 + $0 sin $0", 1, "(-2) * (x + sin(x))", 6);    /* -2*x - 2*sin(x) is 8 */
+	expect("nand $0 $1", 2, "~(x1 & x2)", 3);
+	rt_error err = {0};
+	gp_simple s;
+	gp_node bad[2] = {gp_fn(GP_OP_ADD), gp_var(0)};
+	assert_int_equal(gp_simplify(bad, 2, NULL, &s, &err), RT_ERR_INPUT);
+	gp_simple_free(&s);
+}
+
+/* ---- reference with a float error bound ----------------------------------- */
+
+#define U 0x1p-24
+#define EPS ((double)1e-6f)
+
+typedef struct ref {
+	double v, e;     /* double value and bound on the float evaluation's error */
+} ref;
+
+typedef struct ref_ctx {
+	const gp_node *t;
+	int n, i;
+	const double *x;
+	double maxabs;   /* largest intermediate magnitude */
+	int unsure;      /* the float result may take another branch, or overflow */
+	int trig_big;    /* a sin/cos argument beyond 1e6 */
+} ref_ctx;
+
+/* Flags a branch decided by the sign of d (which carries error e). */
+static void near(ref_ctx *c, double d, double e)
+{
+	if (fabs(d) <= 2 * e && e > 0)
+		c->unsure = 1;
+}
+
+static ref ref_fn(ref_ctx *c, int op, ref a, ref b, ref r3)
+{
+	ref r = {0, 0};
+	double aa = fabs(a.v);
+	switch (op) {
+	case GP_OP_ADD: case GP_OP_SUB:
+		r.v = op == GP_OP_ADD ? a.v + b.v : a.v - b.v;
+		r.e = a.e + b.e + U * (fabs(r.v) + a.e + b.e);
+		return r;
+	case GP_OP_MUL:
+		r.v = a.v * b.v;
+		r.e = aa * b.e + fabs(b.v) * a.e + a.e * b.e;
+		r.e += U * (fabs(r.v) + r.e);
+		return r;
+	case GP_OP_DIV:
+		near(c, fabs(b.v) - EPS, b.e);
+		if (fabs(b.v) < EPS)
+			return (ref){1, 0};
+		r.v = a.v / b.v;
+		r.e = (a.e + fabs(r.v) * b.e) / fmax(fabs(b.v) - 2 * b.e, EPS / 2) + U * fabs(r.v);
+		return r;
+	case GP_OP_SIN: case GP_OP_COS:
+		c->trig_big |= aa > 1e6;
+		r.v = op == GP_OP_SIN ? sin(a.v) : cos(a.v);
+		r.e = a.e + 3 * U;
+		return r;
+	case GP_OP_LOG:
+		near(c, aa - EPS, a.e);
+		if (aa < EPS)
+			return (ref){0, 0};
+		r.v = log(aa);
+		r.e = a.e / fmax(aa - 2 * a.e, EPS / 2) + 3 * U * fabs(r.v);
+		return r;
+	case GP_OP_EXP:
+		r.v = exp(fmin(a.v, 80));
+		r.e = r.v * expm1(fmin(a.e, 700)) + 3 * U * r.v;
+		return r;
+	case GP_OP_GT: case GP_OP_LT: case GP_OP_EQ:
+		near(c, a.v - b.v, a.e + b.e);
+		r.v = op == GP_OP_GT ? a.v > b.v : op == GP_OP_LT ? a.v < b.v : a.v == b.v;
+		return r;
+	case GP_OP_AND: case GP_OP_OR:
+		near(c, a.v, a.e);
+		near(c, b.v, b.e);
+		r.v = op == GP_OP_AND ? a.v != 0 && b.v != 0 : a.v != 0 || b.v != 0;
+		return r;
+	case GP_OP_IF:
+		near(c, a.v, a.e);
+		return a.v != 0 ? b : r3;
+	default:
+		c->unsure = 1;
+		return r;
+	}
+}
+
+static ref ref_eval(ref_ctx *c)
+{
+	const gp_node *nd = &c->t[c->i++];
+	ref r = {0, 0}, g[3] = {{0, 0}, {0, 0}, {0, 0}};
+	if (nd->op == GP_TERM_VAR)
+		r.v = c->x[nd->var];
+	else if (nd->op == GP_TERM_CONST)
+		r.v = nd->value;
+	else {
+		for (int k = 0; k < gp_op_arity(nd->op); k++)
+			g[k] = ref_eval(c);
+		r = ref_fn(c, nd->op, g[0], g[1], g[2]);
+	}
+	c->maxabs = fmax(c->maxabs, fabs(r.v));
+	if (!(fabs(r.v) + r.e < 1e37))
+		c->unsure = 1;
+	return r;
+}
+
+/* ---- property test -------------------------------------------------------------- */
+
+#define NPOINTS 64
+
+typedef struct prop_stats {
+	long programs, points, skipped, float_checked, rewritten;
+	long evolved_nodes, simplified_nodes;
+} prop_stats;
+
+/* The float CPU evaluator's outputs of t at the points (column-major x). */
+static void float_outputs(const gp_tree *t, int ninputs, const float *xf, float *out)
+{
+	rt_error err = {0};
+	gp_packed pk;
+	gp_packed_init(&pk);
+	float y[NPOINTS] = {0};
+	gp_cases cs = {0};
+	cs.fitness = GP_FIT_MSE;
+	cs.ninputs = ninputs;
+	cs.ncases = NPOINTS;
+	cs.stride = NPOINTS;
+	cs.x = (float *)xf;
+	cs.y = y;
+	if (gp_pack_lgp(&pk, t, 1, &err) || gp_eval_cpu_outputs(&pk, &cs, out, &err))
+		fail_msg("float evaluator: %s", err.msg);
+	gp_packed_free(&pk);
+}
+
+static void check_point(const gp_tree *t, const gp_simple *s, const double *x, float fout,
+			prop_stats *st)
+{
+	ref_ctx c = {t->nodes, t->n, 0, x, 0, 0, 0};
+	ref r = ref_eval(&c);
+	double d = gp_simplify_eval_prefix(t->nodes, t->n, x);
+	double v = gp_simple_eval(s, x);
+	st->points++;
+	if (c.trig_big || !isfinite(d)) {
+		st->skipped++;
+		return;
+	}
+	double tol = 1e-9 * (1 + c.maxabs);
+	if (!(fabs(v - d) <= tol) && !c.unsure) {
+		rt_buf b = {0};
+		gp_print_prefix(&b, t->nodes, t->n);
+		fail_msg("x = %.17g: evolved %.17g, simplified %.17g (tol %.3g)\n  %s\n  %s", x[0], d, v,
+			 tol, b.data, s->text.data);
+	}
+	if (c.unsure) {
+		st->skipped++;
+		return;
+	}
+	st->float_checked++;
+	double ftol = 2 * r.e + tol;
+	if (!(fabs((double)fout - v) <= ftol)) {
+		rt_buf b = {0};
+		gp_print_prefix(&b, t->nodes, t->n);
+		fail_msg("x = %.9g: float %.9g, simplified %.17g (bound %.3g)\n  %s\n  %s", x[0],
+			 (double)fout, v, ftol, b.data, s->text.data);
+	}
+}
+
+static void check_program(const gp_tree *t, int ninputs, rt_rng *rng, prop_stats *st)
+{
+	rt_error err = {0};
+	gp_simple s;
+	gp_names nm = {ninputs, NULL};
+	if (gp_simplify(t->nodes, t->n, &nm, &s, &err))
+		fail_msg("gp_simplify: %s", err.msg);
+	assert_true(s.size <= t->n);
+	assert_int_equal(s.evolved_size, t->n);
+	st->programs++;
+	st->rewritten += s.rewritten;
+	st->evolved_nodes += t->n;
+	st->simplified_nodes += s.size;
+	float xf[4 * NPOINTS], out[NPOINTS];
+	for (int k = 0; k < ninputs * NPOINTS; k++)
+		xf[k] = (float)rt_rng_range(rng, -3, 3);
+	float_outputs(t, ninputs, xf, out);
+	for (int p = 0; p < NPOINTS; p++) {
+		double x[4];
+		for (int k = 0; k < ninputs; k++)
+			x[k] = xf[k * NPOINTS + p];
+		check_point(t, &s, x, out[p], st);
+	}
+	gp_simple_free(&s);
+}
+
+static void property(const char *funcs, int ninputs, int consts, float cmin, float cmax)
+{
+	rt_error err = {0};
+	gp_fset fs;
+	if (gp_fset_parse(&fs, funcs, ninputs, &err))
+		fail_msg("%s: %s", funcs, err.msg);
+	fs.use_consts = consts;
+	fs.const_min = cmin;
+	fs.const_max = cmax;
+	fs.const_prob = consts ? 0.3 : 0;
+	rt_rng rng;
+	rt_rng_init(&rng, 20240531, (uint64_t)ninputs << 8 | (uint64_t)strlen(funcs));
+	gp_tree t = {0};
+	prop_stats st = {0};
+	for (int i = 0; i < 600; i++) {
+		int depth = 1 + (int)rt_rng_below(&rng, 7);
+		if (gp_tree_random(&t, &fs, depth, (int)rt_rng_below(&rng, 2), &rng, &err))
+			fail_msg("gp_tree_random: %s", err.msg);
+		check_program(&t, ninputs, &rng, &st);
+	}
+	gp_tree_free(&t);
+	printf("  %-48s %ld programs (%ld rewritten), nodes %ld -> %ld; %ld of %ld points "
+	       "checked against float, %ld skipped\n", funcs, st.programs, st.rewritten,
+	       st.evolved_nodes, st.simplified_nodes, st.float_checked, st.points, st.skipped);
+	assert_true(st.skipped * 2 <= st.points);
+	assert_true(st.simplified_nodes < st.evolved_nodes);
+}
+
+static void test_property_sextic(void **state)
+{
+	(void)state;
+	property("+ - * /", 1, 0, 0, 0);          /* sextic.ini's set, no constants */
+	property("+ - * /", 2, 1, -1, 1);
+}
+
+static void test_property_transcendental(void **state)
+{
+	(void)state;
+	property("+ - * / sin cos log exp", 1, 1, -1, 1);
+	property("+ * / log exp", 2, 1, -5, 5);
+}
+
+static void test_property_logic(void **state)
+{
+	(void)state;
+	property("+ - * / sin cos log exp > < == AND OR IF", 3, 1, -2, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arithmetic),
+		cmocka_unit_test(test_protected),
+		cmocka_unit_test(test_logic),
+		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_property_sextic),
+		cmocka_unit_test(test_property_transcendental),
+		cmocka_unit_test(test_property_logic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
