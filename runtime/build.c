@@ -149,8 +149,7 @@ static rt_status compile_kernels(const rt_kind *kind, rt_spec *spec, const rt_op
 
 /* ---- writing the program -------------------------------------------------------- */
 
-/* s as C string literals, one per line of s (at most 200 bytes each). */
-static void put_c_string(rt_buf *o, const char *s)
+void rt_build_c_string(rt_buf *o, const char *s)
 {
 	int col = 0;
 	rt_buf_puts(o, "\t\"");
@@ -184,7 +183,7 @@ static int put_overrides(rt_buf *o, const rt_spec *spec)
 			continue;
 		rt_buf a = {0};
 		rt_buf_printf(&a, "%s.%s=%s", e->section, e->key, e->value);
-		put_c_string(o, a.data ? a.data : "");
+		rt_build_c_string(o, a.data ? a.data : "");
 		rt_buf_puts(o, ",\n");
 		rt_buf_free(&a);
 		n++;
@@ -204,7 +203,7 @@ static rt_status write_main(const build_state *b, const char *name, const char *
 		      "evoforge %s (evoforge build); do not edit: run evoforge build again. */\n"
 		      "#include <stddef.h>\n\n#include \"evoforge_built.h\"\n\n"
 		      "static const char spec_text[] =\n", name, spec->path, RT_VERSION);
-	put_c_string(&o, spec_text);
+	rt_build_c_string(&o, spec_text);
 	rt_buf_puts(&o, ";\n\n");
 	int noverrides = put_overrides(&o, spec);
 	for (int i = 0; i < b->n; i++) {
@@ -212,7 +211,7 @@ static rt_status write_main(const build_state *b, const char *name, const char *
 			      "extern const unsigned char evo_cubin_%d[], evo_cubin_%d_end[];\n"
 			      "static const char log_%d[] =\n", i, b->k[i].name, b->k[i].arch,
 			      b->k[i].size, i, i, i);
-		put_c_string(&o, b->k[i].log ? b->k[i].log : "");
+		rt_build_c_string(&o, b->k[i].log ? b->k[i].log : "");
 		rt_buf_puts(&o, ";\n");
 	}
 	rt_buf_printf(&o, "\nstatic const rt_built_kernel kernels[%d] = {\n", b->n > 0 ? b->n : 1);
@@ -222,9 +221,9 @@ static rt_status write_main(const build_state *b, const char *name, const char *
 			      b->k[i].key, i, i, i);
 	rt_buf_printf(&o, "};\n\nstatic const rt_built_program program = {\n\tRT_BUILT_ABI, \"%s\", "
 		      "\"%s\",\n", name, RT_VERSION);
-	put_c_string(&o, spec->path);
+	rt_build_c_string(&o, spec->path);
 	rt_buf_puts(&o, ",\n");
-	put_c_string(&o, spec_dir);
+	rt_build_c_string(&o, spec_dir);
 	rt_buf_printf(&o, ",\n\tspec_text, overrides, %d, %d, \"%s\", kernels, %d\n};\n\n"
 		      "int main(int argc, char **argv)\n{\n\treturn rt_built_main(&program, argc, "
 		      "argv);\n}\n", noverrides, opt->threads, archs, b->n);

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "kinds.h"
+#include "out.h"
 #include "spec.h"
 
 typedef struct rt_build_cli {
@@ -32,5 +33,9 @@ rt_status rt_build_command(const rt_kind *kind, rt_spec *spec, const rt_options 
  * which some kinds' kernels are specialised to; RT_ERR_INPUT for a name not
  * of the form sm_XY. Unknown archs get the compute capability only. */
 rt_status rt_build_device_profile(const char *arch, gpu_info *info, rt_error *err);
+
+/* Appends s to o as C string literals, one per line of s (at most 200
+ * bytes each), escaped. */
+void rt_build_c_string(rt_buf *o, const char *s);
 
 #endif

@@ -79,6 +79,10 @@ typedef struct rt_kind {
 	/* 1: the kind writes checkpoints (`run --checkpoint-every`) and resumes
 	 * from them (`run --resume`); 0: --resume is refused, naming the kind. */
 	int checkpoints;
+	/* Calls emit for each kernel whose source does not depend on the
+	 * problem (runtime/generic.h: compiled when evoforge is built and
+	 * embedded in it); NULL: none. */
+	rt_status (*generic_kernels)(rt_kernel_emit emit, void *ctx, rt_error *err);
 } rt_kind;
 
 /* The kind named `name`, or NULL. Kinds not yet built are listed with NULL run. */

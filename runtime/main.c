@@ -14,6 +14,7 @@
 #include "export.h"
 #include "gen.h"
 #include "gpu.h"
+#include "generic.h"
 #include "kcache.h"
 #include "kinds.h"
 #include "log.h"
@@ -135,11 +136,20 @@ static const char usage_build[] =
 	"on a GPU of a built arch; `DIR/NAME run --startup-time` times its start-up.\n"
 	"Kinds: gp, de, aco, mbp and svm.\n";
 
+static const char usage_generic[] =
+	"usage: evoforge generic-kernels [--arch sm_80,sm_90] -o DIR\n"
+	"\n"
+	"The ninja build's step (runtime/generic.h): compiles the kernels that do not\n"
+	"depend on the problem (gp: breeding at the default depth limits) for each\n"
+	"--arch into DIR/kernels/ and writes DIR/generic.c and DIR/generic.S, the\n"
+	"table build/evoforge embeds; without NVRTC the table is empty (a warning).\n";
+
 static const char usage_info[] =
 	"usage: evoforge info [--check]\n"
 	"\n"
 	"Prints the backends, the GPU (name, SMs, memory, compute capability,\n"
-	"shared memory, L2), the NVRTC version and the kernel cache folder.\n"
+	"shared memory, L2), the NVRTC version, the kernels embedded at build time\n"
+	"and the kernel cache folder.\n"
 	"--check also runs the smoke kernel on the GPU and compares it with the\n"
 	"CPU (exit 1 when they differ or there is no GPU).\n";
 
@@ -538,7 +548,7 @@ static rt_status cmd_info(int argc, char **argv, cli *c, rt_error *err)
 {
 	rt_error e;
 	int major, minor;
-	char dir[RT_PATH_MAX];
+	char dir[RT_PATH_MAX], archs[128];
 	(void)argc;
 	(void)argv;
 	if (c->help)
@@ -554,11 +564,24 @@ static rt_status cmd_info(int argc, char **argv, cli *c, rt_error *err)
 		printf("nvrtc:        %d.%d\n", major, minor);
 	else
 		printf("nvrtc:        none (%s)\n", e.msg);
+	printf("embedded:     %d generic kernel(s) for %s\n", rt_generic_count(),
+	       rt_generic_archs(archs, sizeof archs));
 	if (kcache_dir(dir, sizeof dir, &e) == RT_OK)
 		printf("kernel cache: %s\n", dir);
 	else
 		printf("kernel cache: unavailable (%s)\n", e.msg);
 	return c->check ? info_check(err) : RT_OK;
+}
+
+static rt_status cmd_generic(int argc, char **argv, cli *c, rt_error *err)
+{
+	(void)argv;
+	if (c->help)
+		return (fputs(usage_generic, stdout), RT_OK);
+	if (argc - optind != 0 || !c->opt.outdir)
+		return rt_fail(err, RT_ERR_INPUT, "generic-kernels: expected -o DIR and no arguments "
+			       "(see evoforge help generic-kernels)");
+	return rt_generic_write(c->opt.arch, c->opt.outdir, err);
 }
 
 static rt_status cmd_export(int argc, char **argv, cli *c, rt_error *err)
@@ -654,6 +677,7 @@ static int run_command(int argc, char **argv, rt_error *err)
 		{"eval", cmd_eval, usage_eval},
 		{"build", cmd_build, usage_build},
 		{"plot", cmd_plot, usage_plot},
+		{"generic-kernels", cmd_generic, usage_generic},   /* the build's (not listed) */
 	};
 	cli c;
 	rt_status st;

@@ -19,6 +19,7 @@
  * the toolkit's nvrtc.h whatever the -I order. */
 #include <crt/../nvrtc.h>
 
+#include "generic.h"
 #include "kcache.h"
 #include "log.h"
 #include "nvrtc.h"
@@ -525,6 +526,19 @@ static void count(int *counter, double seconds)
 	pthread_mutex_unlock(&nvrtc_lock);
 }
 
+/* 1 and out (a copy) if the compile is embedded in evoforge (generic.h). */
+static int from_generic(const char *name, const char *source, const char *arch,
+			const char *const *options, int noptions, nvrtc_output *out)
+{
+	const rt_built_kernel *k;
+	if (rt_generic_count() == 0 || env_flag("EVOFORGE_NO_EMBEDDED") ||
+	    !(k = rt_generic_find(kcache_prebuilt_key(name, source, arch, options, noptions), name,
+				  arch)))
+		return 0;
+	nvrtc_output o = { (void *)k->cubin, (size_t)(k->end - k->cubin), (char *)k->log, 1 };
+	return output_copy(&o, out);
+}
+
 /* The options nvrtc_compile passes: the fixed ones, then the caller's
  * (*opts malloc'ed; arch_opt holds the arch option's text). */
 static rt_status full_options(const char *arch, const char *const *options, int noptions,
@@ -625,9 +639,9 @@ int nvrtc_reserve(const char *name, const char *source, const char *arch,
 	if (!name || !*name || !source || !arch || strncmp(arch, "sm_", 3) != 0 ||
 	    strlen(arch) > 16 || noptions < 0 || (noptions > 0 && !options))
 		return 0;   /* the run's own compile says what is wrong */
-	if (kcache_prebuilt_count() > 0 &&
-	    kcache_prebuilt_find(kcache_prebuilt_key(name, source, arch, options, noptions), name,
-				 arch))
+	uint64_t pkey = kcache_prebuilt_key(name, source, arch, options, noptions);
+	if ((kcache_prebuilt_count() > 0 && kcache_prebuilt_find(pkey, name, arch)) ||
+	    rt_generic_find(pkey, name, arch))
 		return 0;   /* embedded in this program */
 	if (compile_key(name, source, arch, options, noptions, arch_opt, &opts, &nopts, &key,
 			NULL) != RT_OK)
@@ -666,6 +680,11 @@ static rt_status compile_source(const char *name, const char *source, const char
 			       name, arch);
 	if (noptions < 0 || (noptions > 0 && !options))
 		return rt_fail(err, RT_ERR_INTERNAL, "nvrtc_compile: bad option list");
+	if (from_generic(name, source, arch, options, noptions, out)) {
+		count(&stats.prebuilt, 0);
+		rt_mark_detail("embedded", name);
+		return RT_OK;
+	}
 	if (kcache_prebuilt_count() > 0) {
 		int found;
 		st = compile_prebuilt(name, source, arch, options, noptions, out, &found, err);

@@ -30,7 +30,9 @@ typedef struct nvrtc_output {
 /* Compiles `source` named `name` (e.g. "gp_gpu-lgp-fast-s8.cu") for `arch`
  * ("sm_90") with extra options (may be NULL/0), always with
  * --gpu-architecture=<arch> -std=c++17 -default-device first. Uses the cache
- * unless EVOFORGE_NO_CACHE is set; EVOFORGE_CACHE_STRICT makes a miss
+ * unless EVOFORGE_NO_CACHE is set; a kernel embedded in evoforge at its
+ * build (generic.h) is taken from there unless EVOFORGE_NO_EMBEDDED is set;
+ * EVOFORGE_CACHE_STRICT makes a miss
  * RT_ERR_INTERNAL. A compile error is RT_ERR_NVRTC with the name, options,
  * log and the path of the saved source (<cache>/failed/<name>). On success
  * out->log is never NULL (may be ""). */

@@ -241,4 +241,5 @@ const rt_kind aco_kind = {
 	aco_kernels,
 	"iterations",
 	1,
+	NULL,   /* no generic kernels (runtime/generic.h) */
 };

@@ -450,4 +450,5 @@ const rt_kind de_kind = {
 	de_kernels,
 	"generations",
 	1,
+	NULL,   /* no generic kernels (runtime/generic.h) */
 };

@@ -901,4 +901,5 @@ const rt_kind gp_kind = {
 	gp_build_kernels,
 	"generations",
 	1,
+	gp_generic_kernels,
 };

@@ -92,6 +92,9 @@ rt_status gp_gen_sources(rt_spec *spec, const rt_options *opt, const char *dir, 
  * prepares before generation 0 (runtime/kprep.h). */
 struct gp_problem;
 rt_status gp_kernels_of(const struct gp_problem *p, rt_kernel_emit emit, void *ctx, rt_error *err);
+/* rt_kind.generic_kernels: the breeding kernels for the default depth limits
+ * (gp_breed_defaults), the same for every problem that keeps them. */
+rt_status gp_generic_kernels(rt_kernel_emit emit, void *ctx, rt_error *err);
 /* `evoforge build` for kind gp (rt_kind.kernels): gp_kernels_of for spec. */
 rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 			   rt_kernel_emit emit, void *ctx, rt_error *err);

@@ -153,6 +153,12 @@ rt_status gp_kernels_of(const gp_problem *p, rt_kernel_emit emit, void *ctx, rt_
 	return st;
 }
 
+rt_status gp_generic_kernels(rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	gp_breed b = gp_breed_defaults();
+	return gp_gpu_breed_kernel(&b, emit, ctx, err);
+}
+
 rt_status gp_build_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 			   rt_kernel_emit emit, void *ctx, rt_error *err)
 {

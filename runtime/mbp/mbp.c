@@ -387,4 +387,5 @@ const rt_kind mbp_kind = {
 	mbp_kernels,
 	"epochs",
 	1,
+	NULL,   /* no generic kernels (runtime/generic.h) */
 };

@@ -460,4 +460,5 @@ const rt_kind svm_kind = {
 	svm_kernels,
 	NULL,
 	1,
+	NULL,   /* no generic kernels (runtime/generic.h) */
 };
