@@ -179,10 +179,13 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	if (min_blocks < 1)
 		min_blocks = 1;
 	snprintf(name, sizeof name, "de-%s.cu", job->name);
-	gen_begin(src, name, "differential evolution kernels (fused, naive and multi-block)");
+	gen_begin(src, name, "differential evolution kernels (the variant's: fused, naive or multi-block)");
 	gen_line(src, "/* %s, dim %d, population %d, DE/%s, %s, F %g, CR %g */",
 		 job->function == DE_FN_USER ? "user objective" : de_function_name(job->function),
 		 job->dim, job->np, de_job_strategy_name(job), de_job_bounds_name(job), job->F, job->CR);
+	/* the run's variant's kernels alone (de.cu's DE_KERNELS) */
+	gen_define_int(src, "DE_KERNELS", job->variant == DE_VARIANT_NAIVE ? 2
+			  : job->variant == DE_VARIANT_MULTIBLOCK ? 3 : 1);
 	gen_define_int(src, "DE_DIM", job->dim);
 	gen_define_int(src, "DE_NP", job->np);
 	gen_define_int(src, "DE_FUNCTION", job->function == DE_FN_USER ? 0 : job->function);

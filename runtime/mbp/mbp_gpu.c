@@ -148,6 +148,8 @@ rt_status mbp_gpu_source(const mbp_job *job, gen_source *src, rt_error *err)
 	gen_line(src, "#define MBP_CHUNK %d", job->chunk);
 	gen_line(src, "#define MBP_THREADS %d", threads);
 	gen_line(src, "#define MBP_STAGE_X %d", stage_inputs(job));
+	gen_line(src, "#define MBP_KERNELS %d  /* %s */", use_split(job) ? 2 : 1,
+		 use_split(job) ? "the split pair" : "mbp_fused");
 	if (job->net_base > 0)   /* this MPI rank's first network (mbp_shard.c) */
 		gen_line(src, "#define MBP_NET_BASE %ld", job->net_base);
 	return gen_template(src, "mbp/mbp.cu", err);

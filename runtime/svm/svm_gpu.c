@@ -99,6 +99,7 @@ rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_err
 	gen_line(src, "#define SVM_FEATURES %d", nfeat < 0 ? 1 : nfeat);
 	gen_line(src, "#define SVM_WSS %d", p->wss);
 	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
+	gen_line(src, "#define SVM_MODULE %d", p->gpu_module_all ? 0 : p->gpu_roles ? 2 : 1);
 	return gen_template(src, "svm/svm.cu", err);
 }
 
@@ -911,7 +912,9 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 	gpu_task task;             /* the persistent solver's phase A over the same blocks */
 	gpu_ptr none = 0;
 	void *phase_a[] = { &task, &none, &none }, *phase_ag[] = { &task, &q.row_i, &q.row_j };
-	if (st == RT_OK && (st = open_module(&g, d, p, err)) == RT_OK &&
+	svm_params all = *p;   /* the bench launches every kernel */
+	all.gpu_module_all = 1;
+	if (st == RT_OK && (st = open_module(&g, d, &all, err)) == RT_OK &&
 	    (st = upload(&g, &q, &(svm_gpu_problem){ .d = d, .idx = idx, .y = y }, NULL, err)) == RT_OK &&
 	    (st = gpu_upload(g.ctx, t->st, &s0, sizeof s0, err)) == RT_OK) {
 		unsigned b = (unsigned)g.parts;

@@ -165,6 +165,8 @@ typedef struct svm_params {
 	int gpu;                   /* 1: solve on the GPU (svm_gpu.c) */
 	int gpu_roles;             /* GPU: 0 the persistent kernel (the default), 1 the
 	                              per-role kernels (8 launches per iteration) */
+	int gpu_module_all;        /* 1: the GPU module holds every kernel (the bandwidth
+	                              bench); 0: those gpu_roles runs (a shorter compile) */
 	double gpu_cache_mb;       /* GPU kernel-row cache; 0: half the free device memory */
 	int gpu_blocks_per_sm;     /* GPU persistent kernel: blocks per SM, 1 .. 4 (0: what fits,
 	                              at most 4, or EVOFORGE_SVM_BLOCKS_PER_SM) */

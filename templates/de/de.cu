@@ -33,6 +33,12 @@
  * (problem, individual), one launch per generation; see its section. */
 #include "de_mixed.h"
 
+/* The kernels this module holds: 0 all, 1 the fused kernel, 2 the naive
+ * baseline's, 3 the multi-block kernel (the generator asks for the run's
+ * variant alone: a third of the compile). */
+#ifndef DE_KERNELS
+#define DE_KERNELS 0
+#endif
 #ifndef DE_DIM
 #define DE_DIM 30
 #endif
@@ -436,6 +442,7 @@ RT_DEV void de_publish_best(de_state *state, float *hist, int p, float bv, int b
 		hist[(long long)p * hist_len + gen / hist_every] = bv;
 }
 
+#if DE_KERNELS == 0 || DE_KERNELS == 1   /* the fused kernel */
 /* Runs problems [pbegin, pend) up to generation gen_end each (or until their
  * target). State lives in global memory between launches:
  *   popg  shared variant: [problem][DE_DIM][DE_NP]; global: two such buffers
@@ -596,6 +603,9 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 	}
 }
 
+#endif
+
+#if DE_KERNELS == 0 || DE_KERNELS == 2
 /* ---- the naive multi-kernel baseline ---------------------------------------
  * Global arrays [problem][DE_DIM][DE_NP] (pop, mut, trial) and [problem][DE_NP]
  * (fit, tfit); one thread per (problem, individual), problems [pbegin, pend). */
@@ -707,6 +717,9 @@ de_naive_select(float *pop, float *fit, const float *trial, const float *tfit,
 	fit[(long long)p * DE_NP + i] = better ? f : fo;
 }
 
+#endif
+
+#if DE_KERNELS == 0 || DE_KERNELS == 3
 /* ---- the multi-block kernel (variant multiblock) ------------------------------
  * For large dimensions, where one block per problem leaves most SMs idle and
  * a thread per individual walks D components alone: a block of DE_MB_BLOCK
@@ -902,4 +915,5 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	if (tid == 0)
 		count[p] = 0u;
 }
+#endif   /* DE_KERNELS */
 #endif

@@ -22,6 +22,11 @@
 #include "mbp_core.h"
 #include "philox.h"
 
+/* The kernels the module holds: 0 both forms, 1 mbp_fused, 2 the split pair
+ * (the generator asks for the run's: a shorter compile). */
+#ifndef MBP_KERNELS
+#define MBP_KERNELS 0
+#endif
 #ifndef MBP_NI
 #define MBP_NI 2
 #define MBP_H1 4
@@ -360,6 +365,7 @@ __device__ __forceinline__ void mbp_epoch_passes(mbp_owner *o, float *sm, const 
 	}
 }
 
+#if MBP_KERNELS != 2   /* the fused kernel */
 extern "C" __global__ void __launch_bounds__(MBP_THREADS)
 mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *__restrict__ train,
 	  const int *__restrict__ ntrain, int train_stride, int sets, float *W, float *ETA, float *V,
@@ -421,7 +427,9 @@ mbp_fused(const float *__restrict__ X, const float *__restrict__ T, const int *_
 		state[net].restores += restores;
 	}
 }
+#endif
 
+#if MBP_KERNELS != 1   /* the split kernels */
 /* ---- split: batch mode over many blocks per network ---------------------------
  * For large training sets one block per network leaves the GPU idle. Here an
  * epoch is two launches: mbp_split_grad runs chunk c of network `net` in
@@ -492,3 +500,4 @@ mbp_split_end(const int *__restrict__ ntrain, int sets, float *W, float *ETA, fl
 				 &V[base + k], &GP[base + k]);
 	}
 }
+#endif

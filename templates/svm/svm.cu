@@ -26,6 +26,14 @@
  * matrix then. */
 #include "svm_core.h"
 
+/* The kernels the module holds (svm_gpu_source): SVM_MODULE 0 every one
+ * (the bandwidth bench), 1 the persistent solver's, 2 the per-role ones. */
+#ifndef SVM_MODULE
+#define SVM_MODULE 0
+#endif
+#define SVM_PERSISTENT (SVM_MODULE == 0 || SVM_MODULE == 1)
+#define SVM_ROLES (SVM_MODULE == 0 || SVM_MODULE == 2)
+#define SVM_BENCH (SVM_MODULE == 0)
 #ifndef SVM_KERNEL   /* defaults for reading this file alone (the generator defines them) */
 #define SVM_KERNEL 2
 #define SVM_FEATURES 8
@@ -105,6 +113,7 @@ __device__ __forceinline__ void svm_write_part(double best, int bi, double g2, d
  * this stays as the measured reference it replaced); which 1: j (value
  * -obj over I_low, or y G for the first-order rule) and the block's max
  * y G over I_low. */
+#if SVM_ROLES   /* svm_pick_blocks */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_blocks(const double *G, const double *alpha, const signed char *y, const float *row_i,
 		const double *QD, int n, double Cp, double Cn, svm_state *st, int which,
@@ -143,6 +152,7 @@ svm_pick_blocks(const double *G, const double *alpha, const signed char *y, cons
 	}
 	svm_write_part(best, bi, g2, part_v, part_i, part_g2, blockIdx.x);
 }
+#endif
 
 /* ---- the i pick (roles): argmax of -y G over I_up --------------------------
  * The same (value, index) as svm_pick_blocks with which 0: the larger value,
@@ -251,6 +261,7 @@ __device__ __forceinline__ void svm_write_part_i(double best, int bi, double *pa
 /* Phase 1 of the roles solver's i pick (svm_pick_finish with which 0 does
  * phase 2): each block's best candidate into part[block], two pairs of
  * points a trip per thread. */
+#if SVM_ROLES   /* svm_pick_i */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_i(const double *G, const double *alpha, const signed char *y, int n, double Cp,
 	   double Cn, const svm_state *st, double *part_v, int *part_i, double *part_g2)
@@ -262,10 +273,12 @@ svm_pick_i(const double *G, const double *alpha, const signed char *y, int n, do
 	svm_pick_i_own(G, alpha, y, n, Cp, Cn, &best, &bi);
 	svm_write_part_i(best, bi, part_v, part_i, part_g2, blockIdx.x);
 }
+#endif
 
 /* The seed's fused pick, measured by svm_gpu_bandwidth only: the first-
  * order i (max of -y G over I_up, parts [0, blocks)) and j (max of y G over
  * I_low, parts [blocks, 2 blocks)) in one pass over G, alpha and y. */
+#if SVM_BENCH   /* svm_pick_both */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_both(const double *G, const double *alpha, const signed char *y, int n, double Cp,
 	      double Cn, double *part_v, int *part_i, double *part_g2)
@@ -287,6 +300,7 @@ svm_pick_both(const double *G, const double *alpha, const signed char *y, int n,
 	svm_write_part(best_i, bi, SVM_NEG_HUGE, part_v, part_i, part_g2, blockIdx.x);
 	svm_write_part(best_j, bj, best_j, part_v, part_i, part_g2, gridDim.x + blockIdx.x);
 }
+#endif
 
 /* Q_pt = y_p y_t K(x_p, x_t) as float, from the dot product x_p . x_t. */
 __device__ __forceinline__ float svm_q_dot(double dot, int p, int t, const double *sq,
@@ -367,6 +381,7 @@ __device__ __forceinline__ void svm_row_csr_part(float *xp, const long long *ptr
  * features passing through shared memory 16 at a time. */
 #define SVM_GRAM_TILE 64
 #define SVM_GRAM_CHUNK 16
+#if SVM_PERSISTENT   /* svm_gram */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_gram(const float *xt, int npad, int n, double *gram)
 {
@@ -399,6 +414,7 @@ svm_gram(const float *xt, int npad, int n, double *gram)
 				gram[(size_t)r * n + c] = acc[k][l];
 		}
 }
+#endif
 
 /* Loads point p into shared memory xp. */
 __device__ __forceinline__ void svm_load_point(float *xp, const float *xt, int p, int npad)
@@ -432,6 +448,7 @@ __device__ __forceinline__ void svm_reduce_parts(const double *part_v, const int
 }
 
 /* Phase 2: one block reduces the parts and records the pick. */
+#if SVM_ROLES   /* svm_pick_finish */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_pick_finish(const double *part_v, const int *part_i, const double *part_g2, int nparts,
 		svm_state *st, int which, double eps)
@@ -455,8 +472,10 @@ svm_pick_finish(const double *part_v, const int *part_i, const double *part_g2, 
 			st->done = 1;
 	}
 }
+#endif
 
 /* Q row of point i (which 0) or j (which 1): y_p y_t K(x_p, x_t), as float. */
+#if SVM_ROLES   /* svm_row */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_row(const float *xt, const double *sq, const signed char *y, int n, int npad,
 	const svm_state *st, int which, svm_kernel_params kp, float *row)
@@ -470,8 +489,10 @@ svm_row(const float *xt, const double *sq, const signed char *y, int n, int npad
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
 		row[t] = svm_q(xp, p, t, xt, sq, y, npad, &kp);
 }
+#endif
 
 /* Sparse data: svm_row's work from CSR rows. */
+#if SVM_ROLES   /* svm_row_csr */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_row_csr(const long long *ptr, const int *col, const float *val, const double *sq,
 	    const signed char *y, int n, const svm_state *st, int which, svm_kernel_params kp,
@@ -483,8 +504,10 @@ svm_row_csr(const long long *ptr, const int *col, const float *val, const double
 	svm_row_csr_part(xp, ptr, col, val, sq, y, n, which ? st->j : st->i,
 			 blockIdx.x * SVM_THREADS, gridDim.x * SVM_THREADS, &kp, row);
 }
+#endif
 
 /* The pair's update (one thread). */
+#if SVM_ROLES   /* svm_step */
 extern "C" __global__ void svm_step(double *alpha, const double *G, const signed char *y,
 				    const double *QD, const float *row_i, double Cp, double Cn,
 				    svm_state *st)
@@ -501,8 +524,10 @@ extern "C" __global__ void svm_step(double *alpha, const double *G, const signed
 	st->daj = aj - oj;
 	st->iterations++;
 }
+#endif
 
 /* G += Q_i dai + Q_j daj. */
+#if SVM_ROLES   /* svm_grad */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_state *st)
 {
@@ -512,6 +537,7 @@ svm_grad(double *G, const float *row_i, const float *row_j, int n, const svm_sta
 	for (int t = blockIdx.x * SVM_THREADS + threadIdx.x; t < n; t += gridDim.x * SVM_THREADS)
 		G[t] += (double)row_i[t] * dai + (double)row_j[t] * daj;
 }
+#endif
 
 /* ---- persistent: many iterations per launch -------------------------------
  * One cooperative launch runs up to `iters` iterations of one or many
@@ -694,11 +720,13 @@ __device__ __forceinline__ void svm_phase_a(const svm_task &T, int b, const floa
 /* svm_gpu_bandwidth only: the persistent solver's phase A for one task
  * over the launch's blocks (the task's nblocks must equal them), with the
  * G update when rows are given (dai = daj = 0: G rewritten unchanged). */
+#if SVM_BENCH   /* svm_phase_a_bench */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS)
 svm_phase_a_bench(svm_task T, const float *row_i, const float *row_j)
 {
 	svm_phase_a(T, blockIdx.x, row_i, row_j, 0.0, 0.0);
 }
+#endif
 
 /* Phase B: the block's best j for i (and its largest y G over I_low). */
 __device__ __forceinline__ void svm_phase_b(const svm_task &T, int b, int i, double gmax,
@@ -814,6 +842,7 @@ __device__ __forceinline__ int svm_team_sync(const svm_task &T, int b, unsigned 
 	return s->done;
 }
 
+#if SVM_PERSISTENT   /* svm_persistent */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS, 1)
 svm_persistent(const svm_task *tasks, const int *block_task, int iters)
 {
@@ -849,11 +878,14 @@ svm_persistent(const svm_task *tasks, const int *block_task, int iters)
 		}
 	}
 }
+#endif
 
 /* The bandwidth bound the kernels are measured against: a plain copy. */
+#if SVM_BENCH   /* svm_copy */
 extern "C" __global__ void svm_copy(const float4 *src, float4 *dst, long long n4)
 {
 	for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < n4;
 	     k += (long long)gridDim.x * blockDim.x)
 		dst[k] = src[k];
 }
+#endif

@@ -958,11 +958,9 @@ static void test_run_writes_results(void **state)
 
 /* ---- NVRTC: the kernels compile for sm_90 with no spills --------------------------- */
 
-static void compile_no_spills(const de_job *job)
+/* The module of one variant (de.cu's DE_KERNELS: a variant's kernels alone). */
+static void compile_variant_no_spills(const de_job *job, const char *const *kernels, int nkernels)
 {
-	static const char *const kernels[] = { "de_fused", "de_naive_init", "de_naive_eval",
-					       "de_naive_best", "de_naive_mutate", "de_naive_cross",
-					       "de_naive_select", "de_mb_gen" };
 	const char *opts[8];
 	int n, shared, block;
 	const char *const *base = de_gpu_nvrtc_options(&n);
@@ -977,7 +975,7 @@ static void compile_no_spills(const de_job *job)
 	assert_int_equal(de_gpu_source(job, NULL, &src, &shared, &block, &err), RT_OK);
 	if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, n, &out, &err))
 		fail_msg("%s", err.msg);
-	for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++) {
+	for (int k = 0; k < nkernels; k++) {
 		nvrtc_usage u;
 		if (nvrtc_parse_usage(out.log, kernels[k], &u, &err))
 			fail_msg("%s: %s", src.name, err.msg);
@@ -991,8 +989,27 @@ static void compile_no_spills(const de_job *job)
 		    u.stack_frame != 0)
 			fail_msg("%s: %s has a %d-byte stack frame", src.name, kernels[k], u.stack_frame);
 	}
+	/* and no other variant's kernel is in the module */
+	nvrtc_usage u;
+	const char *other = kernels[0][3] == 'f' ? "de_mb_gen" : "de_fused";
+	assert_int_not_equal(nvrtc_parse_usage(out.log, other, &u, &err), RT_OK);
 	nvrtc_output_free(&out);
 	gen_free(&src);
+}
+
+static void compile_no_spills(const de_job *job)
+{
+	static const char *const fused[] = { "de_fused" };
+	static const char *const naive[] = { "de_naive_init", "de_naive_eval", "de_naive_best",
+					     "de_naive_mutate", "de_naive_cross", "de_naive_select" };
+	static const char *const mb[] = { "de_mb_gen" };
+	de_job v = *job;
+	v.variant = DE_VARIANT_FUSED;
+	compile_variant_no_spills(&v, fused, 1);
+	v.variant = DE_VARIANT_NAIVE;
+	compile_variant_no_spills(&v, naive, 6);
+	v.variant = DE_VARIANT_MULTIBLOCK;
+	compile_variant_no_spills(&v, mb, 1);
 }
 
 static void test_nvrtc_kernels(void **state)

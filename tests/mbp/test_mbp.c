@@ -322,8 +322,15 @@ static void kernels_compile(void **state)
 		assert_int_equal(strstr(src.text.data, "#define MBP_NET_BASE 7\n") != NULL, c >= 4);
 		if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
 			fail_msg("%s", err.msg);
-		assert_int_equal(nvrtc_parse_usage(out.log, "mbp_fused", &u, &err), RT_OK);
+		/* the run's form alone: mbp_fused, or the split pair for c == 4 */
+		const char *kernel = c == 4 ? "mbp_split_grad" : "mbp_fused";
+		const char *absent = c == 4 ? "mbp_fused" : "mbp_split_grad";
+		if (nvrtc_parse_usage(out.log, kernel, &u, &err) != RT_OK)
+			fail_msg("%s: %s", src.name, err.msg);
 		assert_true(u.registers > 0);
+		assert_int_not_equal(nvrtc_parse_usage(out.log, absent, &u, &err), RT_OK);
+		if (c == 4)
+			assert_int_equal(nvrtc_parse_usage(out.log, "mbp_split_end", &u, &err), RT_OK);
 		nvrtc_output_free(&out);
 		gen_free(&src);
 		mbp_job_free(&job);

@@ -385,6 +385,7 @@ static void gpu_sparse_kernels_compile(void **state)
 			memset(&src, 0, sizeof src);
 			default_params(&p, k, 1, 0.5);
 			p.wss = w;
+			p.gpu_module_all = 1;   /* both the persistent and the per-role kernels */
 			assert_int_equal(svm_gpu_source(&p, -200000, &src, &err), RT_OK);
 			assert_non_null(strstr(src.text.data, "#define SVM_SPARSE 1"));
 			if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
