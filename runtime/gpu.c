@@ -338,6 +338,23 @@ static rt_status gpu_bind(gpu_context *ctx, rt_error *err)
 	return GPU_CHECK(p_cuCtxSetCurrent(ctx->ctx));
 }
 
+/* Keeps device dev's primary context for the rest of the process (one more
+ * reference, never released: the driver ends it with the process, as the
+ * CUDA runtime does), so that a context closed and opened again -- svm's
+ * training then its prediction, a library's next job -- is not destroyed
+ * and made anew (0.1-0.15 s each on an H100). */
+static void keep_primary(CUdevice dev)
+{
+	static unsigned char kept[64];
+	CUcontext c;
+	if (dev < 0 || dev >= 64)
+		return;
+	pthread_mutex_lock(&gpu_lock);
+	if (!kept[dev] && p_cuDevicePrimaryCtxRetain(&c, dev) == CUDA_SUCCESS)
+		kept[dev] = 1;
+	pthread_mutex_unlock(&gpu_lock);
+}
+
 static rt_status context_open(int ordinal, gpu_context **out, rt_error *err)
 {
 	CUdevice dev;
@@ -354,6 +371,7 @@ static rt_status context_open(int ordinal, gpu_context **out, rt_error *err)
 		free(ctx);
 		return st;
 	}
+	keep_primary(dev);
 	if ((st = gpu_bind(ctx, err)) != RT_OK) {
 		GPU_CLEANUP(p_cuDevicePrimaryCtxRelease(dev));
 		free(ctx);

@@ -407,9 +407,15 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 		int stop = 0;
 		if (rt_islands_due(isl, g)) {
 			/* the device hands the population over for the migration */
-			if (!(st = gp_gpu_breeder_trees(bd, pop, err)) &&
-			    !(st = island_step(p, isl, g, pop, fit, res, &stop, err)))
+			rt_mark("migration: population to the host");
+			if (!(st = gp_gpu_breeder_trees(bd, pop, err))) {
+				rt_mark("migration: exchange");
+				st = island_step(p, isl, g, pop, fit, res, &stop, err);
+			}
+			rt_mark("migration: population to the device");
+			if (!st)
 				st = gp_gpu_breeder_load(bd, pop, fit, err);
+			rt_mark("migration: done");
 			for (int i = 0; i < n; i++) {
 				sizes[i] = (uint32_t)pop[i].n;
 				gp_tree_free(&pop[i]);
