@@ -677,7 +677,7 @@ static rt_status predict_locked(evoforge_job *job, const rt_mem_table *t, const 
 static evoforge_status predict_table(evoforge_job *job, const double *X, long rows, int cols,
 				     const char *const *colnames, rt_mem_table *t, double **zeros)
 {
-	const char **names = colnames ? NULL : default_colnames(job, cols);
+	const char **names;
 	rt_status st;
 	memset(t, 0, sizeof *t);
 	*zeros = NULL;
@@ -686,6 +686,7 @@ static evoforge_status predict_table(evoforge_job *job, const double *X, long ro
 				"cols > 0, got %ld rows and %d cols", rows, cols);
 	if (!strcmp(job->kind->name, "svm") && !(*zeros = calloc((size_t)rows, sizeof **zeros)))
 		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	names = colnames ? NULL : default_colnames(job, cols);   /* freed below, on every path */
 	strcpy(t->name, "predict");
 	t->x = X;
 	t->y = *zeros;
