@@ -210,7 +210,7 @@ static nvrtc_stats job_stats(void)
 
 static void say_startup(const char *kind)
 {
-	int cached = su.at_run.from_disk + su.at_run.from_memory + su.at_run.prebuilt;
+	int cached = su.at_run.from_disk + su.at_run.prebuilt;
 	if (su.at_run.compiled > 0)
 		rt_info("%s: start-up %.2f s, of which %d kernel compile(s) took %.2f s (summed over "
 			"threads; %d cached); nothing is compiled from here on", kind, su.startup_s,
@@ -261,6 +261,6 @@ void rt_startup_json(rt_json *j)
 	rt_json_double(j, "startup_s", su.startup_s >= 0 ? su.startup_s : 0);
 	rt_json_double(j, "compile_s", now.compile_s);
 	rt_json_int(j, "compiles", now.compiled);
-	rt_json_int(j, "kernels_cached", now.from_disk + now.from_memory + now.prebuilt);
+	rt_json_int(j, "kernels_cached", now.from_disk + now.prebuilt);
 	rt_json_int(j, "compiles_in_run", su.in_run + (su.in_loop ? now.compiled - su.loop_from : 0));
 }

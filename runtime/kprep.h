@@ -59,7 +59,7 @@ void rt_run_begins(const char *kind);
 /* The loop's end (mark "run end"): compiles in between count as in-run. */
 void rt_run_ends(void);
 /* result.json's startup_s, compile_s, compiles (NVRTC runs), kernels_cached
- * (disk, prepared or embedded), compiles_in_run (inside loops). The counts
+ * (from the disk cache or embedded), compiles_in_run (inside loops). The counts
  * are the process's, since it began (or since rt_startup_begin). */
 void rt_startup_json(rt_json *j);
 
