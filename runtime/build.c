@@ -39,18 +39,10 @@ extern char **environ;
 #define RT_BUILD_LIBS "-Wl,-Bstatic -linih -lz -Wl,-Bdynamic -ldl -lpthread -lm"
 #endif
 
-/* One embedded cubin. */
-typedef struct build_kernel {
-	char name[128], arch[16];
-	uint64_t key;
-	char *log;
-	size_t size;
-} build_kernel;
-
 typedef struct build_state {
 	const char *dir;
 	const char *arch;          /* the arch being compiled */
-	build_kernel *k;
+	rt_build_kernel *k;
 	int n, cap;
 } build_state;
 
@@ -100,7 +92,7 @@ static rt_status emit_kernel(void *ctx, const char *name, const char *source,
 			return RT_OK;
 	if (b->n == b->cap) {
 		int cap = b->cap ? 2 * b->cap : 16;
-		build_kernel *k = rt_realloc(b->k, (size_t)cap * sizeof *k, err);
+		rt_build_kernel *k = rt_realloc(b->k, (size_t)cap * sizeof *k, err);
 		if (!k)
 			return RT_ERR_SYSTEM;
 		b->k = k;
@@ -114,20 +106,27 @@ static rt_status emit_kernel(void *ctx, const char *name, const char *source,
 		return st;
 	if ((st = nvrtc_compile(name, source, b->arch, options, noptions, &out, err)) != RT_OK)
 		return st;
-	build_kernel *k = &b->k[b->n];
-	memset(k, 0, sizeof *k);
-	snprintf(k->name, sizeof k->name, "%s", name);
-	snprintf(k->arch, sizeof k->arch, "%s", b->arch);
-	k->key = key;
-	k->size = out.size;
 	if ((st = rt_format(path, sizeof path, err, "%s/kernels/k%d.cubin", b->dir, b->n)) == RT_OK &&
-	    (st = rt_write_file_atomic(path, out.cubin, out.size, err)) == RT_OK) {
-		k->log = out.log;   /* taken over */
-		out.log = NULL;
+	    (st = rt_build_keep_cubin(&b->k[b->n], name, b->arch, key, &out, path, err)) == RT_OK)
 		b->n++;
-	}
 	nvrtc_output_free(&out);
 	return st;
+}
+
+rt_status rt_build_keep_cubin(rt_build_kernel *k, const char *name, const char *arch, uint64_t key,
+			      nvrtc_output *out, const char *path, rt_error *err)
+{
+	rt_status st = rt_write_file_atomic(path, out->cubin, out->size, err);
+	memset(k, 0, sizeof *k);
+	if (st != RT_OK)
+		return st;
+	snprintf(k->name, sizeof k->name, "%s", name);
+	snprintf(k->arch, sizeof k->arch, "%s", arch);
+	k->key = key;
+	k->size = out->size;
+	k->log = out->log;   /* taken over */
+	out->log = NULL;
+	return RT_OK;
 }
 
 /* Every kernel the kind lists, for every arch of the comma-separated list. */

@@ -15,6 +15,9 @@
 #ifndef RT_BUILD_H
 #define RT_BUILD_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "error.h"
 #include "kinds.h"
 #include "out.h"
@@ -33,6 +36,20 @@ rt_status rt_build_command(const rt_kind *kind, rt_spec *spec, const rt_options 
  * which some kinds' kernels are specialised to; RT_ERR_INPUT for a name not
  * of the form sm_XY. Unknown archs get the compute capability only. */
 rt_status rt_build_device_profile(const char *arch, gpu_info *info, rt_error *err);
+
+/* One cubin compiled ahead of time and written to a file, for a table of
+ * embedded cubins (a built program's, or evoforge's own: generic.h). */
+typedef struct rt_build_kernel {
+	char name[128], arch[16];
+	uint64_t key;            /* kcache_prebuilt_key of the compile */
+	char *log;               /* NVRTC's log (owned) */
+	size_t size;
+} rt_build_kernel;
+struct nvrtc_output;
+/* Fills k from a compile's output and writes the cubin to path; k takes the
+ * output's log over (free it with free(k->log)). */
+rt_status rt_build_keep_cubin(rt_build_kernel *k, const char *name, const char *arch, uint64_t key,
+			      struct nvrtc_output *out, const char *path, rt_error *err);
 
 /* Appends s to o as C string literals, one per line of s (at most 200
  * bytes each), escaped. */

@@ -48,16 +48,9 @@ const char *rt_generic_archs(char *buf, int size)
 
 /* ---- writing the table (the ninja build) ------------------------------------- */
 
-typedef struct generic_kernel {
-	char name[128], arch[16];
-	uint64_t key;
-	char *log;
-	size_t size;
-} generic_kernel;
-
 typedef struct generic_state {
 	const char *dir, *arch;
-	generic_kernel k[64];
+	rt_build_kernel k[64];
 	int n;
 } generic_state;
 
@@ -73,19 +66,10 @@ static rt_status emit_generic(void *ctx, const char *name, const char *source,
 	rt_status st = nvrtc_compile(name, source, s->arch, options, noptions, &out, err);
 	if (st != RT_OK)
 		return st;
-	generic_kernel *k = &s->k[s->n];
-	memset(k, 0, sizeof *k);
-	snprintf(k->name, sizeof k->name, "%s", name);
-	snprintf(k->arch, sizeof k->arch, "%s", s->arch);
-	k->key = kcache_prebuilt_key(name, source, s->arch, options, noptions);
-	k->size = out.size;
+	uint64_t key = kcache_prebuilt_key(name, source, s->arch, options, noptions);
 	if ((st = rt_format(path, sizeof path, err, "%s/kernels/g%d.cubin", s->dir, s->n)) == RT_OK &&
-	    (st = rt_write_file_atomic(path, out.cubin, out.size, err)) == RT_OK) {
-		k->log = out.log;   /* taken over */
-		out.log = NULL;
-		s->n++;
-		rt_info("generic-kernels: %s for %s, %zu bytes", name, s->arch, k->size);
-	}
+	    (st = rt_build_keep_cubin(&s->k[s->n], name, s->arch, key, &out, path, err)) == RT_OK)
+		rt_info("generic-kernels: %s for %s, %zu bytes", name, s->arch, s->k[s->n++].size);
 	nvrtc_output_free(&out);
 	return st;
 }
