@@ -43,6 +43,7 @@ static struct {
 	unsigned long birth[RT_MAX_THREADS]; /* generation when each worker started */
 	int nworkers;             /* started workers (threads - 1) */
 	int wanted;               /* configured total threads (0 = all cores) */
+	int whole_host;           /* cpu_take_host: the other ranks here are done */
 	atomic_ulong generation;  /* bumped for every job (under lock) */
 	atomic_int busy;          /* workers still in the current job */
 	int active;               /* threads taking part in the current job (ids below) */
@@ -62,10 +63,12 @@ static long default_threads(void)
 	int local = rt_comm_local_size();
 	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
 		n = CPU_COUNT(&set);
-	if (local > 1 && n >= online)
+	if (local > 1 && n >= online && !pool.whole_host)
 		n = online / local;
 	return n;
 }
+
+void cpu_take_host(void) { pool.whole_host = 1; }
 
 int cpu_thread_count(int requested)
 {

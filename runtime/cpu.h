@@ -13,6 +13,10 @@ typedef void (*cpu_range_fn)(void *ctx, long begin, long end, int thread);
 /* Number of threads to use: `requested` if > 0, else the cores this
  * process may use (its affinity; shared among the job's ranks on a host). */
 int cpu_thread_count(int requested);
+/* The job's other processes on this host have finished their share (rank 0
+ * writing the gathered results): from now on the default thread count is
+ * every core this process may use, not its share of the host. */
+void cpu_take_host(void);
 /* Sets the pool's size for later calls (0 = all cores). */
 void cpu_set_threads(int threads);
 int cpu_threads(void);

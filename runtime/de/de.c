@@ -376,6 +376,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_mark("gathered");
 	if (st != RT_OK || rt_comm_rank() != 0)
 		goto done;
+	cpu_take_host();   /* the other ranks wait in MPI: rank 0 formats with every core */
 	if ((st = write_results(&job, &out, dir, err)) != RT_OK)
 		goto done;
 	long reached = 0;
