@@ -47,6 +47,34 @@ print(r['best']['fitness'], r['best']['simplified'])
 else
 	cli_fail "best MSE < 0.01" "$(tail -3 "$cli_tmp/check")"
 fi
+# Export round trip: the exported C (gp_ops.h's expressions) computes what
+# evoforge eval does, bit for bit, with every new function in the program.
+cat >"$cli_tmp/all.ini" <<EOF2
+[problem]
+kind = gp
+name = allsr
+
+[gp]
+population = 200
+generations = 5
+functions = + - * / sqrt square cube pow4 tanh abs aq pi e
+constants = -2 2
+
+[data]
+source = csv
+file = feyn.csv
+label = y
+fitness = mse
+EOF2
+expect_exit 0 "every SR function: run" "$evo" run "$cli_tmp/all.ini" --backend cpu --quiet --seed 2 -o "$cli_tmp/all"
+expect_exit 0 "export" "$evo" export "$cli_tmp/all/result.json" -o "$cli_tmp/allx"
+cut -d, -f1,2 "$cli_tmp/feyn.csv" >"$cli_tmp/in.csv"
+expect_exit 0 "evoforge eval" "$evo" eval "$cli_tmp/all/result.json" "$cli_tmp/in.csv" -o "$cli_tmp/evo.csv"
+if command -v cc >/dev/null && command -v make >/dev/null; then
+	expect_exit 0 "exported program builds" make -s -C "$cli_tmp/allx"
+	expect_exit 0 "exported program runs" "$cli_tmp/allx/allsr-eval" --backend cpu "$cli_tmp/in.csv" -o "$cli_tmp/c.csv"
+	expect_exit 0 "exported == evoforge eval, bit for bit" cmp "$cli_tmp/c.csv" "$cli_tmp/evo.csv"
+fi
 expect_exit 2 "an unknown function exits 2" "$evo" run "$cli_tmp/feyn.ini" --backend cpu -q \
 	-o "$cli_tmp/bad" --set "gp.functions=+ cbrt"
 expect_output "the message lists the new functions" "sqrt square cube pow4 tanh abs aq"
