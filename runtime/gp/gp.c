@@ -500,6 +500,8 @@ void gp_json_params(rt_json *j, const gp_problem *p)
 	rt_json_begin_array(j, "functions");
 	for (int i = 0; i < p->fset.nfuncs; i++)
 		rt_json_string(j, NULL, gp_op_name(p->fset.funcs[i]));
+	for (int i = 0; i < p->fset.nnamed; i++)
+		rt_json_string(j, NULL, gp_named_name(p->fset.named[i]));
 	rt_json_end_array(j);
 	if (p->fset.use_consts) {
 		rt_json_begin_array(j, "constants");
@@ -827,6 +829,10 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	for (int i = 0; i < p.fset.nfuncs; i++) {
 		size_t len = strlen(fs);
 		snprintf(fs + len, sizeof fs - len, "%s%s", i ? " " : "", gp_op_name(p.fset.funcs[i]));
+	}
+	for (int i = 0; i < p.fset.nnamed; i++) {
+		size_t len = strlen(fs);
+		snprintf(fs + len, sizeof fs - len, " %s", gp_named_name(p.fset.named[i]));
 	}
 	char how[400];
 	if (gpu)

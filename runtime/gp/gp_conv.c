@@ -447,7 +447,8 @@ static void infix(rt_buf *b, const gp_node *t, int n, int *i, const gp_names *nm
 		return;
 	}
 	const char *name = gp_op_name(nd->op);
-	if (a == 2 && strcmp(name, "nand") != 0 && strcmp(name, "nor") != 0) {
+	if (a == 2 && strcmp(name, "nand") != 0 && strcmp(name, "nor") != 0 &&
+	    nd->op != GP_OP_AQ) {
 		rt_buf_puts(b, "(");
 		infix(b, t, n, i, nm, depth + 1);
 		rt_buf_printf(b, " %s ", name);

@@ -67,6 +67,8 @@ struct gp_gpu_breeder {
 #define ENC_SMEM_MAX (48u << 10)
 #define ENC_WARPS_MAX 4u
 
+_Static_assert(GP_NAMED_COUNT <= 4, "gpb_params.named holds every named constant");
+
 static const char *const breed_options[] = { "--fmad=false" };
 
 static rt_status grow_room(gp_gpu_breeder *b, dev_pop *d, uint64_t nodes, rt_error *err);
@@ -94,6 +96,9 @@ void gp_gpu_breed_params(const gp_fset *fs, const gp_breed *br, int n, gpb_param
 	pr->const_min = fs->const_min;
 	pr->const_max = fs->const_max;
 	pr->const_prob = fs->const_prob;
+	pr->nnamed = fs->nnamed;
+	for (int i = 0; i < fs->nnamed && i < (int)(sizeof pr->named / sizeof pr->named[0]); i++)
+		pr->named[i] = gp_named_value(fs->named[i]);
 }
 
 rt_status gp_gpu_breed_render(const gp_breed *br, gen_source *src, rt_error *err)

@@ -19,6 +19,7 @@
 /* The protected operations' constants (gp_ops.h), in double. */
 #define SX_EPS ((double)1e-6f)
 #define SX_EXP_MAX 80.0
+#define SX_BIG ((double)0x1.fffffep127f)   /* GP_BIG: powers saturate there */
 /* Interval bounds are widened by this relative margin (rounding of the
  * bounds themselves). */
 #define SX_MARGIN 1e-9
@@ -31,7 +32,7 @@
 enum sx_kind {
 	SX_NUM = 0,   /* num */
 	SX_VAR,       /* var */
-	SX_FN,        /* op: a gp opcode; DIV, LOG, EXP are the protected forms */
+	SX_FN,        /* op: a gp opcode; DIV, LOG, EXP, SQRT are the protected forms */
 	SX_LOG,       /* plain log (argument proven >= SX_EPS) */
 	SX_EXP,       /* plain exp (argument proven <= SX_EXP_MAX) */
 	SX_POW,       /* args[0] ** num, num an integer other than 0 and 1; negative
@@ -213,6 +214,13 @@ static void ipow(const gp_sx *b, int k, double *lo, double *hi)
 	}
 }
 
+/* Bounds of |a|. */
+static void abs_bounds(const gp_sx *a, double *lo, double *hi)
+{
+	*hi = fmax(fabs(a->lo), fabs(a->hi));
+	*lo = a->lo > 0 ? a->lo : a->hi < 0 ? -a->hi : 0;
+}
+
 static void bound_fn(gp_sx *e)
 {
 	const gp_sx *a = e->nargs > 0 ? e->args[0] : NULL;
@@ -228,6 +236,20 @@ static void bound_fn(gp_sx *e)
 		e->lo = exp(fmin(a->lo, SX_EXP_MAX));
 		e->hi = exp(fmin(a->hi, SX_EXP_MAX));
 		break;
+	case GP_OP_SQRT: case GP_OP_ABS:
+		abs_bounds(a, &e->lo, &e->hi);
+		if (e->op == GP_OP_SQRT) {
+			e->lo = sqrt(e->lo);
+			e->hi = sqrt(e->hi);
+		}
+		break;
+	case GP_OP_TANH: e->lo = tanh(a->lo); e->hi = tanh(a->hi); break;
+	case GP_OP_AQ: {
+		double b2lo, b2hi;
+		ipow(e->args[1], 2, &b2lo, &b2hi);
+		imul(a->lo, a->hi, 1 / sqrt(1 + b2hi), 1 / sqrt(1 + b2lo), &e->lo, &e->hi);
+		break;
+	}
 	case GP_OP_GT: case GP_OP_LT: case GP_OP_EQ: case GP_OP_AND: case GP_OP_OR:
 		e->lo = 0; e->hi = 1; return;
 	case GP_OP_IF:
@@ -491,6 +513,12 @@ static gp_sx *sx_add(sx_arena *a, gp_sx *x, gp_sx *y, double s)
 
 /* The protected operations and the rest of the table in double (the
  * reference semantics; gp_ops.h has the float ones). */
+/* gp_clamp_big in double: powers saturate at +-FLT_MAX (NaN stays). */
+static double sx_clamp_big(double v)
+{
+	return v > SX_BIG ? SX_BIG : v < -SX_BIG ? -SX_BIG : v;
+}
+
 static double op_eval(int op, double a, double b, double c)
 {
 	switch (op) {
@@ -508,6 +536,13 @@ static double op_eval(int op, double a, double b, double c)
 	case GP_OP_AND: return a != 0 && b != 0 ? 1.0 : 0.0;
 	case GP_OP_OR: return a != 0 || b != 0 ? 1.0 : 0.0;
 	case GP_OP_IF: return a != 0 ? b : c;
+	case GP_OP_SQRT: return sqrt(fabs(a));
+	case GP_OP_SQUARE: return sx_clamp_big(a * a);
+	case GP_OP_CUBE: return sx_clamp_big(a * a * a);
+	case GP_OP_POW4: return sx_clamp_big(a * a * a * a);
+	case GP_OP_TANH: return tanh(a);
+	case GP_OP_ABS: return fabs(a);
+	case GP_OP_AQ: return a / sqrt(1 + b * b);
 	default: break;
 	}
 	/* Boolean words: 32 cases per word, as in gp_ops.h. */
@@ -574,6 +609,43 @@ static gp_sx *mk_protected(sx_arena *a, int op, gp_sx **g)
 	}
 	if (x->hi <= SX_EXP_MAX)
 		return x->kind == SX_LOG ? x->args[0] : unary(a, SX_EXP, x);
+	return fn_node(a, op, g, 1);
+}
+
+/* sqrt (of |a|), abs and the analytic quotient: sqrt(x**2) = abs(x),
+ * abs(x) = x or -x where the sign is known, abs(abs(x)) = abs(x) = abs(-x),
+ * aq(a, c) = a / sqrt(1 + c**2) folded for a number c. */
+static gp_sx *mk_sqrt_abs(sx_arena *a, int op, gp_sx **g)
+{
+	gp_sx *x = g[0];
+	if (op == GP_OP_AQ) {
+		if (g[1]->kind == SX_NUM)
+			return sx_mul(a, x, 1, sx_num(a, 1 / sqrt(1 + g[1]->num * g[1]->num)), 1);
+		if (x->kind == SX_NUM && x->num == 0)
+			return x;
+		return fn_node(a, op, g, 2);
+	}
+	if (op == GP_OP_SQRT) {
+		if (x->kind == SX_POW && x->num == 2) {
+			gp_sx *b = x->args[0];
+			return mk_sqrt_abs(a, GP_OP_ABS, &b);
+		}
+		if (x->hi <= 0 && x->lo < 0) {   /* sqrt(|x|) = sqrt(-x), printed plain */
+			gp_sx *m = sx_add(a, sx_num(a, 0), x, -1);
+			return m && m->lo >= 0 ? mk_sqrt_abs(a, op, &m) : m ? fn_node(a, op, &m, 1) : NULL;
+		}
+		return fn_node(a, op, g, 1);
+	}
+	if (x->lo >= 0)
+		return x;
+	if (x->hi <= 0)
+		return sx_add(a, sx_num(a, 0), x, -1);
+	if (x->kind == SX_FN && x->op == GP_OP_ABS)
+		return x;
+	if (x->kind == SX_MUL && x->num < 0) {   /* abs(-2*y) = 2*abs(y) */
+		gp_sx *m = sx_mul(a, x, 1, sx_num(a, -1), 1);
+		return m ? fn_node(a, op, &m, 1) : NULL;
+	}
 	return fn_node(a, op, g, 1);
 }
 
@@ -668,17 +740,35 @@ static gp_sx *mk_fn(sx_arena *a, int op, gp_sx **g)
 	case GP_OP_SUB: return sx_add(a, g[0], g[1], -1);
 	case GP_OP_MUL: return sx_mul(a, g[0], 1, g[1], 1);
 	case GP_OP_DIV: case GP_OP_LOG: case GP_OP_EXP: return mk_protected(a, op, g);
-	case GP_OP_SIN: case GP_OP_COS: return fn_node(a, op, g, 1);
+	case GP_OP_SIN: case GP_OP_COS: case GP_OP_TANH: return fn_node(a, op, g, 1);
+	/* Powers saturate only where the float product would overflow: the
+	 * guarantee's overflow exception (gp_simplify.h). */
+	case GP_OP_SQUARE: return sx_mul(a, g[0], 2, NULL, 0);
+	case GP_OP_CUBE: return sx_mul(a, g[0], 3, NULL, 0);
+	case GP_OP_POW4: return sx_mul(a, g[0], 4, NULL, 0);
+	case GP_OP_SQRT: case GP_OP_ABS: case GP_OP_AQ: return mk_sqrt_abs(a, op, g);
 	default: break;
 	}
 	return gp_op_is_bool(op) ? mk_bool(a, op, g) : mk_logic(a, op, g);
 }
 
-/* The prefix subtree at *i, simplified bottom-up. */
-static gp_sx *build(sx_arena *a, const gp_node *t, int n, int *i, int depth)
+static gp_sx *build_node(sx_arena *a, const gp_node *t, int n, int *i, int depth, double *lo);
+
+/* The prefix subtree at *i, simplified bottom-up; lo[node] receives the
+ * lower bound of each subtree's value (for print_direct). */
+static gp_sx *build(sx_arena *a, const gp_node *t, int n, int *i, int depth, double *lo)
 {
 	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT || a->oom)
 		return NULL;
+	int at = *i;
+	gp_sx *r = build_node(a, t, n, i, depth, lo);
+	if (r)
+		lo[at] = r->lo;
+	return r;
+}
+
+static gp_sx *build_node(sx_arena *a, const gp_node *t, int n, int *i, int depth, double *lo)
+{
 	const gp_node *nd = &t[(*i)++];
 	if (nd->op == GP_TERM_VAR)
 		return sx_var(a, nd->var);
@@ -689,7 +779,7 @@ static gp_sx *build(sx_arena *a, const gp_node *t, int n, int *i, int depth)
 	gp_sx *g[3] = {NULL, NULL, NULL};
 	int ar = gp_op_arity(nd->op);
 	for (int k = 0; k < ar; k++)
-		if (!(g[k] = build(a, t, n, i, depth + 1)))
+		if (!(g[k] = build(a, t, n, i, depth + 1, lo)))
 			return NULL;
 	return mk_fn(a, nd->op, g);
 }
@@ -781,6 +871,7 @@ typedef struct sx_printer {
 	const gp_names *nm;
 	int count;      /* size: operators, calls, inputs, numbers */
 	int bad;        /* a number that is not finite */
+	const double *lo;  /* print_direct: lower bounds of the nodes' values, or NULL */
 } sx_printer;
 
 static void put_input(sx_printer *pr, int var)
@@ -812,7 +903,8 @@ static const char *fn_name(int op)
 	case GP_OP_LT: return "lt";
 	case GP_OP_EQ: return "eq";
 	case GP_OP_BIF: return "ITE";
-	default: return gp_op_name(op);   /* sin, cos, AND, OR, IF */
+	case GP_OP_SQRT: return "protsqrt";
+	default: return gp_op_name(op);   /* sin, cos, tanh, abs, aq, AND, OR, IF */
 	}
 }
 
@@ -954,13 +1046,20 @@ static void print_sx(sx_printer *pr, const gp_sx *e)
 		return;
 	}
 	pr->count++;
-	rt_buf_printf(pr->b, "%s(", e->kind == SX_LOG ? "log" : e->kind == SX_EXP ? "exp" : fn_name(e->op));
+	rt_buf_printf(pr->b, "%s(", e->kind == SX_LOG ? "log" : e->kind == SX_EXP ? "exp" :
+		      e->op == GP_OP_SQRT && e->args[0]->lo >= 0 ? "sqrt" : fn_name(e->op));
 	for (int i = 0; i < e->nargs; i++) {
 		if (i)
 			rt_buf_puts(pr->b, ", ");
 		print_sx(pr, e->args[i]);
 	}
 	rt_buf_puts(pr->b, ")");
+}
+
+/* The exponent of square, cube, pow4; 0 for other nodes. */
+static int direct_pow(int op)
+{
+	return op == GP_OP_SQUARE ? 2 : op == GP_OP_CUBE ? 3 : op == GP_OP_POW4 ? 4 : 0;
 }
 
 /* The evolved program as it is, in the same syntax (every binary operator
@@ -1005,7 +1104,19 @@ static void print_direct(sx_printer *pr, const gp_node *t, int n, int *i, int de
 		rt_buf_puts(pr->b, p ? ")" : "");
 		return;
 	}
-	if (nd->op != GP_OP_BNOT)
+	if (direct_pow(nd->op)) {
+		/* a**k, one node as evolved; a is a call, an input, a number or a
+		 * parenthesised operator or negative number (wrap), or a power,
+		 * which needs parentheses (** groups to the right). */
+		int p = *i < n && direct_pow(t[*i].op);
+		rt_buf_puts(pr->b, p ? "(" : "");
+		print_direct(pr, t, n, i, depth + 1, 1);
+		rt_buf_printf(pr->b, "%s**%d", p ? ")" : "", direct_pow(nd->op));
+		return;
+	}
+	if (nd->op == GP_OP_SQRT && pr->lo && *i < n && pr->lo[*i] >= 0)
+		rt_buf_puts(pr->b, "sqrt");   /* the argument is never negative */
+	else if (nd->op != GP_OP_BNOT)
 		rt_buf_printf(pr->b, "%s", fn_name(nd->op));
 	rt_buf_puts(pr->b, "(");
 	for (int k = 0; k < ar; k++) {
@@ -1088,7 +1199,7 @@ void gp_simple_free(gp_simple *s)
 /* Prints e into a fresh buffer; its size, or -1 when a number is not finite. */
 static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b)
 {
-	sx_printer pr = {b, nm, 0, 0};
+	sx_printer pr = {b, nm, 0, 0, NULL};
 	print_sx(&pr, e);
 	return pr.bad || b->failed ? -1 : pr.count;
 }
@@ -1131,21 +1242,26 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 	if (!a)
 		return err->status;
 	s->arena_ = a;
+	double *lo = rt_malloc((size_t)n * sizeof *lo, err);
+	if (!lo)
+		return err->status;
+	for (int k = 0; k < n; k++)
+		lo[k] = -INFINITY;
 	int i = 0;
-	gp_sx *e = build(a, prefix, n, &i, 0);
-	if (a->oom)
-		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
-	if (e && i == n) {
-		rt_status st = choose(s, a, e, nm, err);
-		if (st)
-			return st;
-	}
-	if (!s->rewritten) {
-		sx_printer pr = {&s->text, nm, 0, 0};
+	gp_sx *e = build(a, prefix, n, &i, 0, lo);
+	rt_status st = a->oom ? rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program")
+			      : RT_OK;
+	if (!st && e && i == n)
+		st = choose(s, a, e, nm, err);
+	if (!st && !s->rewritten) {
+		sx_printer pr = {&s->text, nm, 0, 0, lo};
 		i = 0;
 		print_direct(&pr, prefix, n, &i, 0, 0);
 		s->size = pr.count;
 	}
+	free(lo);
+	if (st)
+		return st;
 	if (s->text.failed)
 		return rt_fail(err, RT_ERR_SYSTEM, "out of memory printing a simplified program");
 	return RT_OK;

@@ -32,14 +32,21 @@
  *   factor := atom ("**" INTEGER)?
  *   atom   := NUMBER | INPUT | "(" expr ")" | CALL
  *   CALL   := sin(e) | cos(e) | exp(e) | log(e)          ordinary functions
+ *           | tanh(e) | abs(e) | sqrt(e)
  *           | protdiv(a, b)  = 1 if |b| < 1e-6 else a / b
  *           | protlog(a)     = 0 if |a| < 1e-6 else log(|a|)
  *           | protexp(a)     = exp(min(a, 80))
+ *           | protsqrt(a)    = sqrt(|a|)
+ *           | aq(a, b)       = a / sqrt(1 + b**2)
  *           | gt(a, b), lt(a, b), eq(a, b)   = 1 if a > b (<, ==) else 0
  *           | AND(a, b), OR(a, b)            = 1 or 0, non-zero is true
  *           | IF(a, b, c)                    = b if a != 0 else c
- *   exp(e) is printed only where e <= 80, log(e) only where e >= 1e-6, a / b
- *   only where |b| >= 1e-6 is proven; otherwise the protected name is kept.
+ *   exp(e) is printed only where e <= 80, log(e) only where e >= 1e-6,
+ *   sqrt(e) only where e >= 0, a / b only where |b| >= 1e-6 is proven;
+ *   otherwise the protected name is kept. square, cube, pow4 print as a**2,
+ *   a**3, a**4 (in the evolved program as printed, a**k counts one node):
+ *   their clamp at +-FLT_MAX acts only where the float product would
+ *   overflow, which the guarantee above leaves out.
  *   NUMBER is printed with %.9g; INPUT as in gp_conv.h (x, x1..xn or names).
  * Boolean programs print with Python's bitwise operators, which SymPy reads
  * as logic: a & b, a | b, ~a, ~(a & b) (nand), ~(a | b) (nor), ITE(a, b, c).

@@ -50,10 +50,75 @@ int gp_op_lookup(const char *name)
 	for (int i = 0; i < GP_OP_COUNT; i++)
 		if (strcmp(op_names[i], name) == 0)
 			return i;
+	if (strcmp(name, "pow2") == 0)
+		return GP_OP_SQUARE;
+	if (strcmp(name, "pow3") == 0)
+		return GP_OP_CUBE;
+	return -1;
+}
+
+/* ---- named constants ------------------------------------------------------ */
+
+static const char *const named_names[GP_NAMED_COUNT] = {"pi", "e"};
+static const float named_values[GP_NAMED_COUNT] = {3.14159265358979323846f,
+						   2.71828182845904523536f};
+
+const char *gp_named_name(int k)
+{
+	return k >= 0 && k < GP_NAMED_COUNT ? named_names[k] : NULL;
+}
+
+float gp_named_value(int k)
+{
+	return k >= 0 && k < GP_NAMED_COUNT ? named_values[k] : 0.0f;
+}
+
+int gp_named_lookup(const char *name)
+{
+	for (int k = 0; k < GP_NAMED_COUNT; k++)
+		if (strcmp(named_names[k], name) == 0)
+			return k;
 	return -1;
 }
 
 /* ---- function sets ------------------------------------------------------- */
+
+/* The error for a word that names neither a function nor a constant. */
+static rt_status unknown_word(const char *word, rt_error *err)
+{
+	char known[512] = "";
+	for (int i = 0; i < GP_OP_COUNT; i++) {
+		strncat(known, " ", sizeof known - strlen(known) - 1);
+		strncat(known, op_names[i], sizeof known - strlen(known) - 1);
+	}
+	strncat(known, " pow2 pow3; constants:", sizeof known - strlen(known) - 1);
+	for (int k = 0; k < GP_NAMED_COUNT; k++) {
+		strncat(known, " ", sizeof known - strlen(known) - 1);
+		strncat(known, named_names[k], sizeof known - strlen(known) - 1);
+	}
+	return rt_fail(err, RT_ERR_INPUT, "unknown function '%s' (known:%s)", word, known);
+}
+
+/* Adds one word of the list: a function or a named constant. */
+static rt_status fset_add(gp_fset *fs, const char *word, int *nbool, rt_error *err)
+{
+	int op = gp_op_lookup(word), k = op < 0 ? gp_named_lookup(word) : -1;
+	if (op < 0 && k < 0)
+		return unknown_word(word, err);
+	if (k >= 0) {
+		for (int i = 0; i < fs->nnamed; i++)
+			if (fs->named[i] == k)
+				return rt_fail(err, RT_ERR_INPUT, "constant '%s' listed twice", word);
+		fs->named[fs->nnamed++] = (uint8_t)k;
+		return RT_OK;
+	}
+	for (int i = 0; i < fs->nfuncs; i++)
+		if (fs->funcs[i] == op)
+			return rt_fail(err, RT_ERR_INPUT, "function '%s' listed twice", word);
+	fs->funcs[fs->nfuncs++] = (uint8_t)op;
+	*nbool += gp_op_is_bool(op);
+	return RT_OK;
+}
 
 rt_status gp_fset_parse(gp_fset *fs, const char *list, int ninputs, rt_error *err)
 {
@@ -75,21 +140,8 @@ rt_status gp_fset_parse(gp_fset *fs, const char *list, int ninputs, rt_error *er
 			len = sizeof word - 1;
 		memcpy(word, w, len);
 		word[len] = 0;
-		int op = gp_op_lookup(word);
-		if (op < 0) {
-			char known[512] = "";
-			for (int i = 0; i < GP_OP_COUNT; i++) {
-				strncat(known, " ", sizeof known - strlen(known) - 1);
-				strncat(known, op_names[i], sizeof known - strlen(known) - 1);
-			}
-			return rt_fail(err, RT_ERR_INPUT,
-				       "unknown function '%s' (known:%s)", word, known);
-		}
-		for (int i = 0; i < fs->nfuncs; i++)
-			if (fs->funcs[i] == op)
-				return rt_fail(err, RT_ERR_INPUT, "function '%s' listed twice", word);
-		fs->funcs[fs->nfuncs++] = (uint8_t)op;
-		nbool += gp_op_is_bool(op);
+		if (fset_add(fs, word, &nbool, err))
+			return err->status;
 	}
 	if (fs->nfuncs == 0)
 		return rt_fail(err, RT_ERR_INPUT, "expected at least one function name, got '%s'", list);
@@ -98,6 +150,9 @@ rt_status gp_fset_parse(gp_fset *fs, const char *list, int ninputs, rt_error *er
 			       "cannot mix Boolean word functions (and or nand nor not if) "
 			       "with float functions in '%s'", list);
 	fs->boolean = nbool != 0;
+	if (fs->boolean && fs->nnamed)
+		return rt_fail(err, RT_ERR_INPUT, "Boolean problems take no constants ('%s' in '%s')",
+			       named_names[fs->named[0]], list);
 	if (ninputs < 1)
 		return rt_fail(err, RT_ERR_INPUT, "a GP problem needs at least one input");
 	return RT_OK;
@@ -215,7 +270,8 @@ static gp_node random_terminal(const gp_fset *fs, rt_rng *rng)
 {
 	if (fs->use_consts && rt_rng_uniform_double(rng) < fs->const_prob)
 		return gp_const((float)rt_rng_range(rng, fs->const_min, fs->const_max));
-	return gp_var((int)rt_rng_below(rng, (uint32_t)fs->ninputs));
+	int k = (int)rt_rng_below(rng, (uint32_t)(fs->ninputs + fs->nnamed));
+	return k < fs->ninputs ? gp_var(k) : gp_const(named_values[fs->named[k - fs->ninputs]]);
 }
 
 static gp_node random_function(const gp_fset *fs, rt_rng *rng)
@@ -230,7 +286,7 @@ static rt_status grow(gp_tree *t, const gp_fset *fs, int depth, int full, int ro
 {
 	if (gp_tree_reserve(t, t->n + 1, err))
 		return err->status;
-	int nterms = fs->ninputs + (fs->use_consts ? 1 : 0);
+	int nterms = fs->ninputs + (fs->use_consts ? 1 : 0) + fs->nnamed;
 	int fn;
 	if (depth <= 0)
 		fn = 0;

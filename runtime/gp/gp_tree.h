@@ -32,13 +32,28 @@ const char *gp_op_name(int op);
 int gp_op_arity(int op);
 /* Is op one of the bit-parallel Boolean operations (GP_BOOL_OPS)? */
 int gp_op_is_bool(int op);
-/* Opcode with exactly this name (case-sensitive), or -1. */
+/* Opcode with exactly this name (case-sensitive), or -1; "pow2" and "pow3"
+ * are accepted as other names of square and cube. */
 int gp_op_lookup(const char *name);
+
+/* Named constants a function set may list beside its functions ("pi",
+ * "e"): terminals of a fixed value (GP_TERM_CONST nodes holding the float
+ * nearest the number, so every evaluator, the exporter and the simplifier
+ * treat them as any constant). */
+enum { GP_NAMED_PI = 0, GP_NAMED_E, GP_NAMED_COUNT };
+/* Name ("pi", "e") and float value of named constant k; NULL / 0 out of range. */
+const char *gp_named_name(int k);
+float gp_named_value(int k);
+/* Index of the named constant called name, or -1. */
+int gp_named_lookup(const char *name);
 
 /* ---- function set and terminals ------------------------------------------- */
 
-/* What trees are made of: the functions allowed, the inputs X_0..X_{n-1} and
- * ephemeral random constants drawn uniformly from [const_min, const_max). */
+/* What trees are made of: the functions allowed, the inputs X_0..X_{n-1},
+ * ephemeral random constants drawn uniformly from [const_min, const_max) and
+ * the named constants listed. A terminal is an ephemeral constant with
+ * probability const_prob (when use_consts), else one of the ninputs +
+ * nnamed inputs and named constants, uniformly. */
 typedef struct gp_fset {
 	int nfuncs;
 	uint8_t funcs[GP_OP_COUNT];  /* opcodes, no duplicates */
@@ -47,10 +62,13 @@ typedef struct gp_fset {
 	float const_min, const_max;
 	double const_prob;           /* chance that a terminal is a constant */
 	int boolean;                 /* the functions are GP_BOOL_OPS (uint32 words) */
+	int nnamed;                  /* named constants (float problems only) */
+	uint8_t named[GP_NAMED_COUNT];  /* their indices (GP_NAMED_PI ...), no duplicates */
 } gp_fset;
 
-/* Fills fset from a space/comma-separated list of names ("+ - * /").
- * Unknown names, duplicates, or mixing Boolean and float ops give
+/* Fills fset from a space/comma-separated list of names ("+ - * / pi"):
+ * functions and named constants. Unknown names, duplicates, no function,
+ * named constants in a Boolean set, or mixing Boolean and float ops give
  * RT_ERR_INPUT naming the word (the caller prefixes file:line). */
 rt_status gp_fset_parse(gp_fset *fset, const char *list, int ninputs, rt_error *err);
 

@@ -63,6 +63,8 @@ typedef struct gpb_params {
 	int ninputs, use_consts;
 	float const_min, const_max;
 	double const_prob;
+	int nnamed;                /* named constants (gp_fset.named), by value */
+	float named[4];
 } gpb_params;
 
 /* A population: program p is nodes[off[p] .. off[p] + size[p]) in prefix
@@ -363,9 +365,11 @@ RT_HD gp_node gpb_terminal(const gpb_params *pr, philox_stream *rng)
 		nd.var = 0;
 		nd.value = (float)philox_stream_range(rng, pr->const_min, pr->const_max);
 	} else {
-		nd.op = GP_TERM_VAR;
-		nd.var = (unsigned short)philox_stream_below(rng, (uint32_t)pr->ninputs);
-		nd.value = 0.0f;
+		uint32_t k = philox_stream_below(rng, (uint32_t)(pr->ninputs + pr->nnamed));
+		int named = k >= (uint32_t)pr->ninputs;
+		nd.op = named ? GP_TERM_CONST : GP_TERM_VAR;
+		nd.var = named ? 0 : (unsigned short)k;
+		nd.value = named ? pr->named[k - (uint32_t)pr->ninputs] : 0.0f;
 	}
 	return nd;
 }
@@ -378,7 +382,7 @@ RT_HD uint32_t gpb_grow(const gpb_params *pr, philox_stream *rng, int depth, int
 			gp_node *out, uint16_t *dout, int base, int *height)
 {
 	int dep[GPB_GROW_CAP], left[GPB_GROW_CAP];
-	int sp = 1, nterms = pr->ninputs + (pr->use_consts ? 1 : 0), lowest = depth;
+	int sp = 1, nterms = pr->ninputs + (pr->use_consts ? 1 : 0) + pr->nnamed, lowest = depth;
 	uint32_t n = 0;
 	dep[0] = depth;
 	left[0] = 1;

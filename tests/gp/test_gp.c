@@ -2,6 +2,7 @@
  * sextic example), the operation table's protected semantics, round trips
  * checked against a recursive float64 reference, multiplexer solutions,
  * variation limits, reproducibility and spec errors. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,6 +72,13 @@ static double ref_apply(int op, double a, double b, double c)
 	case GP_OP_AND: return a != 0.0 && b != 0.0;
 	case GP_OP_OR: return a != 0.0 || b != 0.0;
 	case GP_OP_IF: return a != 0.0 ? b : c;
+	case GP_OP_SQRT: return sqrt(fabs(a));
+	case GP_OP_SQUARE: return fmin(fmax(a * a, -FLT_MAX), FLT_MAX);
+	case GP_OP_CUBE: return fmin(fmax(a * a * a, -FLT_MAX), FLT_MAX);
+	case GP_OP_POW4: return fmin(fmax(a * a * a * a, -FLT_MAX), FLT_MAX);
+	case GP_OP_TANH: return tanh(a);
+	case GP_OP_ABS: return fabs(a);
+	case GP_OP_AQ: return a / sqrt(1.0 + b * b);
 	default: return NAN;
 	}
 }
@@ -402,6 +410,65 @@ static void protected_semantics(void **state)
 	assert_true(fabsf(apply_float(GP_OP_EXP, 1.0f, 0, 0) - (float)M_E) < 1e-6f);
 	assert_true(apply_float(GP_OP_SIN, 0.0f, 0, 0) == 0.0f);
 	assert_true(apply_float(GP_OP_COS, 0.0f, 0, 0) == 1.0f);
+	/* Symbolic regression's functions: sqrt of |a|; powers saturate at
+	 * +-FLT_MAX (never inf from finite or infinite operands); aq never
+	 * divides by zero. */
+	assert_int_equal(gp_op_lookup("pow2"), GP_OP_SQUARE);
+	assert_int_equal(gp_op_lookup("pow3"), GP_OP_CUBE);
+	assert_int_equal(gp_op_arity(GP_OP_AQ), 2);
+	assert_true(apply_float(GP_OP_SQRT, -4.0f, 0, 0) == 2.0f);
+	assert_true(apply_float(GP_OP_SQRT, 2.0f, 0, 0) == sqrtf(2.0f));
+	assert_true(apply_float(GP_OP_SQRT, -0.0f, 0, 0) == 0.0f);
+	assert_true(apply_float(GP_OP_SQUARE, -3.0f, 0, 0) == 9.0f);
+	assert_true(apply_float(GP_OP_CUBE, -3.0f, 0, 0) == -27.0f);
+	assert_true(apply_float(GP_OP_POW4, -3.0f, 0, 0) == 81.0f);
+	assert_true(apply_float(GP_OP_SQUARE, 1e20f, 0, 0) == FLT_MAX);
+	assert_true(apply_float(GP_OP_CUBE, -1e13f, 0, 0) == -FLT_MAX);
+	assert_true(apply_float(GP_OP_POW4, inf, 0, 0) == FLT_MAX);
+	assert_true(apply_float(GP_OP_CUBE, -inf, 0, 0) == -FLT_MAX);
+	assert_true(isnan(apply_float(GP_OP_SQUARE, NAN, 0, 0)));
+	assert_true(apply_float(GP_OP_ABS, -2.5f, 0, 0) == 2.5f);
+	assert_true(apply_float(GP_OP_TANH, 0.0f, 0, 0) == 0.0f);
+	assert_true(apply_float(GP_OP_TANH, 100.0f, 0, 0) == 1.0f);
+	assert_true(apply_float(GP_OP_TANH, -inf, 0, 0) == -1.0f);
+	assert_true(fabs(apply_float(GP_OP_TANH, -0.7f, 0, 0) - tanh(-0.7)) < 1e-7);
+	assert_true(apply_float(GP_OP_AQ, 3.0f, 0.0f, 0) == 3.0f);
+	assert_true(apply_float(GP_OP_AQ, 6.0f, 2.0f, 0) == 6.0f / sqrtf(5.0f));
+	assert_true(apply_float(GP_OP_AQ, 6.0f, 1e30f, 0) == 0.0f);
+	/* Named constants: terminals of fixed value, listed with the functions. */
+	{
+		gp_fset fs;
+		rt_error e2;
+		assert_int_equal(gp_fset_parse(&fs, "+ pi * e", 2, &e2), RT_OK);
+		assert_int_equal(fs.nfuncs, 2);
+		assert_int_equal(fs.nnamed, 2);
+		assert_true(gp_named_value(fs.named[0]) == (float)M_PI);
+		assert_true(gp_named_value(fs.named[1]) == (float)M_E);
+		assert_string_equal(gp_named_name(fs.named[1]), "e");
+		assert_int_equal(gp_fset_parse(&fs, "+ pi pi", 2, &e2), RT_ERR_INPUT);
+		assert_int_equal(gp_fset_parse(&fs, "pi e", 2, &e2), RT_ERR_INPUT);
+		assert_int_equal(gp_fset_parse(&fs, "and or pi", 2, &e2), RT_ERR_INPUT);
+		assert_int_equal(gp_fset_parse(&fs, "+ tau", 2, &e2), RT_ERR_INPUT);
+		assert_non_null(strstr(e2.msg, "constants: pi e"));
+		/* Without ephemeral constants, every constant grown is pi, and
+		 * pi is drawn as often as an input (1 of 2 terminals). */
+		assert_int_equal(gp_fset_parse(&fs, "+ * pi", 1, &e2), RT_OK);
+		gp_tree t = {0};
+		rt_rng rng;
+		int npi = 0, nvar = 0;
+		rt_rng_init(&rng, 5, 0);
+		for (int r = 0; r < 200; r++) {
+			assert_int_equal(gp_tree_random(&t, &fs, 3, r & 1, &rng, &e2), RT_OK);
+			for (int k = 0; k < t.n; k++) {
+				if (t.nodes[k].op == GP_TERM_CONST)
+					assert_true(t.nodes[k].value == (float)M_PI);
+				npi += t.nodes[k].op == GP_TERM_CONST;
+				nvar += t.nodes[k].op == GP_TERM_VAR;
+			}
+		}
+		assert_true(npi > 0.4 * (npi + nvar) && npi < 0.6 * (npi + nvar));
+		gp_tree_free(&t);
+	}
 	/* Comparisons give 1.0 or 0.0. */
 	assert_true(apply_float(GP_OP_GT, 2.0f, 1.0f, 0) == 1.0f);
 	assert_true(apply_float(GP_OP_GT, 1.0f, 1.0f, 0) == 0.0f);
@@ -1108,10 +1175,10 @@ static void spec_errors(void **state)
 	assert_non_null(strstr(err.msg, "mutaton"));
 	rt_spec_free(&spec);
 
-	assert_int_equal(load_text(&spec, "[problem]\nkind = gp\n[gp]\nfunctions = + - * sqrt\n",
+	assert_int_equal(load_text(&spec, "[problem]\nkind = gp\n[gp]\nfunctions = + - * cbrt\n",
 				   &p, &err), RT_ERR_INPUT);
 	assert_non_null(strstr(err.msg, "t.ini:4"));
-	assert_non_null(strstr(err.msg, "unknown function 'sqrt'"));
+	assert_non_null(strstr(err.msg, "unknown function 'cbrt'"));
 	rt_spec_free(&spec);
 
 	static const struct { const char *text; const char *where; } bad[] = {

@@ -516,7 +516,7 @@ static double ulps(float got, double want)
 static void math_accuracy(void **state)
 {
 	rt_rng rng;
-	double worst[4] = {0, 0, 0, 0};
+	double worst[4] = {0, 0, 0, 0}, worst_tanh = 0;
 	(void)state;
 	rt_rng_init(&rng, 99, 0);
 	for (int i = 0; i < 400000; i++) {
@@ -530,7 +530,12 @@ static void math_accuracy(void **state)
 		for (int k = 0; k < 4; k++)
 			if (e[k] > worst[k])
 				worst[k] = e[k];
+		float xt = (i & 2) ? x : (float)rt_rng_range(&rng, -3, 3);
+		worst_tanh = fmax(worst_tanh, ulps(gp_tanhf(xt), tanh((double)xt)));
 	}
+	print_message("gp_math ulp error: tanh %.2f\n", worst_tanh);
+	assert_true(worst_tanh <= 4.0);
+	assert_true(isnan(gp_tanhf(NAN)) && gp_tanhf(1.0f / 0.0f) == 1.0f && gp_tanhf(-50.0f) == -1.0f);
 	print_message("gp_math ulp errors: sin %.2f cos %.2f exp %.2f log %.2f\n", worst[0],
 		      worst[1], worst[2], worst[3]);
 	assert_true(worst[0] <= 2.0 && worst[1] <= 2.0);
@@ -559,6 +564,7 @@ static void gen_compiles(void **state)
 		{GP_FIT_CLASS, "* / + - > < == AND OR IF"},                     /* shuttle */
 		{GP_FIT_CLASS, "+ - * / > < == AND OR IF sin cos log exp"},     /* kdd */
 		{GP_FIT_BOOL, "and or not if"},                                 /* mux20 */
+		{GP_FIT_MSE, "+ - * / sqrt square cube pow4 tanh abs aq pi e"}, /* symbolic regression */
 	};
 	char dir[] = "/tmp/evoforge-gpgen-XXXXXX";
 	rt_error err;

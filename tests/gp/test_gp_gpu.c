@@ -61,6 +61,32 @@ static void classes(gp_cases *c, gp_fset *fs, long n)
 	fs->const_prob = 0.3;
 }
 
+/* Symbolic regression's functions (sqrt square cube pow4 tanh abs aq and
+ * the named constants pi, e) on 3 inputs spanning large magnitudes, so
+ * that the powers saturate and sqrt sees negatives; target sqrt(x1^2 + x2^2). */
+static void sr(gp_cases *c, gp_fset *fs, long n)
+{
+	rt_error err;
+	rt_rng rng;
+	assert_int_equal(gp_cases_alloc_float(c, 3, (size_t)n, &err), RT_OK);
+	c->fitness = GP_FIT_MSE;
+	rt_rng_init(&rng, 13, 0);
+	for (long i = 0; i < n; i++) {
+		for (int k = 0; k < 3; k++)
+			c->x[(size_t)k * c->stride + (size_t)i] =
+				(float)((rt_rng_uniform(&rng) * 2.0 - 1.0) * (k == 2 ? 1e12 : 5.0));
+		double a = c->x[i], b = c->x[c->stride + (size_t)i];
+		c->y[i] = (float)sqrt(a * a + b * b);
+	}
+	assert_int_equal(gp_fset_parse(fs, "+ - * / sqrt square cube pow4 tanh abs aq exp pi e",
+				       3, &err), RT_OK);
+	assert_int_equal(fs->nnamed, 2);
+	fs->use_consts = 1;
+	fs->const_min = -2.0f;
+	fs->const_max = 2.0f;
+	fs->const_prob = 0.2;
+}
+
 static void mux(gp_cases *c, gp_fset *fs, int k)
 {
 	rt_error err;
@@ -230,6 +256,18 @@ static void test_nvrtc_classes(void **state)
 	gp_cases_free(&c);
 }
 
+static void test_nvrtc_sr(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_nvrtc())
+		skip();
+	sr(&c, &fs, 1000);
+	compile_all(&c, &fs, "symbolic regression functions, stack 8", 8);
+	gp_cases_free(&c);
+}
+
 static void test_nvrtc_bool(void **state)
 {
 	(void)state;
@@ -285,6 +323,18 @@ static void test_gpu_classes(void **state)
 	if (!have_gpu())
 		skip();
 	classes(&c, &fs, 5003);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+}
+
+static void test_gpu_sr(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	if (!have_gpu())
+		skip();
+	sr(&c, &fs, 5003);
 	check_problem(&c, &fs, 64);
 	gp_cases_free(&c);
 }
@@ -804,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_nvrtc_regression),
 		cmocka_unit_test(test_nvrtc_classes),
 		cmocka_unit_test(test_nvrtc_bool),
+		cmocka_unit_test(test_nvrtc_sr),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_parallel_packing),
 		cmocka_unit_test(test_parallel_encoding),
@@ -812,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_sextic),
 		cmocka_unit_test(test_gpu_classes),
 		cmocka_unit_test(test_gpu_mux),
+		cmocka_unit_test(test_gpu_sr),
 		cmocka_unit_test(test_gpu_async),
 	};
 	return cmocka_run_group_tests_name("gp_gpu", tests, NULL, NULL);

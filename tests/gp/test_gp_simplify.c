@@ -119,6 +119,35 @@ static void test_logic(void **state)
 	expect("if $0 $1 $1", 2, "x2", 1);
 }
 
+static void test_sr_functions(void **state)
+{
+	(void)state;
+	expect("square $0", 1, "x**2", 2);            /* printed as evolved: one node */
+	expect("cube - $0 $1", 2, "(x1 - x2)**3", 4);
+	expect("pow4 square $0", 1, "x**8", 3);
+	expect("square square $0", 1, "x**4", 3);
+	expect("* square $0 $0", 1, "x**3", 3);       /* square is a power */
+	expect("- pow4 $0 * square $0 square $0", 1, "0", 1);
+	expect("sqrt $0", 1, "protsqrt(x)", 2);       /* sqrt |x| */
+	expect("sqrt square $0", 1, "abs(x)", 2);
+	expect("sqrt * $0 $0", 1, "abs(x)", 2);
+	expect("sqrt abs $0", 1, "sqrt(abs(x))", 3);  /* the argument is >= 0 */
+	expect("sqrt + square $0 square $1", 2, "sqrt(x1**2 + x2**2)", 6);
+	expect("sqrt - 0 exp $0", 1, "sqrt(protexp(x))", 3);
+	expect("abs square $0", 1, "x**2", 3);
+	expect("abs - 0 exp sin $0", 1, "exp(sin(x))", 3);   /* abs(-y) = y, y > 0 */
+	expect("abs abs $0", 1, "abs(x)", 2);
+	expect("abs * -2 $0", 1, "abs(2*x)", 4);
+	expect("tanh $0", 1, "tanh(x)", 2);
+	expect("> tanh $0 1.5", 1, "0", 1);            /* tanh is within [-1, 1] */
+	expect("aq $0 $1", 2, "aq(x1, x2)", 3);
+	expect("aq $0 0", 1, "x", 1);
+	expect("aq * 2 $0 square $0", 1, "aq(2 * x, x**2)", 6);   /* as evolved */
+	expect("- aq $0 $1 aq $0 $1", 2, "0", 1);
+	expect("> aq sin $0 $0 1.5", 1, "0", 1);       /* |aq(a, b)| <= |a| */
+	expect("+ $0 3.14159274", 1, "x + 3.14159274", 3);   /* pi: a constant */
+}
+
 static void test_fallback(void **state)
 {
 	(void)state;
@@ -207,6 +236,31 @@ static ref ref_fn(ref_ctx *c, int op, ref a, ref b, ref r3)
 	case GP_OP_IF:
 		near(c, a.v, a.e);
 		return a.v != 0 ? b : r3;
+	case GP_OP_SQRT:   /* |sqrt x - sqrt y| <= sqrt |x - y| */
+		r.v = sqrt(aa);
+		r.e = fmin(sqrt(a.e), aa > a.e ? a.e / (2 * sqrt(aa - a.e)) : INFINITY) + U * r.v;
+		return r;
+	case GP_OP_SQUARE: case GP_OP_CUBE: case GP_OP_POW4: {
+		int k = op == GP_OP_SQUARE ? 2 : op == GP_OP_CUBE ? 3 : 4;
+		r.v = pow(a.v, k);   /* saturation: past 1e37, unsure (ref_eval) */
+		r.e = k * pow(aa + a.e, k - 1) * a.e;
+		r.e += (k == 2 ? 1 : 2) * U * (fabs(r.v) + r.e);
+		return r;
+	}
+	case GP_OP_TANH:
+		r.v = tanh(a.v);
+		r.e = a.e + 4 * U;
+		return r;
+	case GP_OP_ABS:
+		r.v = aa;
+		r.e = a.e;
+		return r;
+	case GP_OP_AQ:   /* d/da <= 1, |d/db| <= |a| / 2 */
+		if (!(b.v * b.v < 1e37))
+			c->unsure = 1;   /* b * b overflows float */
+		r.v = a.v / sqrt(1 + b.v * b.v);
+		r.e = a.e + 0.5 * (aa + a.e) * b.e + 4 * U * fabs(r.v);
+		return r;
 	default:
 		c->unsure = 1;
 		return r;
@@ -361,6 +415,13 @@ static void test_property_transcendental(void **state)
 	property("+ * / log exp", 2, 1, -5, 5);
 }
 
+static void test_property_sr(void **state)
+{
+	(void)state;
+	property("+ - * / sqrt square cube pow4 tanh abs aq", 2, 1, -2, 2);
+	property("+ - * sqrt square abs aq exp log pi e", 1, 0, 0, 0);
+}
+
 static void test_property_logic(void **state)
 {
 	(void)state;
@@ -373,10 +434,12 @@ int main(void)
 		cmocka_unit_test(test_arithmetic),
 		cmocka_unit_test(test_protected),
 		cmocka_unit_test(test_logic),
+		cmocka_unit_test(test_sr_functions),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_property_sextic),
 		cmocka_unit_test(test_property_transcendental),
 		cmocka_unit_test(test_property_logic),
+		cmocka_unit_test(test_property_sr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
