@@ -233,7 +233,8 @@ static rt_status check_file(rt_ckpt *ck, const char *kind, const rt_spec *spec, 
 			       "damaged", ck->path);
 	take_u64(ck->data, end, &pos, &version);
 	if (version != RT_CKPT_VERSION)
-		return rt_fail(err, RT_ERR_INPUT, "%s: checkpoint format %llu; this evoforge reads %d",
+		return rt_fail(err, RT_ERR_INPUT, "%s: checkpoint format %llu; this evoforge reads %d (resume with "
+			       "the evoforge that wrote it)",
 			       ck->path, (unsigned long long)version, RT_CKPT_VERSION);
 	if (!take_string(ck->data, end, &pos, &s_kind, &n_kind) ||
 	    !take_string(ck->data, end, &pos, &s_spec, &n_spec) ||

@@ -24,7 +24,9 @@
 #include "out.h"
 #include "spec.h"
 
-#define RT_CKPT_VERSION 1
+/* 2: gp's operation codes moved (the symbolic-regression functions); a
+ * checkpoint of format 1 is refused, naming both formats. */
+#define RT_CKPT_VERSION 2
 #define RT_CKPT_FILE "checkpoint.bin"
 
 /* The spec as the checkpoint keeps it (sorted "section.key=value" lines). */
