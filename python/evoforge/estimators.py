@@ -122,7 +122,7 @@ class _Evoforge(BaseEstimator):
 
     def _keep(self, text, files, res, wall, stopped):
         self._state = {"result_json": text, "files": files}
-        self.stopped_ = stopped   # time_limit stopped the run (its best so far is kept)
+        self.stopped_ = stopped   # time_limit or Ctrl-C stopped the run (its best so far is kept)
         self.result_ = res
         self.fit_seconds_ = wall
 

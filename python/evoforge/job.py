@@ -70,6 +70,7 @@ class Job:
         self._h = None
         self._result = None
         self._interrupted_by_user = False
+        self._time_limit = None
         self._deadline = None
         self._stop_reason = None
         self.verbose = verbose
@@ -230,8 +231,7 @@ class Job:
         """Runs the job once. Ctrl-C stops it at the next step boundary and
         keeps the results so far (job.stopped, result["interrupted"])."""
         h = self._handle()
-        limit = getattr(self, "_time_limit", None)
-        self._deadline = None if limit is None else time.monotonic() + limit
+        self._deadline = None if self._time_limit is None else time.monotonic() + self._time_limit
         self._stop_reason = None
         with _Interrupt() as guard:
             self._sigint = guard
