@@ -3,13 +3,11 @@
 MBPClassifier); fit runs a job on X, y lent from memory, predict runs the
 C API's evoforge_job_predict on the kept result (docs/python.md)."""
 import ctypes
-import math
 import numbers
 import os
 import shutil
 import tempfile
 import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -18,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _lib
-from ._errors import OK, EvoforgeWarning, make_error
+from ._errors import OK, make_error
 from .job import Job
 
 _c = _lib.lib
@@ -54,15 +52,11 @@ def _run(spec, tables, seed, backend, n_jobs, time_limit, verbose):
     """Runs spec with the tables {name: (X, y)}; returns (result.json text,
     {file: bytes} the predictor needs, result dict, wall seconds, stopped)."""
     t0 = time.perf_counter()
-    with Job(spec, backend=backend, seed=seed, threads=_threads(n_jobs), verbose=verbose) as job:
+    with Job(spec, backend=backend, seed=seed, threads=_threads(n_jobs), verbose=verbose,
+             time_limit=time_limit) as job:
         for name, (X, y) in tables.items():
             job.set_table(name, X, y)
-        if time_limit is not None:
-            _set_deadline(job, float(time_limit))
-        with warnings.catch_warnings():   # a stop at time_limit is asked for, not news
-            warnings.filterwarnings("ignore", message=".*stopped by the progress callback",
-                                    category=EvoforgeWarning)
-            job.run()
+        job.run()   # Ctrl-C: stops with the best so far (an EvoforgeWarning says so)
         stopped = job.stopped
         text = _c.evoforge_job_result_json(job._h).decode()
         res = job.result
@@ -71,16 +65,6 @@ def _run(spec, tables, seed, backend, n_jobs, time_limit, verbose):
             with open(os.path.join(job.output_dir, name), "rb") as f:
                 files[name] = f.read()
     return text, files, res, time.perf_counter() - t0, stopped
-
-
-def _set_deadline(job, seconds):
-    """A progress callback stopping the run at its first step after `seconds`."""
-    if not seconds > 0:
-        raise ValueError(f"time_limit: expected seconds > 0 or None, got {seconds!r}")
-    end = time.monotonic() + seconds
-    cb = _lib.PROGRESS_FN(lambda line, user: 1 if time.monotonic() > end else 0)
-    job._deadline_cb = cb   # kept alive as long as the job
-    job._check(_c.evoforge_job_set_progress(job._h, cb, None))
 
 
 def _predict(state, X, backend):
@@ -138,7 +122,7 @@ class _Evoforge(BaseEstimator):
 
     def _keep(self, text, files, res, wall, stopped):
         self._state = {"result_json": text, "files": files}
-        self.stopped_ = stopped   # time_limit stopped the run (its best so far is kept)
+        self.stopped_ = stopped   # time_limit or Ctrl-C stopped the run (its best so far is kept)
         self.result_ = res
         self.fit_seconds_ = wall
 

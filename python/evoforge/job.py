@@ -2,10 +2,11 @@
 one run, its results) over the C API, with Ctrl-C as a clean stop."""
 import ctypes
 import json
+import numbers
 import os
 import signal
-import sys
 import threading
+import time
 import warnings
 
 from . import _lib
@@ -55,17 +56,23 @@ class Job:
         job.run()
         print(job.best, job.result["evaluations"])
 
-    verbose=True prints the run's progress lines (print, so it works in a
-    notebook); warnings become EvoforgeWarning. Errors raise EvoforgeError
+    verbose=True prints the run's progress lines, the CLI's stdout lines
+    (print to sys.stdout, so they show in a notebook); warnings become
+    EvoforgeWarning. Ctrl-C during run() stops the run at its next progress
+    line with its best so far (job.stopped, job.stop_reason == "interrupt");
+    time_limit= (seconds) does the same at a deadline. Errors raise EvoforgeError
     (EvoforgeInputError, also a ValueError, for bad specs and values)."""
 
     def __init__(self, spec=None, *, file=None, backend=None, seed=None, threads=None,
-                 output_dir=None, verbose=False, **overrides):
+                 output_dir=None, verbose=False, time_limit=None, **overrides):
         if (spec is None) == (file is None):
             raise TypeError("evoforge.Job: give the spec text or file=PATH (one of them)")
         self._h = None
         self._result = None
         self._interrupted_by_user = False
+        self._time_limit = None
+        self._deadline = None
+        self._stop_reason = None
         self.verbose = verbose
         h = ctypes.c_void_p()
         if spec is not None:
@@ -83,6 +90,8 @@ class Job:
             self.set_threads(threads)
         if output_dir is not None:
             self.set_output_dir(output_dir)
+        if time_limit is not None:
+            self.set_time_limit(time_limit)
         for key, value in overrides.items():
             self.set(key.replace("__", "."), value)
 
@@ -107,22 +116,44 @@ class Job:
         self._check(_c.evoforge_job_set_progress(self._h, self._progress_cb, None))
         self._sigint = None
 
+    _STOP_WARNING = "stopped by the progress callback"
+
+    def _note_interrupt(self):
+        """A KeyboardInterrupt raised inside a callback (SIGINT under a
+        handler other than Python's default): a stop request, not an error."""
+        if self._sigint is not None:
+            self._sigint.pending = True
+
     def _on_log(self, level, line, user):
         try:
             text = line.decode(errors="replace")
             if level == 1:
+                if self._STOP_WARNING in text and self._stop_reason == "time_limit":
+                    return   # a stop that was asked for is not news
+                if self._STOP_WARNING in text and self._stop_reason == "interrupt":
+                    text = "interrupted (Ctrl-C, SIGINT): " + text
                 warnings.warn(text, EvoforgeWarning, stacklevel=2)
             elif self.verbose:
-                print(text, flush=True)
+                print(text, flush=True)   # sys.stdout at this moment: a notebook's cell output
+        except KeyboardInterrupt:
+            self._note_interrupt()
         except BaseException:   # never let an exception cross into C
             pass
 
     def _on_progress(self, line, user):
+        """Non-zero (stop at this step boundary) on a pending Ctrl-C or past
+        the time limit; the stop's reason is kept for the warning."""
         try:
-            return 1 if self._sigint is not None and self._sigint.pending else 0
+            if self._sigint is not None and self._sigint.pending:
+                self._stop_reason = "interrupt"
+                return 1
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                self._stop_reason = self._stop_reason or "time_limit"
+                return 1
+            return 0
         except KeyboardInterrupt:   # a SIGINT handled here: stop cleanly
-            if self._sigint is not None:
-                self._sigint.pending = True
+            self._note_interrupt()
+            self._stop_reason = "interrupt"
             return 1
         except BaseException:
             return 0
@@ -181,6 +212,16 @@ class Job:
         self._tables[str(name)] = (X, y, names)   # lent to the C side until close
         return self
 
+    def set_time_limit(self, seconds):
+        """Stops the run at its first progress line after `seconds` (wall,
+        from run()), keeping its best so far (job.stopped); None: no limit.
+        Python-side, any kind; kinds' own limits (aco's time_limit) also exist."""
+        if seconds is not None and not (isinstance(seconds, numbers.Real) and
+                                        not isinstance(seconds, bool) and seconds > 0):
+            raise ValueError(f"time_limit: expected seconds > 0 or None, got {seconds!r}")
+        self._time_limit = None if seconds is None else float(seconds)
+        return self
+
     def set_output_dir(self, path):
         self._check(_c.evoforge_job_set_output_dir(self._handle(), os.fsencode(path)))
         return self
@@ -190,6 +231,8 @@ class Job:
         """Runs the job once. Ctrl-C stops it at the next step boundary and
         keeps the results so far (job.stopped, result["interrupted"])."""
         h = self._handle()
+        self._deadline = None if self._time_limit is None else time.monotonic() + self._time_limit
+        self._stop_reason = None
         with _Interrupt() as guard:
             self._sigint = guard
             try:
@@ -197,6 +240,8 @@ class Job:
             finally:
                 self._sigint = None
         self._interrupted_by_user = guard.pending
+        if guard.pending and self._stop_reason is None and st == OK and self.stopped:
+            self._stop_reason = "interrupt"
         self._check(st)
         return self
 
@@ -238,6 +283,12 @@ class Job:
     def stopped(self):
         """True when the run was stopped early (Ctrl-C or the progress callback)."""
         return bool(_c.evoforge_job_stopped(self._handle()))
+
+    @property
+    def stop_reason(self):
+        """Why the run stopped early: "interrupt" (Ctrl-C), "time_limit"
+        (set_time_limit), or None (it ran to its end)."""
+        return self._stop_reason if self.stopped else None
 
     @property
     def interrupted_by_user(self):

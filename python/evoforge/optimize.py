@@ -1,9 +1,11 @@
 """optimize.py: evoforge.minimize and minimize_many, kind de behind SciPy
 differential_evolution's conventions (docs/python.md)."""
+import hashlib
 import math
 import os
 import re
 import secrets
+import stat
 import tempfile
 import warnings
 
@@ -59,7 +61,8 @@ def _box(bounds):
 
 
 def _objective(fun, lines):
-    """Adds the objective's keys to lines; returns a temporary C file to remove, or None."""
+    """Adds the objective's keys to lines; returns None (a built-in) or
+    (C file, whether to remove it after the run)."""
     if callable(fun):
         raise TypeError("evoforge.minimize: Python callables come with the host-callback API "
                         "(issue 30, a later slice); give a built-in name (\"rastrigin\", "
@@ -72,11 +75,45 @@ def _objective(fun, lines):
         if number:
             lines.append(f"cec_function = {number}")
         return None
+    text = fun if fun.endswith("\n") else fun + "\n"
+    path = _stable_file(text)
+    lines.append("function = user")
+    if path is not None:
+        return path, False
     fd, path = tempfile.mkstemp(prefix="evoforge-objective-", suffix=".c")
     with os.fdopen(fd, "w") as f:
-        f.write(fun if fun.endswith("\n") else fun + "\n")
-    lines.append("function = user")
-    return path
+        f.write(text)
+    return path, True
+
+
+def _stable_file(text):
+    """The C source in a file named by its hash, in a folder of this user's
+    under the temp folder ($TMPDIR/evoforge-objectives-UID/HASH.c), kept
+    there: de's compiled-objective cache is keyed by the generated source,
+    which names the file in its #line directives, so the same source under
+    the same name is compiled once, not at every call (and the cache does not
+    gain a shared object per call). None when the folder is not safely ours
+    (then a one-off temporary file is used)."""
+    folder = os.path.join(tempfile.gettempdir(), f"evoforge-objectives-{os.getuid()}")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        st = os.lstat(folder)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return None
+        path = os.path.join(folder, hashlib.sha256(text.encode()).hexdigest()[:24] + ".c")
+        try:
+            with open(path) as f:
+                if f.read() == text:
+                    return path
+        except OSError:
+            pass
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)   # atomic: a concurrent reader sees the old or the new whole file
+        return path
+    except OSError:
+        return None
 
 
 def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shift,
@@ -84,7 +121,7 @@ def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shi
     dim, lo, hi = _box(bounds)
     de = [f"dim = {dim}", f"lower = {lo!r}", f"upper = {hi!r}",
           f"strategy = {_STRATEGIES.get(strategy, strategy)}", f"problems = {int(problems)}"]
-    cfile = _objective(fun, de)
+    obj = _objective(fun, de)
     if popsize is not None:
         de.append(f"population = {max(4, int(round(popsize * dim)))}")
     de.append(f"generations = {0 if maxiter is None else int(maxiter)}")
@@ -104,11 +141,11 @@ def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shi
     for key, value in options.items():
         de.append(f"{key} = {value}")
     text = "[problem]\nkind = de\nname = minimize\n[de]\n" + "\n".join(de) + "\n"
-    if cfile:
-        text += f"[objective]\nfile = {cfile}\n"
+    if obj:
+        text += f"[objective]\nfile = {obj[0]}\n"
         if optimum is not None:
             text += f"optimum = {float(optimum)!r}\n"
-    return text, cfile
+    return text, (obj[0] if obj and obj[1] else None)
 
 
 def _result(res, p, job):

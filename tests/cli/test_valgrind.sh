@@ -1,7 +1,9 @@
 # test_valgrind.sh: memcheck over one short CPU run of every kind (the plain
 # build): no memory error and no definite or indirect leak (the thread
-# pool's parked threads are "possibly lost" at exit, not counted). SKIP
-# without valgrind (tools/setup-debian installs it).
+# pool's parked threads are "possibly lost" at exit, not counted); then the
+# C API's create-run-free cycles (tests/test_api_cycles.c, 100 of them: every
+# kind, every kind of cycle) under the same checks. SKIP without valgrind
+# (tools/setup-debian installs it).
 # Usage: bash test_valgrind.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -35,4 +37,14 @@ memcheck de problems/de-sphere.ini --set de.dim=4 --set de.population=12 --set d
 memcheck aco problems/aco-random.ini --set data.random=20 --set aco.iterations=3 --set aco.candidates=6
 memcheck mbp problems/mbp-xor.ini --set mbp.epochs=50
 memcheck svm "$cli_tmp/svm.ini"
+# the C API: 100 cycles cover each kind with each cycle type twice (plain runs,
+# callbacks, a stopped run, a failing run, a job freed unrun)
+cycles=$(dirname "$evo")/tests/test_api_cycles
+if [ -x "$cycles" ]; then
+	expect_exit 0 "api cycles: memcheck clean" env EVOFORGE_CYCLES=100 valgrind -q \
+		--error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect "$cycles"
+	expect_output "api cycles: ran them" "# 100 create-run-free cycles"
+else
+	echo "SKIP test_valgrind.sh api cycles: $cycles not built (ninja $cycles)"
+fi
 finish

@@ -99,3 +99,16 @@ def test_no_worse_than_scipy_at_equal_evaluations():
                                    tol=0, seed=s, polish=False, vectorized=True,
                                    updating="deferred").fun for s in range(1, 6))
         assert ours <= theirs, f"{name}: evoforge median {ours}, SciPy median {theirs}"
+
+
+def test_c_source_is_compiled_once(tmp_path, monkeypatch):
+    """The same C source at every call is the same file, so de's compiled
+    objective cache answers the second call (no new shared object)."""
+    monkeypatch.setenv("EVOFORGE_CACHE", str(tmp_path))
+    src = STYBLINSKI_TANG.replace("16.0f", "15.0f")
+    a = evoforge.minimize(src, [(-5, 5)] * 3, seed=1, maxfev=2000)
+    b = evoforge.minimize(src, [(-5, 5)] * 3, seed=1, maxfev=2000)
+    assert a.fun == b.fun
+    assert len(list(tmp_path.glob("de-user-*.so"))) == 1
+    evoforge.minimize(src + "/* another */\n", [(-5, 5)] * 3, seed=1, maxfev=2000)
+    assert len(list(tmp_path.glob("de-user-*.so"))) == 2
