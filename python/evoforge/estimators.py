@@ -162,18 +162,23 @@ def _functions(function_set):
 
 
 # gp's operators as SymPy text: the protected ones (gp_ops.h) as named functions.
-_SYMPY = {"+": "({} + {})", "-": "({} - {})", "*": "({}*{})", "/": "pdiv({}, {})",
-          "sin": "sin({})", "cos": "cos({})", "log": "plog({})", "exp": "pexp({})",
-          ">": "gt({}, {})", "<": "lt({}, {})", "==": "eq({}, {})", "AND": "And_({}, {})",
-          "OR": "Or_({}, {})", "IF": "ifelse({}, {}, {})"}
+# The grammar of gp's simplified formulas (runtime/gp/gp_simplify.h), so that
+# expression_ and simplified_ read alike.
+_SYMPY = {"+": "({} + {})", "-": "({} - {})", "*": "({}*{})", "/": "protdiv({}, {})",
+          "sin": "sin({})", "cos": "cos({})", "log": "protlog({})", "exp": "protexp({})",
+          "sqrt": "protsqrt({})", "square": "({})**2", "cube": "({})**3", "pow4": "({})**4",
+          "tanh": "tanh({})", "abs": "abs({})", "aq": "aq({}, {})",
+          ">": "gt({}, {})", "<": "lt({}, {})", "==": "eq({}, {})", "AND": "AND({}, {})",
+          "OR": "OR({}, {})", "IF": "IF({}, {}, {})"}
 _ARITY = {k: v.count("{}") for k, v in _SYMPY.items()}
 
 
 def _expression(prefix, names):
-    """The program of gp's best.prefix as SymPy-parsable text: inputs by name,
-    +, -, *, sin, cos as themselves, the protected operations (division,
-    log, exp, comparisons, IF) as the functions pdiv, plog, pexp, gt, lt,
-    eq, And_, Or_, ifelse."""
+    """The program of gp's best.prefix as SymPy-parsable text in the grammar
+    of gp's simplified formulas (runtime/gp/gp_simplify.h): inputs by name;
+    +, -, *, sin, cos, tanh, abs as themselves, square, cube, pow4 as **2,
+    **3, **4; the protected operations as the functions protdiv, protlog,
+    protexp, protsqrt, aq, gt, lt, eq, AND, OR, IF."""
     tokens = prefix.split()
     pos = 0
 

@@ -214,4 +214,4 @@ def test_expression_sympy():
     cls = make("SymbolicClassifier").fit(X, targets(X, "cls"))
     exprs = cls.expression_ if isinstance(cls.expression_, list) else [cls.expression_]
     for e in exprs:
-        sympy.sympify(e, locals={"pdiv": sympy.Function("pdiv")})
+        sympy.sympify(e, locals={"protdiv": sympy.Function("protdiv")})
