@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kprep.h"
+#include "nvrtc.h"
 #include "evoforge.h"
 #include "backend.h"
 #include "cpu.h"
@@ -437,6 +438,8 @@ static rt_status run_locked(evoforge_job *job)
 	rt_mem_use(NULL, 0);
 	rt_log_set_quiet(was_quiet);
 	rt_log_set_sink(NULL, NULL);
+	nvrtc_prepared_clear();   /* the job's prepared cubins (runtime/kprep.h): a process
+				     running many jobs keeps none; the disk cache has them */
 	return st;
 }
 
