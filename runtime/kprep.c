@@ -12,7 +12,8 @@
 #include "nvrtc.h"
 #include "timeline.h"
 
-#define KPREP_MAX_THREADS 16
+#define KPREP_MAX_THREADS 16    /* at once */
+#define KPREP_MAX_STARTED 64    /* in a pool's life (a thread ends when the queue is empty) */
 
 typedef struct kprep_job {
 	char *name, *source;
@@ -23,8 +24,8 @@ typedef struct kprep_job {
 
 struct rt_kprep {
 	char arch[16];
-	int max_threads, nthreads, pending;
-	pthread_t threads[KPREP_MAX_THREADS];
+	int max_threads, nthreads, running, pending;   /* started, not yet ended, queued */
+	pthread_t threads[KPREP_MAX_STARTED];
 	pthread_mutex_t lock;
 	kprep_job *queue, **tail;   /* jobs not yet taken, in order */
 	rt_status status;           /* the first failure */
@@ -73,6 +74,8 @@ static void *worker(void *arg)
 		kprep_job *j = p->queue;
 		if (j && !(p->queue = j->next))
 			p->tail = &p->queue;
+		if (!j)
+			p->running--;   /* under the lock: rt_kprep_add starts another if needed */
 		pthread_mutex_unlock(&p->lock);
 		if (!j)
 			return NULL;
@@ -121,11 +124,14 @@ rt_status rt_kprep_add(void *ctx, const char *name, const char *source, const ch
 	*p->tail = j;
 	p->tail = &j->next;
 	p->pending++;
-	int start = p->nthreads < p->max_threads && p->nthreads < p->pending;
-	if (start && pthread_create(&p->threads[p->nthreads], NULL, worker, p) == 0)
+	int start = p->running < p->max_threads && p->running < p->pending &&
+		    p->nthreads < KPREP_MAX_STARTED;
+	if (start && pthread_create(&p->threads[p->nthreads], NULL, worker, p) == 0) {
 		p->nthreads++;
-	else if (start && p->nthreads == 0)
+		p->running++;
+	} else if (start && p->running == 0) {
 		start = -1;   /* no thread at all: compile here, below */
+	}
 	pthread_mutex_unlock(&p->lock);
 	if (start == -1)
 		worker(p);
