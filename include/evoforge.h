@@ -86,6 +86,16 @@ typedef void (*evoforge_log_fn)(evoforge_log_level level, const char *line, void
  * evoforge_job_stopped(job) == 1. */
 typedef int (*evoforge_progress_fn)(const char *line, void *user);
 
+/* An objective that evaluates a whole population (kind de, with
+ * `[de] function = callback`): X holds np x dim doubles, row-major (trial
+ * individual i, component j at X[i * dim + j]; valid during the call only);
+ * the callback writes np values into fx and returns 0. The population is
+ * held in floats: X's values are floats widened, and each fx value is
+ * rounded to float (NaN counts as +inf, the worst). A non-zero return stops
+ * the run: evoforge_job_run returns EVOFORGE_ERR_INPUT with a message that
+ * names the callback, its return value, the problem and the generation. */
+typedef int (*evoforge_objective_fn)(const double *X, int np, int dim, double *fx, void *user);
+
 /* ---- the library ----------------------------------------------------------- */
 
 /* evoforge's version ("0.1.0"); static, never freed. Thread-safe. */
@@ -139,6 +149,20 @@ EVOFORGE_API evoforge_status evoforge_job_set_log(evoforge_job *job, evoforge_lo
  * cleanly (evoforge_progress_fn); NULL fn: none. */
 EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evoforge_progress_fn fn,
 						     void *user);
+
+/* The objective of a de job whose spec says `[de] function = callback`:
+ * per generation, fn(X, np, dim, fx, user) is called once per problem with
+ * the whole trial population (once more for the initial one), then the
+ * usual selection follows. Called from the thread that called
+ * evoforge_job_run, one call at a time, never from the engine's worker
+ * threads. The CPU backend only: with backend "auto" such a job runs on the
+ * CPU, with "gpu" it fails with EVOFORGE_ERR_UNSUPPORTED. Strategies
+ * rand/1/bin and best/1/bin (the adaptive and mixed ones evaluate inside
+ * their own step: EVOFORGE_ERR_INPUT). EVOFORGE_ERR_UNSUPPORTED for a kind
+ * other than de; NULL fn: none (a spec naming function = callback then
+ * fails at the run with EVOFORGE_ERR_INPUT). */
+EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evoforge_objective_fn fn,
+						      void *user);
 
 /* ---- data from memory (before evoforge_job_run) ------------------------------------ */
 

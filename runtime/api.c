@@ -27,6 +27,7 @@
 #include "json_read.h"
 #include "kinds.h"
 #include "log.h"
+#include "objective.h"
 #include "out.h"
 #include "signals.h"
 #include "spec.h"
@@ -51,6 +52,8 @@ struct evoforge_job {
 	void *log_user;
 	evoforge_progress_fn progress_fn;
 	void *progress_user;
+	evoforge_objective_fn objective_fn;   /* de's function = callback */
+	void *objective_user;
 	rt_mem_table *tables;     /* in-memory tables (X, y borrowed; names ours) */
 	int ntables;
 	rt_error err;             /* the last failure's message */
@@ -283,6 +286,21 @@ EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evofor
 	return EVOFORGE_OK;
 }
 
+EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evoforge_objective_fn fn,
+						      void *user)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	if (fn && strcmp(job->kind->name, "de"))
+		return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_set_objective: an "
+				"objective callback is for kind de (function = callback); this job's "
+				"kind is %s", job->kind->name);
+	job->objective_fn = fn;
+	job->objective_user = user;
+	return EVOFORGE_OK;
+}
+
 /* ---- data from memory -------------------------------------------------------------------- */
 
 /* Copies colnames (cols of them; a NULL entry stays NULL, for the check). */
@@ -425,6 +443,7 @@ static rt_status run_locked(evoforge_job *job)
 	rt_log_set_quiet(!job->log_fn && !job->progress_fn);
 	rt_stop_caller_clear();
 	rt_mem_use(job->tables, job->ntables);
+	rt_objective_use(job->objective_fn, job->objective_user);
 	cpu_set_threads(job->opt.threads);
 	rt_startup_begin();   /* the job's start-up and compiles, not the process's */
 	st = rt_tune_apply(job->kind, &job->spec, &job->opt, &job->err);
@@ -436,6 +455,7 @@ static rt_status run_locked(evoforge_job *job)
 			"marked \"interrupted\"", job->kind->name);
 	rt_stop_caller_clear();
 	rt_mem_use(NULL, 0);
+	rt_objective_use(NULL, NULL);
 	rt_log_set_quiet(was_quiet);
 	rt_log_set_sink(NULL, NULL);
 	nvrtc_prepared_clear();   /* the job's prepared cubins (runtime/kprep.h): a process

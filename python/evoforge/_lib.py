@@ -9,6 +9,9 @@ API_VERSION = 1
 
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+# evoforge_objective_fn: (X, np, dim, fx, user) -> 0 or non-zero (stop)
+OBJECTIVE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_int,
+                                ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.c_void_p)
 
 _here = Path(__file__).resolve().parent
 
@@ -57,6 +60,7 @@ _SIGS = {
     "evoforge_job_set_output_dir": (_I, [_P, _S]),
     "evoforge_job_set_log": (_I, [_P, LOG_FN, _P]),
     "evoforge_job_set_progress": (_I, [_P, PROGRESS_FN, _P]),
+    "evoforge_job_set_objective": (_I, [_P, OBJECTIVE_FN, _P]),
     "evoforge_job_run": (_I, [_P]),
     "evoforge_job_result_json": (_S, [_P]),
     "evoforge_job_best": (_I, [_P, _D]),

@@ -222,6 +222,14 @@ class Job:
         self._time_limit = None if seconds is None else float(seconds)
         return self
 
+    def set_objective(self, cfunc):
+        """de's `function = callback` objective (evoforge_job_set_objective):
+        cfunc an evoforge._lib.OBJECTIVE_FN, kept alive by the job (the C side
+        holds the pointer). evoforge.minimize(callable) builds one."""
+        self._objective_cb = cfunc
+        self._check(_c.evoforge_job_set_objective(self._handle(), cfunc, None))
+        return self
+
     def set_output_dir(self, path):
         self._check(_c.evoforge_job_set_output_dir(self._handle(), os.fsencode(path)))
         return self

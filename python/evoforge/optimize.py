@@ -9,6 +9,8 @@ import stat
 import tempfile
 import warnings
 
+from . import _lib
+from ._errors import EvoforgeError
 from .job import Job
 
 # SciPy's strategy names -> de.strategy; others are passed on as they are
@@ -60,13 +62,57 @@ def _box(bounds):
     return len(rows), lo, hi
 
 
+class _HostObjective:
+    """A Python callable as de's objective callback (evoforge_job_set_objective,
+    `function = callback`): called by the engine once per population with X
+    (np x dim doubles, row-major). vectorized: fun(x, *args) once with x of
+    shape (dim, np) -- SciPy's (N, S) -- returning np values; else fun(x, *args)
+    per individual (x of shape (dim,)) returning a number. An exception in fun
+    (a wrong shape included) is kept, the callback returns 1 (the engine stops
+    the run with an error) and _run raises it again after the run."""
+
+    def __init__(self, fun, args, vectorized):
+        import numpy
+        self._numpy = numpy
+        self.fun, self.args, self.vectorized = fun, tuple(args), bool(vectorized)
+        self.error = None
+        self.c = _lib.OBJECTIVE_FN(self._call)
+
+    def _call(self, X, np_, dim, fx, user):
+        try:
+            self._evaluate(X, np_, dim, fx)
+            return 0
+        except BaseException as e:   # never let an exception cross into C
+            self.error = e
+            return 1
+
+    def _evaluate(self, X, S, N, fx):
+        numpy = self._numpy
+        x = numpy.ctypeslib.as_array(X, shape=(S, N)).copy()   # ours: fun may keep it
+        out = numpy.ctypeslib.as_array(fx, shape=(S,))
+        if self.vectorized:
+            v = numpy.asarray(self.fun(x.T, *self.args), dtype=float)
+            if v.shape != (S,):
+                raise ValueError(f"evoforge.minimize: fun (vectorized=True) got x of shape "
+                                 f"({N}, {S}) and must return shape ({S},), returned shape "
+                                 f"{v.shape}")
+            out[:] = v
+            return
+        for i in range(S):
+            v = numpy.asarray(self.fun(x[i], *self.args), dtype=float)
+            if v.size != 1:
+                raise ValueError(f"evoforge.minimize: fun must return a number for x of shape "
+                                 f"({N},), returned shape {v.shape} (vectorized=True passes "
+                                 "the whole population)")
+            out[i] = v.reshape(())
+
+
 def _objective(fun, lines):
-    """Adds the objective's keys to lines; returns None (a built-in) or
-    (C file, whether to remove it after the run)."""
+    """Adds the objective's keys to lines; returns None (a built-in or a
+    callable) or (C file, whether to remove it after the run)."""
     if callable(fun):
-        raise TypeError("evoforge.minimize: Python callables come with the host-callback API "
-                        "(issue 30, a later slice); give a built-in name (\"rastrigin\", "
-                        "\"cec2017:5\") or C source over (const float *x, int n)")
+        lines.append("function = callback")
+        return None
     if not isinstance(fun, str):
         raise TypeError(f"evoforge.minimize: fun: expected a function name or C source, got {fun!r}")
     if _NAME.match(fun.strip()):
@@ -141,8 +187,8 @@ def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shi
     for key, value in options.items():
         de.append(f"{key} = {value}")
     text = "[problem]\nkind = de\nname = minimize\n[de]\n" + "\n".join(de) + "\n"
-    if obj:
-        text += f"[objective]\nfile = {obj[0]}\n"
+    if obj or (callable(fun) and optimum is not None):
+        text += "[objective]\n" + (f"file = {obj[0]}\n" if obj else "")
         if optimum is not None:
             text += f"optimum = {float(optimum)!r}\n"
     return text, (obj[0] if obj and obj[1] else None)
@@ -174,7 +220,8 @@ def _array(values):
 
 
 def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
-         threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose, options):
+         threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose, options,
+         args=(), vectorized=False):
     if x0 is not None or callback is not None or polish:
         raise NotImplementedError("evoforge.minimize: x0, callback and polish=True are not "
                                   "implemented yet (issue 30)")
@@ -186,9 +233,17 @@ def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target,
         seed = secrets.randbits(63)
     text, cfile = _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems,
                         shift, mutation, recombination, optimum, options)
+    host = _HostObjective(fun, args, vectorized) if callable(fun) else None
     try:
         with Job(text, backend=backend, seed=int(seed), threads=threads, verbose=verbose) as job:
-            job.run()
+            if host is not None:
+                job.set_objective(host.c)
+            try:
+                job.run()
+            except EvoforgeError:
+                if host is not None and host.error is not None:
+                    raise host.error from None   # fun's own exception, after the run
+                raise
             res = job.result
             return [_result(res, p, job) for p in range(len(res["results"]))]
     finally:
@@ -199,13 +254,19 @@ def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target,
 def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, maxfev=None,
              tol=None, target=None, seed=None, backend="cpu", threads=0, shift=False,
              mutation=None, recombination=None, optimum=None, x0=None, callback=None,
-             polish=False, verbose=False, **options):
+             polish=False, verbose=False, args=(), vectorized=False, **options):
     """Minimises fun over the box bounds with evoforge's de; returns an
     OptimizeResult (x, fun, nfev, nit, success, message).
 
     fun: a built-in name ("sphere", "rosenbrock", "rastrigin", "ackley",
-    "griewank", "schwefel", "cec2017:N", "cec2022:N") or C source: a function
-    body over (const float *x, int n) returning a float. bounds: (min, max)
+    "griewank", "schwefel", "cec2017:N", "cec2022:N"), C source: a function
+    body over (const float *x, int n) returning a float, or a Python callable
+    fun(x, *args) -> float (x of shape (dim,)), called on the CPU once per
+    individual; with vectorized=True once per generation with x of shape
+    (dim, S) (SciPy's vectorized convention), returning S values. A
+    callable's values are rounded to float (the population is float); an
+    exception it raises stops the run and is raised again here; strategies
+    rand1bin and best1bin only; backend "cpu" (the default). bounds: (min, max)
     per dimension, all equal (de has one box). strategy: "rand1bin",
     "best1bin", or "jade", "shade", "lshade", "jso", "sade", "code".
     popsize: population = popsize * dim (default: the strategy's, 10 * dim
@@ -214,7 +275,7 @@ def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, ma
     random one). Other keyword arguments are [de] keys (bounds="clip")."""
     return _run(fun, bounds, 1, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
                 threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose,
-                options)[0]
+                options, args, vectorized)[0]
 
 
 def minimize_many(fun, bounds, problems, *, strategy="rand1bin", popsize=None, maxiter=None,
@@ -223,7 +284,11 @@ def minimize_many(fun, bounds, problems, *, strategy="rand1bin", popsize=None, m
                   **options):
     """minimize over `problems` independent problems in one run (de.problems;
     each its own random stream, and with shift=True its own shifted
-    function); returns a list of OptimizeResult, one per problem."""
+    function); returns a list of OptimizeResult, one per problem. fun: a
+    built-in name or C source; Python callables are refused (use minimize)."""
+    if callable(fun):
+        raise TypeError("evoforge.minimize_many: fun: a Python callable is for minimize "
+                        "(one problem); minimize_many takes a built-in name or C source")
     if int(problems) < 1:
         raise ValueError(f"problems: expected at least 1, got {problems!r}")
     return _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target, seed,

@@ -243,7 +243,7 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	rt_json_string(&j, "device", out->device);
 	rt_json_string(&j, "detail", out->detail);
 	rt_json_string(&j, "function", job->function == DE_FN_CEC2017 && de_cec_year(job) == 2022 ? "cec2022" :
-		       de_function_name(job->function));
+		       job->function == DE_FN_CALLBACK ? "callback" : de_function_name(job->function));
 	if (job->function == DE_FN_CEC2017) {   /* best values are errors F(x) - F* */
 		rt_json_int(&j, "cec_function", de_cec_number(job));
 		rt_json_int(&j, "cec_fstar", de_cec_fstar(job));
@@ -322,13 +322,30 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	return st;
 }
 
+/* The backend asked for: a callback objective runs on the CPU (auto: the
+ * CPU; gpu: refused, since the GPU path never calls the host). */
+static rt_status requested_backend(const de_job *job, const rt_options *opt, rt_backend *want,
+				   rt_error *err)
+{
+	*want = opt->backend;
+	if (job->function != DE_FN_CALLBACK)
+		return RT_OK;
+	if (*want == RT_BACKEND_GPU)
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: de.function = callback: the objective "
+			       "callback runs on the CPU backend (--backend cpu, "
+			       "evoforge_job_set_backend(job, \"cpu\"), backend=\"cpu\" in Python); the "
+			       "GPU path does not call the host", job->spec_path);
+	*want = RT_BACKEND_CPU;
+	return RT_OK;
+}
+
 static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 {
 	de_job job;
 	de_outcome out;
 	de_ckpt ck;
 	rt_options ranks_opt;
-	rt_backend chosen;
+	rt_backend chosen, want;
 	gpu_info info;
 	char dir[RT_PATH_MAX], e[32], r[32];
 	rt_status st;
@@ -343,7 +360,8 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	    (!job.islands.on && (st = de_shard_job(&job, job.spec_path, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
-	    (st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK ||
+	    (st = requested_backend(&job, opt, &want, err)) != RT_OK ||
+	    (st = rt_backend_select(want, &chosen, &info, err)) != RT_OK ||
 	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK ||
 	    (st = rt_islands_open(&job.islands, job.seed, job.gens, &job.isl, err)) != RT_OK)
 		goto done;
@@ -352,7 +370,7 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	job.ckpt = &ck;
 	rt_info("de: %s: %s, dim %d, population %d, %ld problem(s), up to %ld generations, seed %llu, "
 		"%s", job.name, job.function == DE_FN_USER ? "user objective" :
-		de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
+		job.function == DE_FN_CALLBACK ? "objective callback" : de_function_name(job.function), job.dim, job.np, job.problems, job.gens,
 		(unsigned long long)job.seed, rt_backend_name(chosen));
 	if (rt_comm_size() > 1 && job.isl)
 		rt_info("de: %d islands (MPI ranks), each with all %ld problem(s); this is rank 0 "

@@ -7,7 +7,15 @@
  * f(target), best = lowest index of the minimum. Two schedules give the same
  * results: with at least as many problems as threads each problem runs a
  * stretch of generations on one thread; with fewer, each generation is
- * split over (problem, block of individuals) items, then finished serially. */
+ * split over (problem, block of individuals) items, then finished serially.
+ *
+ * With function = callback (the caller's objective, objective.h) a problem's
+ * generation makes every trial first, hands the whole trial population to
+ * the callback in one call (doubles, row-major), then selects: the same
+ * draws and selection, so a callback that computes a built-in function with
+ * the same float operations gives the same bits. It runs on the calling
+ * thread, problem after problem: the callback is the caller's code (Python's
+ * included) and is never called from the pool's workers. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +47,9 @@ struct de_cpu {
 	float *arch;       /* [P][a_cap][D] archive */
 	double *work;      /* [P][work_len] scratch */
 	int *iwork;        /* [P][iwork_len] scratch */
+	/* function = callback: the population handed to it and its answers */
+	double *hx;        /* [NP][D] */
+	double *hf;        /* [NP] */
 };
 
 static float *pop_buf(const de_cpu *c, long p, int b)
@@ -100,6 +111,14 @@ rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
 	c->next = c->st ? rt_calloc((size_t)c->P, sizeof *c->next, err) : NULL;
 	if (c->st && c->hist_len > 0)
 		c->hist = rt_malloc((size_t)c->P * c->hist_len * sizeof *c->hist, err);
+	if (c->next && job->function == DE_FN_CALLBACK) {
+		c->hx = rt_malloc((size_t)c->NP * c->D * sizeof *c->hx, err);
+		c->hf = c->hx ? rt_malloc((size_t)c->NP * sizeof *c->hf, err) : NULL;
+		if (!c->hf) {
+			de_cpu_free(c);
+			return RT_ERR_SYSTEM;
+		}
+	}
 	if (c->next && de_is_adaptive(job->strategy) && alloc_adaptive(c, err) != RT_OK) {
 		de_cpu_free(c);
 		return rt_fail(err, RT_ERR_SYSTEM, "out of memory for the archives of %ld problems",
@@ -133,6 +152,8 @@ void de_cpu_free(de_cpu *c)
 	free(c->arch);
 	free(c->work);
 	free(c->iwork);
+	free(c->hx);
+	free(c->hf);
 	free(c);
 }
 
@@ -252,10 +273,79 @@ static int whole_problems(const de_cpu *c)
 	return c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK || c->ad;
 }
 
+/* function = callback: the rows X (NP x D floats) of problem p at
+ * generation g through the caller's objective into fx (floats, NaN as the
+ * worst). A non-zero return of the callback is an error naming it. */
+static rt_status host_eval(de_cpu *c, long p, long g, const float *X, float *fx, rt_error *err)
+{
+	const de_job *job = c->job;
+	size_t n = (size_t)c->NP * c->D;
+	for (size_t k = 0; k < n; k++)
+		c->hx[k] = X[k];
+	for (int i = 0; i < c->NP; i++)
+		c->hf[i] = NAN;
+	int rc = job->host.fn(c->hx, c->NP, c->D, c->hf, job->host.user);
+	if (rc != 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: the objective callback (de.function = callback) "
+			       "returned %d at generation %ld of problem %ld: the run stopped", job->name,
+			       rc, g, job->problem_base + p);
+	for (int i = 0; i < c->NP; i++)
+		fx[i] = de_sane((float)c->hf[i]);
+	return RT_OK;
+}
+
+/* Generation g of problem p with the callback: every trial, one call, then
+ * selection (as step_individuals, the evaluation gathered). */
+static rt_status host_step(de_cpu *c, long p, uint32_t g, rt_error *err)
+{
+	int cur = c->cur[p], D = c->D;
+	const float *X = pop_buf(c, p, cur), *fx = fit_buf(c, p, cur);
+	float *Y = pop_buf(c, p, 1 - cur), *fy = fit_buf(c, p, 1 - cur);
+	uint32_t best = (uint32_t)c->st[p].best_index;
+	for (int i = 0; i < c->NP; i++)
+		de_make_trial(&c->job->params, X, D, 1, Y + (size_t)i * D, 1, (uint32_t)p, g,
+			      (uint32_t)i, best);
+	rt_status st = host_eval(c, p, (long)g, Y, fy, err);
+	if (st != RT_OK)
+		return st;
+	for (int i = 0; i < c->NP; i++)
+		if (!(fy[i] <= fx[i])) {
+			memcpy(Y + (size_t)i * D, X + (size_t)i * D, (size_t)D * sizeof *Y);
+			fy[i] = fx[i];
+		}
+	return RT_OK;
+}
+
+/* de_cpu_advance with the callback: problem after problem, on this thread. */
+static rt_status host_advance(de_cpu *c, rt_error *err)
+{
+	rt_status st;
+	for (long p = 0; p < c->P; p++) {
+		if (c->st[p].gens < 0) {
+			float *X = pop_buf(c, p, 0);
+			for (int i = 0; i < c->NP; i++)
+				de_init_individual(&c->job->params, (uint32_t)p, (uint32_t)i,
+						   X + (size_t)i * c->D, 1);
+			if ((st = host_eval(c, p, 0, X, fit_buf(c, p, 0), err)) != RT_OK)
+				return st;
+			finish_generation(c, p, 0);
+		}
+		while (active(c, p)) {
+			int g = c->st[p].gens + 1;
+			if ((st = host_step(c, p, (uint32_t)g, err)) != RT_OK)
+				return st;
+			finish_generation(c, p, g);
+		}
+	}
+	return RT_OK;
+}
+
 rt_status de_cpu_advance(de_cpu *c, long gen_end, rt_error *err)
 {
 	rt_status st;
 	c->gen_end = gen_end;
+	if (c->hx)
+		return host_advance(c, err);
 	if (whole_problems(c))
 		return cpu_parallel_for(c->P, 1, problem_items, c, err);
 	long nb = (c->NP + DE_CPU_BLOCK - 1) / DE_CPU_BLOCK;
@@ -395,8 +485,9 @@ rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_o
 		return st;
 	snprintf(out->backend, sizeof out->backend, "cpu");
 	snprintf(out->device, sizeof out->device, "CPU, %d threads", cpu_threads());
-	snprintf(out->detail, sizeof out->detail, "rows, %s", whole_problems(c) ?
-		 "problems in parallel" : "individuals in parallel");
+	snprintf(out->detail, sizeof out->detail, "rows, %s", c->hx ? "objective callback, "
+		 "a call per population" : whole_problems(c) ? "problems in parallel"
+		 : "individuals in parallel");
 	rt_run_begins("de");
 	double t0 = rt_now(), before = 0;
 	long g = 0;

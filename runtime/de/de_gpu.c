@@ -155,6 +155,10 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	int smem_optin = info && info->smem_per_block_optin > 0 ? info->smem_per_block_optin
 								  : DE_DEFAULT_SMEM_OPTIN;
 	int smem_sm = info && info->smem_per_sm > 0 ? info->smem_per_sm : DE_DEFAULT_SMEM_SM;
+	if (job->function == DE_FN_CALLBACK)   /* de.c refuses it first on a run; `gen` ends here */
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: de.function = callback has no GPU "
+			       "source: the objective callback runs on the CPU backend (--backend cpu)",
+			       job->name);
 	if (job->popmem == DE_POPMEM_SHARED && need > (size_t)smem_optin)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: pop_memory = shared: %d individuals x %d dimensions need %zu bytes of "

@@ -12,6 +12,7 @@
 #include "gpu.h"
 #include "islands.h"
 #include "kinds.h"
+#include "objective.h"
 #include "rng.h"
 #include "spec.h"
 
@@ -49,6 +50,12 @@ typedef enum de_variant { DE_VARIANT_FUSED = 0, DE_VARIANT_NAIVE = 1, DE_VARIANT
 #define DE_AUTO_MULTIBLOCK_MAX_DIM 12000
 #endif
 typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLOBAL = 2 } de_popmem;
+
+/* `function = callback`: the host objective of the C API
+ * (evoforge_job_set_objective, objective.h), called once per problem and
+ * generation with the whole population (de_cpu.c); after "user", "cec2017"
+ * and "cec2022" in de_job.c's names. The CPU backend only. */
+#define DE_FN_CALLBACK (DE_FN_CEC2017 + 2)
 
 /* A user objective: a C function body over (const float *x, int n). */
 typedef struct de_user {
@@ -96,6 +103,7 @@ typedef struct de_job {
 	float *shift_vec;      /* [problems][dim] or NULL */
 	float *rot;            /* [dim][dim] or NULL */
 	de_user user;          /* function == DE_FN_USER */
+	rt_objective host;     /* function == DE_FN_CALLBACK: the caller's objective */
 	struct de_ckpt *ckpt;  /* `run`: checkpoints and resume (de_ckpt.h); NULL: none */
 	rt_islands_cfg islands;   /* [islands]: the island model over MPI ranks (islands.h) */
 	struct rt_islands *isl;   /* `run`: its exchange while the run goes; NULL: none */

@@ -4,7 +4,9 @@
  *
  *   [de]
  *   function = sphere      ; sphere rosenbrock rastrigin ackley griewank schwefel user, or
- *                          ;   cec2017 with cec_function and cec_seed (de_cec.c)
+ *                          ;   cec2017 with cec_function and cec_seed (de_cec.c), or
+ *                          ;   callback: the C API's evoforge_job_set_objective (CPU;
+ *                          ;   rand/1/bin, best/1/bin; [objective] only optimum = ...)
  *   dim = 30
  *   lower = -100           ; default: the function's textbook box
  *   upper = 100
@@ -72,7 +74,8 @@ static const char *const function_names[] = {
 #define DE_NAME_(E, name, lo, hi, zs, doc) #name,
 	DE_FUNCTIONS(DE_NAME_)
 #undef DE_NAME_
-	"user", "cec2017", "cec2022", NULL   /* cec2022: DE_FN_CEC2017 with cec_fn > DE_CEC22 */
+	"user", "cec2017", "cec2022", "callback", NULL   /* cec2022: DE_FN_CEC2017 with cec_fn >
+							   DE_CEC22; callback: DE_FN_CALLBACK */
 };
 /* Indexed by enum de_function, de_strategy, de_bounds, de_variant, de_popmem. */
 static const char *const strategy_names[] = { "rand/1/bin", "best/1/bin", "jade", "shade", "lshade",
@@ -151,6 +154,32 @@ static rt_status read_strategy(de_job *job, rt_spec *spec, rt_error *err)
 	return RT_OK;
 }
 
+/* function = callback: the caller's objective (objective.h), the strategy
+ * it runs with, and [objective]'s optimum (its only key then). */
+static rt_status read_callback(de_job *job, rt_spec *spec, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	const char *key = rt_spec_find(spec, "objective", "code") ? "code"
+			  : rt_spec_find(spec, "objective", "file") ? "file" : NULL;
+	if (key)
+		return rt_fail(err, RT_ERR_INPUT, "%s: objective.%s: de.function = callback takes its "
+			       "objective from the caller; [objective] may hold only optimum = ...",
+			       rt_spec_key_where(spec, "objective", key, loc, sizeof loc), key);
+	if (job->strategy != DE_RAND_1_BIN && job->strategy != DE_BEST_1_BIN)
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.strategy = %s: the objective callback runs with "
+			       "rand/1/bin and best/1/bin (the adaptive and mixed strategies evaluate "
+			       "inside their own step)",
+			       rt_spec_key_where(spec, "de", "strategy", loc, sizeof loc),
+			       de_job_strategy_name(job));
+	job->host = rt_objective_current();
+	if (!job->host.fn)
+		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = callback needs an objective "
+			       "callback: evoforge_job_set_objective (C API) or evoforge.minimize with "
+			       "a Python callable; the command line has none (use function = user with "
+			       "C source)", rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
+	return rt_spec_double(spec, "objective", "optimum", 0.0, -1e30, 1e30, &job->optimum, err);
+}
+
 static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];
@@ -211,7 +240,11 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.function = user needs an [objective] section (code = ... or file = ...)",
 			       rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
-	if (fn != DE_FN_USER && has_obj)
+	if (fn != DE_FN_CALLBACK && rt_objective_current().fn)
+		rt_warn("%s: an objective callback is set, but de.function = %s: the callback is not "
+			"used (set de.function = callback)",
+			rt_spec_key_where(spec, "de", "function", loc, sizeof loc), de_function_name(fn));
+	if (fn != DE_FN_USER && fn != DE_FN_CALLBACK && has_obj)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.function = %s, but the spec has an [objective] section: "
 			       "set function = user or remove it",
@@ -264,7 +297,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.shift and de.rotate: CEC 2017 has its own shifts and rotations (cec_seed)",
 			       rt_spec_key_where(spec, "de", job->shift ? "shift" : "rotate", loc, sizeof loc));
-	if (fn == DE_FN_USER && (job->shift || job->rotate))
+	if ((fn == DE_FN_USER || fn == DE_FN_CALLBACK) && (job->shift || job->rotate))
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: de.shift and de.rotate apply to the built-in functions, not to a user objective",
 			       rt_spec_key_where(spec, "de", job->shift ? "shift" : "rotate", loc, sizeof loc));
@@ -292,6 +325,8 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 	TRY(rt_spec_bool(spec, "de", "persistent", 0, &job->persistent, err));
 	if (fn == DE_FN_USER)
 		TRY(read_objective(job, spec, err));
+	if (fn == DE_FN_CALLBACK)
+		TRY(read_callback(job, spec, err));
 	TRY(rt_islands_read(&job->islands, spec, err));
 	TRY(rt_spec_check_unused(spec, err));
 	if ((st = de_job_finish(job, err)) != RT_OK) {

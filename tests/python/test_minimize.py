@@ -66,8 +66,8 @@ def test_errors():
     assert isinstance(e.value, evoforge.EvoforgeError)
     with pytest.raises(ValueError, match="one box for every dimension"):
         evoforge.minimize("sphere", [(-1, 1), (-2, 2)])
-    with pytest.raises(TypeError, match="host-callback API"):
-        evoforge.minimize(lambda x: sum(x), [(-1, 1)] * 3)
+    with pytest.raises(TypeError, match="a Python callable is for minimize"):
+        evoforge.minimize_many(lambda x: sum(x), [(-1, 1)] * 3, 2)   # callables: test_callback.py
     with pytest.raises(ValueError, match="does not compile"):
         evoforge.minimize("return x[0]", [(-1, 1)] * 3, maxfev=1000)
     with pytest.raises(ValueError, match="function"):

@@ -1,0 +1,245 @@
+/* test_api_objective.c: de's objective from a host callback
+ * (evoforge_job_set_objective, `function = callback`), through
+ * include/evoforge.h alone: a callback computing sphere or Rastrigin with
+ * the built-in's float operations gives the built-in's run bit for bit (best,
+ * best vector, history.csv) with the same seed, for rand/1/bin and
+ * best/1/bin, one problem or several; it is called once per population
+ * (np rows of dim doubles), never per individual; a non-zero return, a
+ * missing callback, the GPU backend, an adaptive strategy and a kind other
+ * than de are errors that say so. Leaks: the sanitizer build. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evoforge.h"
+
+/* templates/de/de_functions.h's constant, as the built-ins use it */
+#define PI_F 3.14159265358979323846f
+
+/* What a callback saw: calls, and the population size and dimension. */
+typedef struct calls {
+	int n, np, dim, fail_at;   /* fail_at > 0: return 7 at that call */
+} calls;
+
+static void note(calls *c, int np, int dim)
+{
+	c->n++;
+	c->np = np;
+	c->dim = dim;
+}
+
+/* sum z^2 as de_fn_sphere: fmaf in float, component by component. */
+static int sphere_cb(const double *X, int np, int dim, double *fx, void *user)
+{
+	calls *c = user;
+	note(c, np, dim);
+	if (c->fail_at > 0 && c->n == c->fail_at)
+		return 7;
+	for (int i = 0; i < np; i++) {
+		float s = 0.0f;
+		for (int j = 0; j < dim; j++) {
+			float z = (float)X[(size_t)i * dim + j];
+			s = fmaf(z, z, s);
+		}
+		fx[i] = s;
+	}
+	return 0;
+}
+
+/* sum z^2 + 20 sin^2(pi z) as de_fn_rastrigin. */
+static int rastrigin_cb(const double *X, int np, int dim, double *fx, void *user)
+{
+	note(user, np, dim);
+	for (int i = 0; i < np; i++) {
+		float s = 0.0f;
+		for (int j = 0; j < dim; j++) {
+			float z = (float)X[(size_t)i * dim + j], v = sinf(PI_F * z);
+			s = fmaf(z, z, s);
+			s = fmaf(20.0f * v, v, s);
+		}
+		fx[i] = s;
+	}
+	return 0;
+}
+
+/* A de spec: function, strategy, problems; dim 8, population 40, 60
+ * generations, history every 5, the sphere's box for both. */
+static void spec(char *buf, size_t size, const char *fn, const char *strategy, int problems)
+{
+	snprintf(buf, size, "[problem]\nkind = de\nname = cb\n[de]\nfunction = %s\ndim = 8\n"
+		 "population = 40\ngenerations = 60\nmax_evals = 0\nlower = -5.12\nupper = 5.12\n"
+		 "strategy = %s\nproblems = %d\nhistory_every = 5\n", fn, strategy, problems);
+}
+
+/* The file `name` of the job's results folder (caller frees). */
+static char *read_out(evoforge_job *job, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", evoforge_job_output_dir(job), name);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	size_t n = fread(text, 1, (1 << 20) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+/* result.json's "results": [...] text (the per-problem bests and vectors). */
+static char *results_part(evoforge_job *job)
+{
+	const char *json = evoforge_job_result_json(job);
+	assert_non_null(json);
+	const char *r = strstr(json, "\"results\"");
+	assert_non_null(r);
+	char *copy = strdup(r);
+	assert_non_null(copy);
+	return copy;
+}
+
+/* Runs text on the CPU with seed 11 (fn: a callback, or NULL); *out: the job. */
+static evoforge_status run(const char *text, evoforge_objective_fn fn, void *user,
+			   evoforge_job **out)
+{
+	evoforge_job *job = NULL;
+	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_backend(job, "cpu"), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_seed(job, 11), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_objective(job, fn, user), EVOFORGE_OK);
+	*out = job;
+	return evoforge_job_run(job);
+}
+
+/* The built-in `builtin` and the callback fn give the same run. */
+static void same_as_builtin(const char *builtin, evoforge_objective_fn fn, const char *strategy,
+			    int problems)
+{
+	char a_text[1024], b_text[1024];
+	evoforge_job *a, *b;
+	calls c = {0, 0, 0, 0};
+	double best_a, best_b;
+	spec(a_text, sizeof a_text, builtin, strategy, problems);
+	spec(b_text, sizeof b_text, "callback", strategy, problems);
+	assert_int_equal(run(a_text, NULL, NULL, &a), EVOFORGE_OK);
+	assert_int_equal(run(b_text, fn, &c, &b), EVOFORGE_OK);
+	/* one call per problem for the initial population and per generation */
+	assert_int_equal(c.n, problems * 61);
+	assert_int_equal(c.np, 40);
+	assert_int_equal(c.dim, 8);
+	assert_int_equal(evoforge_job_best(a, &best_a), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_best(b, &best_b), EVOFORGE_OK);
+	assert_true(best_a == best_b);
+	assert_true(best_a < 40.0);   /* it optimised: the box's corner is far above */
+	char *ra = results_part(a), *rb = results_part(b);
+	char *ha = read_out(a, "history.csv"), *hb = read_out(b, "history.csv");
+	assert_string_equal(ra, rb);
+	assert_string_equal(ha, hb);
+	assert_non_null(strstr(evoforge_job_result_json(b), "\"function\": \"callback\""));
+	free(ra);
+	free(rb);
+	free(ha);
+	free(hb);
+	evoforge_job_free(a);
+	evoforge_job_free(b);
+}
+
+static void test_sphere(void **state)
+{
+	(void)state;
+	same_as_builtin("sphere", sphere_cb, "rand/1/bin", 1);
+}
+
+static void test_rastrigin(void **state)
+{
+	(void)state;
+	same_as_builtin("rastrigin", rastrigin_cb, "rand/1/bin", 1);
+}
+
+static void test_best1bin_problems(void **state)
+{
+	(void)state;
+	same_as_builtin("rastrigin", rastrigin_cb, "best/1/bin", 3);
+}
+
+/* A failing call names the callback; the message is on the job. */
+static void expect_error(evoforge_job *job, evoforge_status got, evoforge_status want,
+			 const char *part)
+{
+	assert_int_equal(got, want);
+	if (!strstr(evoforge_job_error(job), part))
+		fail_msg("expected '%s' in: %s", part, evoforge_job_error(job));
+}
+
+static void test_callback_fails(void **state)
+{
+	char text[1024];
+	evoforge_job *job;
+	calls c = {0, 0, 0, 5};
+	(void)state;
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	evoforge_status st = run(text, sphere_cb, &c, &job);
+	expect_error(job, st, EVOFORGE_ERR_INPUT, "returned 7 at generation 4");
+	assert_int_equal(c.n, 5);   /* no call after the failing one */
+	assert_null(evoforge_job_result_json(job));
+	evoforge_job_free(job);
+}
+
+static void test_refusals(void **state)
+{
+	char text[1024];
+	evoforge_job *job;
+	calls c = {0, 0, 0, 0};
+	(void)state;
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	evoforge_status st = run(text, NULL, NULL, &job);
+	expect_error(job, st, EVOFORGE_ERR_INPUT,
+		     "needs an objective callback");
+	evoforge_job_free(job);
+
+	spec(text, sizeof text, "callback", "jade", 1);
+	st = run(text, sphere_cb, &c, &job);
+	expect_error(job, st, EVOFORGE_ERR_INPUT, "rand/1/bin and best/1/bin");
+	evoforge_job_free(job);
+
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_objective(job, sphere_cb, &c), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_backend(job, "gpu"), EVOFORGE_OK);
+	expect_error(job, evoforge_job_run(job), EVOFORGE_ERR_UNSUPPORTED, "runs on the CPU backend");
+	evoforge_job_free(job);
+	assert_int_equal(c.n, 0);
+
+	/* backend auto: the CPU */
+	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_objective(job, sphere_cb, &c), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_run(job), EVOFORGE_OK);
+	assert_non_null(strstr(evoforge_job_result_json(job), "\"backend\": \"cpu\""));
+	evoforge_job_free(job);
+	assert_int_equal(c.n, 61);
+
+	assert_int_equal(evoforge_job_from_text("[problem]\nkind = aco\n", &job), EVOFORGE_OK);
+	expect_error(job, evoforge_job_set_objective(job, sphere_cb, &c), EVOFORGE_ERR_UNSUPPORTED,
+		     "for kind de");
+	evoforge_job_free(job);
+	assert_int_equal(evoforge_job_set_objective(NULL, sphere_cb, &c), EVOFORGE_ERR_ARGUMENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sphere),
+		cmocka_unit_test(test_rastrigin),
+		cmocka_unit_test(test_best1bin_problems),
+		cmocka_unit_test(test_callback_fails),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
