@@ -148,6 +148,23 @@ static rt_status compile_kernels(const rt_kind *kind, rt_spec *spec, const rt_op
 
 /* ---- writing the program -------------------------------------------------------- */
 
+void rt_build_put_table(rt_buf *o, const rt_build_kernel *k, int n, const char *prefix,
+			const char *table)
+{
+	for (int i = 0; i < n; i++) {
+		rt_buf_printf(o, "/* %s for %s, %zu bytes */\nextern const unsigned char %s_%d[], "
+			      "%s_%d_end[];\nstatic const char log_%d[] =\n", k[i].name, k[i].arch,
+			      k[i].size, prefix, i, prefix, i, i);
+		rt_build_c_string(o, k[i].log ? k[i].log : "");
+		rt_buf_puts(o, ";\n");
+	}
+	rt_buf_printf(o, "\nstatic const rt_built_kernel %s[%d] = {\n", table, n > 0 ? n : 1);
+	for (int i = 0; i < n; i++)
+		rt_buf_printf(o, "\t{ \"%s\", \"%s\", 0x%016" PRIx64 "ULL, %s_%d, %s_%d_end, log_%d },\n",
+			      k[i].name, k[i].arch, k[i].key, prefix, i, prefix, i, i);
+	rt_buf_puts(o, "};\n");
+}
+
 void rt_build_c_string(rt_buf *o, const char *s)
 {
 	int col = 0;
@@ -205,20 +222,8 @@ static rt_status write_main(const build_state *b, const char *name, const char *
 	rt_build_c_string(&o, spec_text);
 	rt_buf_puts(&o, ";\n\n");
 	int noverrides = put_overrides(&o, spec);
-	for (int i = 0; i < b->n; i++) {
-		rt_buf_printf(&o, "/* kernels/k%d.cubin: %s for %s, %zu bytes */\n"
-			      "extern const unsigned char evo_cubin_%d[], evo_cubin_%d_end[];\n"
-			      "static const char log_%d[] =\n", i, b->k[i].name, b->k[i].arch,
-			      b->k[i].size, i, i, i);
-		rt_build_c_string(&o, b->k[i].log ? b->k[i].log : "");
-		rt_buf_puts(&o, ";\n");
-	}
-	rt_buf_printf(&o, "\nstatic const rt_built_kernel kernels[%d] = {\n", b->n > 0 ? b->n : 1);
-	for (int i = 0; i < b->n; i++)
-		rt_buf_printf(&o, "\t{ \"%s\", \"%s\", 0x%016" PRIx64 "ULL, evo_cubin_%d, "
-			      "evo_cubin_%d_end, log_%d },\n", b->k[i].name, b->k[i].arch,
-			      b->k[i].key, i, i, i);
-	rt_buf_printf(&o, "};\n\nstatic const rt_built_program program = {\n\tRT_BUILT_ABI, \"%s\", "
+	rt_build_put_table(&o, b->k, b->n, "evo_cubin", "kernels");
+	rt_buf_printf(&o, "\nstatic const rt_built_program program = {\n\tRT_BUILT_ABI, \"%s\", "
 		      "\"%s\",\n", name, RT_VERSION);
 	rt_build_c_string(&o, spec->path);
 	rt_buf_puts(&o, ",\n");

@@ -51,6 +51,11 @@ struct nvrtc_output;
 rt_status rt_build_keep_cubin(rt_build_kernel *k, const char *name, const char *arch, uint64_t key,
 			      struct nvrtc_output *out, const char *path, rt_error *err);
 
+/* Appends to o the C declarations of n cubins (PREFIX_i .. PREFIX_i_end,
+ * defined by an assembler file that .incbin's them) with their logs, and
+ * `static const rt_built_kernel TABLE[n]` listing them. */
+void rt_build_put_table(rt_buf *o, const rt_build_kernel *k, int n, const char *prefix,
+			const char *table);
 /* Appends s to o as C string literals, one per line of s (at most 200
  * bytes each), escaped. */
 void rt_build_c_string(rt_buf *o, const char *s);

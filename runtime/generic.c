@@ -85,21 +85,12 @@ static rt_status write_table(const generic_state *s, rt_error *err)
 		      "build; do not edit. */\n#include <stddef.h>\n\n#include \"built.h\"\n\n");
 	rt_buf_puts(&a, "/* generic.S: the cubins of generic.c, embedded. Written by `evoforge "
 		    "generic-kernels`. */\n\t.section .rodata\n");
-	for (int i = 0; i < s->n; i++) {
-		rt_buf_printf(&c, "extern const unsigned char evo_generic_%d[], evo_generic_%d_end[];\n"
-			      "static const char log_%d[] =\n", i, i, i);
-		rt_build_c_string(&c, s->k[i].log ? s->k[i].log : "");
-		rt_buf_puts(&c, ";\n");
+	rt_build_put_table(&c, s->k, s->n, "evo_generic", "table");
+	for (int i = 0; i < s->n; i++)
 		rt_buf_printf(&a, "\t.balign 16\n\t.globl evo_generic_%d, evo_generic_%d_end\n"
 			      "evo_generic_%d:\n\t.incbin \"%s/kernels/g%d.cubin\"\nevo_generic_%d_end:\n",
 			      i, i, i, s->dir, i, i);
-	}
-	rt_buf_printf(&c, "\nstatic const rt_built_kernel table[%d] = {\n", s->n > 0 ? s->n : 1);
-	for (int i = 0; i < s->n; i++)
-		rt_buf_printf(&c, "\t{ \"%s\", \"%s\", 0x%016" PRIx64 "ULL, evo_generic_%d, "
-			      "evo_generic_%d_end, log_%d },\n", s->k[i].name, s->k[i].arch,
-			      s->k[i].key, i, i, i);
-	rt_buf_printf(&c, "};\n\nextern const rt_built_kernel *const rt_generic_table;\n"
+	rt_buf_printf(&c, "\nextern const rt_built_kernel *const rt_generic_table;\n"
 		      "extern const int rt_generic_size;\nconst rt_built_kernel *const "
 		      "rt_generic_table = table;\nconst int rt_generic_size = %d;\n", s->n);
 	rt_buf_puts(&a, "\t.section .note.GNU-stack,\"\",@progbits\n");
