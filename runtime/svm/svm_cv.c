@@ -359,20 +359,6 @@ static rt_status sum_rights(cv_run *r, long njobs, rt_error *err)
 	return st;
 }
 
-/* A job and its estimated cost, for sorting. */
-typedef struct cv_cost {
-	double cost;
-	long job;
-} cv_cost;
-
-static int by_cost(const void *a, const void *b)
-{
-	const cv_cost *x = a, *y = b;
-	if (x->cost != y->cost)
-		return x->cost > y->cost ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;
-}
-
 /* The ranks' shares in percent of all (at most 16 listed; more: the range). */
 static void format_loads(rt_buf *b, const double *load, int size)
 {
@@ -428,8 +414,7 @@ static rt_status deal_jobs(cv_run *r, long njobs, const svm_params *spread, rt_e
 	double *cost = rt_malloc((size_t)njobs * sizeof *cost + 1, err);
 	double *load = rt_calloc((size_t)size, sizeof *load, err);
 	int *owner = rt_calloc((size_t)njobs + 1, sizeof *owner, err);
-	cv_cost *own = rt_malloc((size_t)njobs * sizeof *own + 1, err);
-	rt_status st = cost && load && owner && own ? RT_OK : RT_ERR_SYSTEM;
+	rt_status st = cost && load && owner ? RT_OK : RT_ERR_SYSTEM;
 	for (long j = 0; st == RT_OK && j < njobs; j++)
 		cost[j] = svm_cost_estimate(&r->p[r->jobs[j].cell]);
 	if (st == RT_OK && active && by_cost_on)
@@ -440,19 +425,15 @@ static rt_status deal_jobs(cv_run *r, long njobs, const svm_params *spread, rt_e
 	for (long j = 0; st == RT_OK && j < njobs; j++) {
 		r->jobs[j].mine = !active || owner[j] == rt_comm_rank();
 		if (r->jobs[j].mine)
-			own[r->nown++] = (cv_cost){ cost[j], j };
+			r->own[r->nown++] = j;
 	}
-	if (st == RT_OK) {
-		qsort(own, (size_t)r->nown, sizeof *own, by_cost);
-		for (long k = 0; k < r->nown; k++)
-			r->own[k] = own[k].job;
-		if (active)
-			say_plan(njobs, cost, load, by_cost_on);
-	}
+	if (st == RT_OK)
+		st = svm_cost_sort(cost, r->own, r->nown, err);
+	if (st == RT_OK && active)
+		say_plan(njobs, cost, load, by_cost_on);
 	free(cost);
 	free(load);
 	free(owner);
-	free(own);
 	return st;
 }
 

@@ -360,6 +360,9 @@ double svm_cost_estimate(const svm_params *p);
  * best plan's (Graham 1969). */
 rt_status svm_shard_plan(const double *cost, long count, int size, int *owner, double *load,
 			 rt_error *err);
+/* jobs[0..count) (indices into cost) put in the order svm_shard_plan deals
+ * them: costliest first, ties by the lower index. */
+rt_status svm_cost_sort(const double *cost, long *jobs, long count, rt_error *err);
 
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one
  * kernel type); on the GPU every binary problem of every model at once.

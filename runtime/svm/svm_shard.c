@@ -240,6 +240,23 @@ static int by_cost(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
+/* A cost that is not a positive number counts 0. */
+static double cost_or_0(double c) { return c > 0 && c < HUGE_VAL ? c : 0; }
+
+rt_status svm_cost_sort(const double *cost, long *jobs, long count, rt_error *err)
+{
+	plan_job *order = rt_malloc((size_t)count * sizeof *order + 1, err);
+	if (!order)
+		return RT_ERR_SYSTEM;
+	for (long k = 0; k < count; k++)
+		order[k] = (plan_job){ cost_or_0(cost[jobs[k]]), jobs[k] };
+	qsort(order, (size_t)count, sizeof *order, by_cost);
+	for (long k = 0; k < count; k++)
+		jobs[k] = order[k].job;
+	free(order);
+	return RT_OK;
+}
+
 /* The ranks as a min-heap on (load, rank): heap[0] the least loaded. */
 static int lighter(const double *load, int a, int b)
 {
@@ -269,29 +286,25 @@ rt_status svm_shard_plan(const double *cost, long count, int size, int *owner, d
 	if (size < 1 || count < 0)
 		return rt_fail(err, RT_ERR_INTERNAL, "svm_shard_plan: expected 1 or more ranks and 0 "
 			       "or more jobs, got %d and %ld", size, count);
-	plan_job *order = rt_malloc((size_t)count * sizeof *order + 1, err);
+	long *order = rt_malloc((size_t)count * sizeof *order + 1, err);
 	int *heap = rt_malloc((size_t)size * sizeof *heap, err);
 	double *sum = rt_calloc((size_t)size, sizeof *sum, err);
-	if (!order || !heap || !sum) {
-		free(order);
-		free(heap);
-		free(sum);
-		return RT_ERR_SYSTEM;
-	}
-	for (long j = 0; j < count; j++)   /* a cost that is not a positive number counts 0 */
-		order[j] = (plan_job){ cost[j] > 0 && cost[j] < HUGE_VAL ? cost[j] : 0, j };
-	qsort(order, (size_t)count, sizeof *order, by_cost);
-	for (int r = 0; r < size; r++)   /* all 0: rank order is a heap */
+	rt_status st = order && heap && sum ? RT_OK : RT_ERR_SYSTEM;
+	for (long j = 0; st == RT_OK && j < count; j++)
+		order[j] = j;
+	if (st == RT_OK)
+		st = svm_cost_sort(cost, order, count, err);
+	for (int r = 0; st == RT_OK && r < size; r++)   /* all 0: rank order is a heap */
 		heap[r] = r;
-	for (long k = 0; k < count; k++) {
-		owner[order[k].job] = heap[0];
-		sum[heap[0]] += order[k].cost;
+	for (long k = 0; st == RT_OK && k < count; k++) {
+		owner[order[k]] = heap[0];
+		sum[heap[0]] += cost_or_0(cost[order[k]]);
 		sift_down(heap, size, sum, 0);
 	}
-	if (load)
+	if (st == RT_OK && load)
 		memcpy(load, sum, (size_t)size * sizeof *load);
 	free(order);
 	free(heap);
 	free(sum);
-	return RT_OK;
+	return st;
 }
