@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "evoforge.h"
+#include "test_api_tmp.h"
 
 #if defined(RT_TESTS)
 #define DEFAULT_CLI "build/asan/evoforge"
@@ -382,11 +383,5 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
-	if (!failed) {
-		char cmd[128];
-		snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			return 1;
-	}
-	return failed;
+	return api_tmp_end(tmpdir, failed);
 }

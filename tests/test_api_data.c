@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "evoforge.h"
+#include "test_api_tmp.h"
 
 #define ROWS 240
 #define COLS 3
@@ -295,11 +296,5 @@ int main(void)
 		cmocka_unit_test(test_state),
 	};
 	int failed = cmocka_run_group_tests(tests, setup, NULL);
-	if (!failed) {
-		char cmd[128];
-		snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			return 1;
-	}
-	return failed;
+	return api_tmp_end(tmpdir, failed);
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "evoforge.h"
+#include "test_api_tmp.h"
 
 #define ROWS 96
 #define NEW 40
@@ -164,11 +165,5 @@ int main(void)
 		cmocka_unit_test(test_errors),
 	};
 	int failed = cmocka_run_group_tests(tests, setup, NULL);
-	if (!failed) {
-		char cmd[128];
-		snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			return 1;
-	}
-	return failed;
+	return api_tmp_end(tmpdir, failed);
 }
