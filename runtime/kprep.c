@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cpu.h"
 #include "kprep.h"
@@ -66,19 +65,20 @@ static kprep_job *job_copy(const char *name, const char *source, const char *con
 	return j;
 }
 
-static void *worker(void *arg)
+/* Compiles queued jobs until the queue is empty; counted: a pool thread
+ * (p->running), not the caller compiling in its stead. */
+static void drain(rt_kprep *p, int counted)
 {
-	rt_kprep *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
 		kprep_job *j = p->queue;
 		if (j && !(p->queue = j->next))
 			p->tail = &p->queue;
-		if (!j)
+		if (!j && counted)
 			p->running--;   /* under the lock: rt_kprep_add starts another if needed */
 		pthread_mutex_unlock(&p->lock);
 		if (!j)
-			return NULL;
+			return;
 		rt_error e;
 		rt_status st = nvrtc_prepare(j->name, j->source, p->arch,
 					     (const char *const *)j->options, j->noptions, &e);
@@ -91,6 +91,12 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		job_free(j);
 	}
+}
+
+static void *worker(void *arg)
+{
+	drain(arg, 1);
+	return NULL;
 }
 
 rt_status rt_kprep_open(const char *arch, int threads, rt_kprep **out, rt_error *err)
@@ -134,7 +140,7 @@ rt_status rt_kprep_add(void *ctx, const char *name, const char *source, const ch
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (start == -1)
-		worker(p);
+		drain(p, 0);
 	return RT_OK;
 }
 
@@ -144,7 +150,7 @@ rt_status rt_kprep_finish(rt_kprep *p, rt_error *err)
 		return RT_OK;
 	for (int i = 0; i < p->nthreads; i++)
 		pthread_join(p->threads[i], NULL);
-	worker(p);   /* anything left (a thread that could not start) */
+	drain(p, 0);   /* anything left (a thread that could not start) */
 	rt_status st = p->status;
 	if (st != RT_OK && err)
 		*err = p->error;
@@ -186,16 +192,9 @@ static struct {
 	int loop_from, in_run;  /* compiles at the loop's start; those inside loops */
 } su = { 0, -1, 0, { 0 }, { 0 }, 0, 0 };
 
-static double unix_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void rt_startup_begin(void)
 {
-	su.begin = unix_now();
+	su.begin = rt_unix_now();
 	su.startup_s = -1;
 	nvrtc_stats_get(&su.base);
 	su.in_loop = su.in_run = 0;
@@ -241,7 +240,7 @@ void rt_run_begins(const char *kind)
 	now = job_stats();
 	if (su.startup_s < 0) {
 		double from = su.begin > 0 ? su.begin : rt_process_start_time();
-		su.startup_s = from > 0 ? unix_now() - from : 0;
+		su.startup_s = from > 0 ? rt_unix_now() - from : 0;
 		su.at_run = now;
 		say_startup(kind);
 	}

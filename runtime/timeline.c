@@ -24,7 +24,7 @@ static struct {
 	char dir[RT_PATH_MAX];
 } tl;
 
-static double unix_now(void)
+double rt_unix_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -41,7 +41,7 @@ void rt_mark_detail(const char *name, const char *detail)
 		tl.dropped++;
 	} else {
 		m = &tl.marks[tl.n++];
-		m->unix_time = unix_now();
+		m->unix_time = rt_unix_now();
 		snprintf(m->name, sizeof m->name, "%s%s%s", name, detail ? " " : "",
 			 detail ? detail : "");
 	}
@@ -75,7 +75,7 @@ static double process_start(void)
 	if (!p || sscanf(p + 1, "%llu", &ticks) != 1 || hz <= 0 ||
 	    clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
 		return 0;
-	return unix_now() - ((double)boot.tv_sec + 1e-9 * (double)boot.tv_nsec -
+	return rt_unix_now() - ((double)boot.tv_sec + 1e-9 * (double)boot.tv_nsec -
 			     (double)ticks / (double)hz);
 }
 
@@ -96,12 +96,12 @@ static void own_marks(mark *out)
 	int n = 0;
 	double start = rt_process_start_time();
 	snprintf(out[n].name, sizeof out[n].name, "process start");
-	out[n++].unix_time = start > 0 ? start : (tl.n ? tl.marks[0].unix_time : unix_now());
+	out[n++].unix_time = start > 0 ? start : (tl.n ? tl.marks[0].unix_time : rt_unix_now());
 	for (int i = 0; i < tl.n && n < RT_TIMELINE_MARKS; i++)
 		out[n++] = tl.marks[i];
 	if (tl.dropped && n < RT_TIMELINE_MARKS) {
 		snprintf(out[n].name, sizeof out[n].name, "dropped %d", tl.dropped);
-		out[n++].unix_time = unix_now();
+		out[n++].unix_time = rt_unix_now();
 	}
 	for (int i = n; i < RT_TIMELINE_MARKS; i++) {   /* unused slots travel empty */
 		out[i].name[0] = 0;

@@ -19,6 +19,8 @@
 void rt_mark(const char *name);
 /* The same with a detail appended: "name detail" (a file's base name). */
 void rt_mark_detail(const char *name, const char *detail);
+/* Now, as unix time (CLOCK_REALTIME, seconds). */
+double rt_unix_now(void);
 /* This process's start (unix time, from /proc; 0 when unknown). */
 double rt_process_start_time(void);
 /* Is EVOFORGE_TIMELINE set (to anything but "" or "0")? */
