@@ -20,6 +20,17 @@ extern const int rt_generic_size __attribute__((weak));
 
 int rt_generic_count(void) { return &rt_generic_size && &rt_generic_table ? rt_generic_size : 0; }
 
+const rt_built_kernel *rt_generic_lookup(const char *name, const char *source, const char *arch,
+					 const char *const *options, int noptions)
+{
+	/* the key hashes the whole source: only for a name and arch the table has */
+	for (int i = 0; i < rt_generic_count(); i++)
+		if (!strcmp(rt_generic_table[i].name, name) && !strcmp(rt_generic_table[i].arch, arch))
+			return rt_generic_find(kcache_prebuilt_key(name, source, arch, options, noptions),
+					       name, arch);
+	return NULL;
+}
+
 const rt_built_kernel *rt_generic_find(uint64_t key, const char *name, const char *arch)
 {
 	for (int i = 0; i < rt_generic_count(); i++) {

@@ -26,6 +26,9 @@
 
 /* The embedded cubin for (key, name, arch), or NULL. */
 const rt_built_kernel *rt_generic_find(uint64_t key, const char *name, const char *arch);
+/* The embedded cubin for this compile (nvrtc_compile's arguments), or NULL. */
+const rt_built_kernel *rt_generic_lookup(const char *name, const char *source, const char *arch,
+					 const char *const *options, int noptions);
 /* How many cubins are embedded, and for which archs ("sm_80,sm_90", or "none"). */
 int rt_generic_count(void);
 const char *rt_generic_archs(char *buf, int size);

@@ -531,9 +531,8 @@ static int from_generic(const char *name, const char *source, const char *arch,
 			const char *const *options, int noptions, nvrtc_output *out)
 {
 	const rt_built_kernel *k;
-	if (rt_generic_count() == 0 || env_flag("EVOFORGE_NO_EMBEDDED") ||
-	    !(k = rt_generic_find(kcache_prebuilt_key(name, source, arch, options, noptions), name,
-				  arch)))
+	if (env_flag("EVOFORGE_NO_EMBEDDED") ||
+	    !(k = rt_generic_lookup(name, source, arch, options, noptions)))
 		return 0;
 	nvrtc_output o = { (void *)k->cubin, (size_t)(k->end - k->cubin), (char *)k->log, 1 };
 	return output_copy(&o, out);
@@ -639,9 +638,11 @@ int nvrtc_reserve(const char *name, const char *source, const char *arch,
 	if (!name || !*name || !source || !arch || strncmp(arch, "sm_", 3) != 0 ||
 	    strlen(arch) > 16 || noptions < 0 || (noptions > 0 && !options))
 		return 0;   /* the run's own compile says what is wrong */
-	uint64_t pkey = kcache_prebuilt_key(name, source, arch, options, noptions);
-	if ((kcache_prebuilt_count() > 0 && kcache_prebuilt_find(pkey, name, arch)) ||
-	    rt_generic_find(pkey, name, arch))
+	if ((kcache_prebuilt_count() > 0 &&
+	     kcache_prebuilt_find(kcache_prebuilt_key(name, source, arch, options, noptions), name,
+				  arch)) ||
+	    (!env_flag("EVOFORGE_NO_EMBEDDED") &&
+	     rt_generic_lookup(name, source, arch, options, noptions)))
 		return 0;   /* embedded in this program */
 	if (compile_key(name, source, arch, options, noptions, arch_opt, &opts, &nopts, &key,
 			NULL) != RT_OK)
