@@ -64,6 +64,11 @@ static void json_job(rt_json *j, const aco_job *job)
 	rt_json_double(j, "beta", job->beta);
 	rt_json_double(j, "rho", job->rho);
 	rt_json_int(j, "candidates", job->cand_len);
+	rt_json_string(j, "variant", aco_variant_name(job->variant));
+	rt_json_double(j, "p_best", job->p_best);
+	rt_json_string(j, "tau_min_choices", aco_tau_min_choices_name(job->tau_min_choices));
+	rt_json_string(j, "deposit", aco_deposit_name(job->deposit));
+	rt_json_int(j, "restart", job->restart);
 	rt_json_string(j, "local_search", aco_ls_name(job->local_search));
 	rt_json_string(j, "construction", aco_construct_name(job->construct));
 	rt_json_int(j, "iteration_limit", job->iterations);
@@ -149,9 +154,12 @@ static void say_job(const aco_job *job, const aco_backend *b)
 		snprintf(opt, sizeof opt, "%ld", job->optimum);
 	rt_info("aco: %s: %s, %d cities, optimum %s, nearest-neighbour tour %lld", job->name,
 		job->instance, job->n, opt, (long long)job->nn_length);
-	rt_info("aco: %d ants, alpha %g, beta %g, rho %g, %d candidates%s, local search %s, "
-		"%ld iterations, seed %llu, %s [%s]", job->ants, job->alpha, job->beta, job->rho,
-		job->cand_len, job->cand_len ? "" : " (full choice)", aco_ls_name(job->local_search),
+	rt_info("aco: %s rules: %d ants, alpha %g, beta %g, rho %g, %d candidates%s, p_best %g, "
+		"tau_min from %s, %s deposit, restart %s, local search %s, %ld iterations, seed %llu, "
+		"%s [%s]", aco_variant_name(job->variant), job->ants, job->alpha, job->beta, job->rho,
+		job->cand_len, job->cand_len ? "" : " (full choice)", job->p_best,
+		aco_tau_min_choices_name(job->tau_min_choices), aco_deposit_name(job->deposit),
+		job->restart ? "on" : "off", aco_ls_name(job->local_search),
 		job->iterations, (unsigned long long)job->seed, b->device, b->detail);
 }
 

@@ -1,17 +1,20 @@
 /* aco_bench.c: `evoforge bench aco`: whole MMAS runs of each instance on
- * each backend, construction kernel and local search, side by side: ms per
- * iteration, constructed tours per second, the best length and its gap to
- * the optimum after the iterations, and the host's share of the run (GPU).
- * Instances are specs (problems/aco-*.ini); one whose TSPLIB file is not
- * on this machine is skipped with a message, and problems/aco-random.ini
- * (generated cities) always runs. Prints a markdown table and writes
- * DIR/bench-aco.json with -o. */
+ * each backend, rule set (--configs: ACOTSP's rules, each of GPU MMAS's
+ * choices added alone, all of them), construction kernel and local search,
+ * side by side: ms per iteration, constructed tours per second, the best
+ * length and its gap to the optimum after the iterations, the time of a run
+ * and the host's share of it (GPU); with --peer, Skinderowicz's GPU MMAS on
+ * the same instances (aco_peer.c). Instances are specs (problems/aco-*.ini);
+ * one whose TSPLIB file is not on this machine is skipped with a message,
+ * and problems/aco-random.ini (generated cities) always runs. Prints a
+ * markdown table and writes DIR/bench-aco.json with -o. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aco.h"
 #include "aco_impl.h"
+#include "aco_peer.h"
 #include "backend.h"
 #include "cpu.h"
 #include "log.h"
@@ -29,12 +32,52 @@ const char aco_bench_help[] =
 	"  --cpu-iterations N   per CPU run (default 20: the CPU is for reference)\n"
 	"  --seeds K            runs per row with seeds 1..K; medians kept (default 1)\n"
 	"  --time-limit S       stop each run after S seconds (default none)\n"
+	"  --configs LIST       rule sets (default spec: the spec's own keys): acotsp, alpha1-beta2,\n"
+	"                       cand32, pbest, taumin-half, ib-deposit, no-restart, ants-n,\n"
+	"                       gpu-mmas, gpu-mmas-ants-n, or ablation (all of them)\n"
+	"  --peer PATH          also run Skinderowicz's GPU MMAS built at PATH (tools/build-gpu-mmas)\n"
+	"                       on each TSPLIB instance: ants = cities, no local search, --seeds trials\n"
+	"  --peer-algs LIST     its --alg values (default mmas_rwm_bt_cl,mmas_wrs_bt_cl)\n"
 	"  --threads N, -o DIR (writes DIR/bench-aco.json), --quiet\n";
 
 #define MAX_LIST 16
 
+/* A rule set: spec assignments (';'-separated) over ACOTSP's rules (base)
+ * or over the spec's own keys. */
+typedef struct bench_config {
+	const char *name;
+	int over_acotsp;       /* 1: ACOTSP's rules first, then sets */
+	const char *sets;
+	int ants_n;            /* 1: as many ants as cities */
+} bench_config;
+
+static const char acotsp_rules[] =
+	"aco.variant=acotsp;aco.alpha=2;aco.beta=3;aco.rho=0.1;aco.candidates=20;aco.restart=1";
+static const char gpu_mmas_rules[] =
+	"aco.variant=gpu-mmas;aco.alpha=1;aco.beta=2;aco.rho=0.1;aco.candidates=32;aco.restart=0";
+
+static const bench_config known_configs[] = {
+	{ "spec", 0, "", 0 },
+	{ "acotsp", 1, "", 0 },
+	{ "alpha1-beta2", 1, "aco.alpha=1;aco.beta=2", 0 },
+	{ "cand32", 1, "aco.candidates=32", 0 },
+	{ "pbest", 1, "aco.p_best=0.01", 0 },
+	{ "taumin-half", 1, "aco.tau_min_choices=half_cities", 0 },
+	{ "ib-deposit", 1, "aco.deposit=iteration_best", 0 },
+	{ "no-restart", 1, "aco.restart=0", 0 },
+	{ "ants-n", 1, "", 1 },
+	{ "gpu-mmas", 0, gpu_mmas_rules, 0 },
+	{ "gpu-mmas-ants-n", 0, gpu_mmas_rules, 1 },
+	{ NULL, 0, NULL, 0 }
+};
+
 typedef struct bench_cfg {
 	const char *problems[MAX_LIST];
+	const bench_config *configs[MAX_LIST];
+	int nconfigs;
+	const char *peer;
+	const char *peer_algs[MAX_LIST];
+	int npeer_algs;
 	int nproblems;
 	int constructs[4], nconstructs;
 	int ls[4], nls;
@@ -46,14 +89,14 @@ typedef struct bench_cfg {
 } bench_cfg;
 
 typedef struct bench_row {
-	char instance[128], backend[8], construct[8], ls[8];
+	char instance[128], backend[8], rules[48], construct[8], ls[8];
 	int n, ants, iterations;
-	double ms_per_iter, tours_per_s, host_share, gap, gap_mean;
+	double ms_per_iter, tours_per_s, host_share, gap, gap_mean, run_seconds;
 	long long best;
 	long optimum;
 } bench_row;
 
-static char list_buf[1024];
+static char list_buf[2048];
 
 /* Splits a comma-separated list into out[] (pointers into a static copy). */
 static int split(const char *s, const char **out, int max)
@@ -89,6 +132,26 @@ static rt_status parse_names(const char *v, const char *const *names, int *out, 
 	return RT_OK;
 }
 
+/* --configs: names from known_configs, or "ablation" for every one but spec. */
+static rt_status parse_configs(const char *v, bench_cfg *c, rt_error *err)
+{
+	const char *items[MAX_LIST];
+	int k = split(v, items, MAX_LIST);
+	c->nconfigs = 0;
+	for (int i = 0; i < k; i++) {
+		int all = !strcmp(items[i], "ablation"), found = 0;
+		for (int j = all; known_configs[j].name; j++)
+			if ((all || !strcmp(items[i], known_configs[j].name)) && c->nconfigs < MAX_LIST) {
+				c->configs[c->nconfigs++] = &known_configs[j];
+				found = 1;
+			}
+		if (!found)
+			return rt_fail(err, RT_ERR_INPUT, "bench aco: --configs: unknown '%s' (see --help)",
+				       items[i]);
+	}
+	return RT_OK;
+}
+
 static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_cfg *c,
 			    rt_error *err)
 {
@@ -99,7 +162,9 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	c->nproblems = split("aco-pcb442,aco-att532,aco-rat783,aco-pr1002,aco-random", c->problems,
 			     MAX_LIST);
 	c->constructs[0] = ACO_CONSTRUCT_WARP;
-	c->nconstructs = c->nls = 1;
+	c->nconstructs = c->nls = c->nconfigs = 1;
+	c->configs[0] = &known_configs[0];
+	c->npeer_algs = split("mmas_rwm_bt_cl,mmas_wrs_bt_cl", c->peer_algs, MAX_LIST);
 	c->iterations = 1000;
 	c->cpu_iterations = 20;
 	c->seeds = 1;
@@ -133,12 +198,23 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			c->time_limit = atof(v);
 		else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
 			c->outdir = v;
+		else if (!strcmp(a, "--configs")) {
+			if ((st = parse_configs(v, c, err)))
+				return st;
+		} else if (!strcmp(a, "--peer"))
+			c->peer = v;
+		else if (!strcmp(a, "--peer-algs"))
+			c->npeer_algs = split(v, c->peer_algs, MAX_LIST);
 		else
 			return rt_fail(err, RT_ERR_INPUT, "bench aco: unknown option '%s' (see --help)", a);
 		i++;
 	}
-	if (c->iterations < 1 || c->cpu_iterations < 1 || c->seeds < 1 || c->nproblems < 1)
-		return rt_fail(err, RT_ERR_INPUT, "bench aco: iterations, seeds and problems must be positive");
+	if (c->iterations < 1 || c->cpu_iterations < 1 || c->seeds < 1 || c->nproblems < 1 ||
+	    c->npeer_algs < 1)
+		return rt_fail(err, RT_ERR_INPUT, "bench aco: iterations, seeds, problems and peer "
+			       "algorithms must be positive");
+	if (c->seeds > ACO_PEER_MAX_TRIALS)
+		return rt_fail(err, RT_ERR_INPUT, "bench aco: --seeds: at most %d", ACO_PEER_MAX_TRIALS);
 	return RT_OK;
 }
 
@@ -154,11 +230,26 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The row's lengths and gaps (median, mean) and mean seconds of a run. */
+static void summarise(bench_row *row, double *best, const double *seconds, int k, long optimum)
+{
+	row->run_seconds = 0;
+	row->gap_mean = 0;
+	for (int s = 0; s < k; s++) {
+		row->run_seconds += seconds[s] / k;
+		row->gap_mean += optimum > 0 ? 100.0 * (best[s] - optimum) / optimum / k : 0;
+	}
+	row->optimum = optimum;
+	row->best = (long long)median(best, k);
+	row->gap = optimum > 0 ? 100.0 * ((double)row->best - optimum) / optimum : -1;
+}
+
 /* Runs one configuration `seeds` times; fills the row with medians. */
 static rt_status bench_one(aco_job *job, const bench_cfg *c, int gpu, bench_row *row, rt_error *err)
 {
-	double ms[64], tps[64], host[64], best[64];
-	int k = c->seeds < 64 ? c->seeds : 64;
+	double ms[ACO_PEER_MAX_TRIALS], tps[ACO_PEER_MAX_TRIALS], host[ACO_PEER_MAX_TRIALS];
+	double best[ACO_PEER_MAX_TRIALS], secs[ACO_PEER_MAX_TRIALS];
+	int k = c->seeds;
 	rt_options opt = { gpu ? RT_BACKEND_GPU : RT_BACKEND_CPU, 1, 1, 0, NULL, 1, NULL, 0, NULL };
 	job->iterations = gpu ? c->iterations : c->cpu_iterations;
 	job->time_limit = c->time_limit;
@@ -177,6 +268,7 @@ static rt_status bench_one(aco_job *job, const bench_cfg *c, int gpu, bench_row 
 			tps[s] = out.tours / out.seconds;
 			host[s] = b->busy_seconds > 0 ? out.host_seconds / out.seconds : -1;
 			best[s] = (double)out.best_length;
+			secs[s] = out.seconds;
 			row->iterations = (int)out.iterations;
 			snprintf(row->backend, sizeof row->backend, "%s", b->ops->name);
 		}
@@ -189,11 +281,7 @@ static rt_status bench_one(aco_job *job, const bench_cfg *c, int gpu, bench_row 
 	row->ms_per_iter = median(ms, k);
 	row->tours_per_s = median(tps, k);
 	row->host_share = median(host, k);
-	row->best = (long long)median(best, k);
-	row->gap = job->optimum > 0 ? 100.0 * ((double)row->best - job->optimum) / job->optimum : -1;
-	row->gap_mean = 0;
-	for (int s = 0; s < k; s++)
-		row->gap_mean += job->optimum > 0 ? 100.0 * (best[s] - job->optimum) / job->optimum / k : 0;
+	summarise(row, best, secs, k, job->optimum);
 	return RT_OK;
 }
 
@@ -204,9 +292,10 @@ static void print_row(const bench_row *r)
 		snprintf(gap, sizeof gap, "%.2f (mean %.2f)", r->gap, r->gap_mean);
 	if (r->host_share >= 0)
 		snprintf(host, sizeof host, "%.1f%%", 100 * r->host_share);
-	printf("| %s | %d | %s | %s | %s | %d | %d | %.3f | %s | %lld | %s | %s |\n", r->instance, r->n,
-	       r->backend, r->construct, r->ls, r->ants, r->iterations, r->ms_per_iter,
-	       rt_si(r->tours_per_s, tps, sizeof tps), r->best, gap, host);
+	printf("| %s | %d | %s | %s | %s | %s | %d | %d | %.3f | %s | %lld | %s | %.3f | %s |\n",
+	       r->instance, r->n, r->backend, r->rules, r->construct, r->ls, r->ants, r->iterations,
+	       r->ms_per_iter, rt_si(r->tours_per_s, tps, sizeof tps), r->best, gap, r->run_seconds,
+	       host);
 	fflush(stdout);
 }
 
@@ -216,12 +305,14 @@ static void json_row(rt_json *j, const bench_row *r)
 	rt_json_string(j, "instance", r->instance);
 	rt_json_int(j, "cities", r->n);
 	rt_json_string(j, "backend", r->backend);
+	rt_json_string(j, "rules", r->rules);
 	rt_json_string(j, "construction", r->construct);
 	rt_json_string(j, "local_search", r->ls);
 	rt_json_int(j, "ants", r->ants);
 	rt_json_int(j, "iterations", r->iterations);
 	rt_json_double(j, "ms_per_iteration", r->ms_per_iter);
 	rt_json_double(j, "tours_per_s", r->tours_per_s);
+	rt_json_double(j, "seconds_per_run_mean", r->run_seconds);
 	rt_json_int(j, "best_length", r->best);
 	if (r->optimum > 0) {
 		rt_json_int(j, "optimum", r->optimum);
@@ -233,24 +324,41 @@ static void json_row(rt_json *j, const bench_row *r)
 	rt_json_end_object(j);
 }
 
-/* Every configuration of one instance; rows go to the table and JSON. */
-static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j, rt_error *err)
+/* Applies ';'-separated "section.key=value" assignments to the spec. */
+static rt_status apply_sets(rt_spec *spec, const char *sets, rt_error *err)
+{
+	char buf[512], *save = NULL;
+	rt_status st = RT_OK;
+	snprintf(buf, sizeof buf, "%s", sets);
+	for (char *t = strtok_r(buf, ";", &save); t && st == RT_OK; t = strtok_r(NULL, ";", &save))
+		st = rt_spec_set_assignment(spec, t, err);
+	return st;
+}
+
+/* The instance's job under one rule set, prepared. */
+static rt_status load_job(const char *name, const bench_config *cfg, aco_job *job, rt_error *err)
 {
 	rt_spec spec;
-	aco_job job;
 	rt_options opt = { RT_BACKEND_CPU, 1, 0, 0, NULL, 1, NULL, 0, NULL };
 	rt_status st;
 	memset(&spec, 0, sizeof spec);
-	aco_job_default(&job);
+	aco_job_default(job);
 	if ((st = rt_spec_load_named(&spec, name, err)) == RT_OK &&
-	    (st = aco_job_from_spec(&spec, &opt, &job, err)) == RT_OK)
-		st = aco_job_prepare(&job, err);
+	    (!cfg->over_acotsp || (st = apply_sets(&spec, acotsp_rules, err)) == RT_OK) &&
+	    (st = apply_sets(&spec, cfg->sets, err)) == RT_OK &&
+	    (st = aco_job_from_spec(&spec, &opt, job, err)) == RT_OK)
+		st = aco_job_prepare(job, err);
 	rt_spec_free(&spec);
-	if (st == RT_ERR_INPUT && !job.n) {
-		printf("| %s | skipped: %s |\n", name, err->msg);
-		aco_job_free(&job);
-		return RT_OK;
-	}
+	if (st == RT_OK && cfg->ants_n)
+		job->ants = job->n;
+	return st;
+}
+
+/* Every backend, construction and local search of one prepared job. */
+static rt_status bench_job(aco_job *job, const bench_config *cfg, const bench_cfg *c, rt_json *j,
+			   rt_error *err)
+{
+	rt_status st = RT_OK;
 	for (int backend = 0; st == RT_OK && backend < 2; backend++) {
 		if (!(backend ? c->gpu : c->cpu))
 			continue;
@@ -258,21 +366,77 @@ static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j,
 			for (int li = 0; st == RT_OK && li < c->nls; li++) {
 				bench_row row;
 				memset(&row, 0, sizeof row);
-				job.construct = c->constructs[ci];
-				job.local_search = c->ls[li];
-				snprintf(row.instance, sizeof row.instance, "%s", job.instance);
-				snprintf(row.construct, sizeof row.construct, "%s", aco_construct_name(job.construct));
-				snprintf(row.ls, sizeof row.ls, "%s", aco_ls_name(job.local_search));
-				row.n = job.n;
-				row.ants = job.ants;
-				row.optimum = job.optimum;
-				if ((st = bench_one(&job, c, backend, &row, err)) == RT_OK) {
+				job->construct = c->constructs[ci];
+				job->local_search = c->ls[li];
+				snprintf(row.instance, sizeof row.instance, "%s", job->instance);
+				snprintf(row.rules, sizeof row.rules, "%s", cfg->name);
+				snprintf(row.construct, sizeof row.construct, "%s", aco_construct_name(job->construct));
+				snprintf(row.ls, sizeof row.ls, "%s", aco_ls_name(job->local_search));
+				row.n = job->n;
+				row.ants = job->ants;
+				if ((st = bench_one(job, c, backend, &row, err)) == RT_OK) {
 					print_row(&row);
 					json_row(j, &row);
 				}
 			}
 	}
-	aco_job_free(&job);
+	return st;
+}
+
+/* The peer's rows for one instance: each of its algorithms, --seeds trials. */
+static rt_status bench_peer(const aco_job *job, const bench_cfg *c, rt_json *j, rt_error *err)
+{
+	rt_status st = RT_OK;
+	if (!job->data_path[0])
+		return RT_OK;   /* a generated instance: the peer reads TSPLIB files only */
+	for (int a = 0; st == RT_OK && a < c->npeer_algs; a++) {
+		aco_peer_result r;
+		bench_row row;
+		double best[ACO_PEER_MAX_TRIALS], ms[ACO_PEER_MAX_TRIALS], tps[ACO_PEER_MAX_TRIALS];
+		if ((st = aco_peer_run(c->peer, c->peer_algs[a], job->data_path, c->iterations, c->seeds,
+				       1, &r, err)) != RT_OK || r.trials < 1)
+			break;
+		memset(&row, 0, sizeof row);
+		snprintf(row.instance, sizeof row.instance, "%s", job->instance);
+		snprintf(row.backend, sizeof row.backend, "peer");
+		snprintf(row.rules, sizeof row.rules, "%s", c->peer_algs[a]);
+		snprintf(row.construct, sizeof row.construct, "-");
+		snprintf(row.ls, sizeof row.ls, "none");
+		row.n = row.ants = job->n;
+		row.iterations = (int)c->iterations;
+		row.host_share = -1;
+		for (int k = 0; k < r.trials; k++) {
+			best[k] = (double)r.length[k];
+			ms[k] = 1e3 * r.seconds[k] / (double)c->iterations;
+			tps[k] = (double)job->n * (double)c->iterations / r.seconds[k];
+		}
+		row.ms_per_iter = median(ms, r.trials);
+		row.tours_per_s = median(tps, r.trials);
+		summarise(&row, best, r.seconds, r.trials, job->optimum);
+		print_row(&row);
+		json_row(j, &row);
+	}
+	return st;
+}
+
+/* Every rule set of one instance, then the peer; rows go to the table and JSON. */
+static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j, rt_error *err)
+{
+	rt_status st = RT_OK;
+	for (int k = 0; st == RT_OK && k < c->nconfigs; k++) {
+		aco_job job;
+		st = load_job(name, c->configs[k], &job, err);
+		if (st == RT_ERR_INPUT && !job.n) {
+			printf("| %s | skipped: %s |\n", name, err->msg);
+			aco_job_free(&job);
+			return RT_OK;
+		}
+		if (st == RT_OK)
+			st = bench_job(&job, c->configs[k], c, j, err);
+		if (st == RT_OK && c->peer && k == c->nconfigs - 1)
+			st = bench_peer(&job, c, j, err);
+		aco_job_free(&job);
+	}
 	return st;
 }
 
@@ -294,9 +458,9 @@ rt_status aco_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 	cpu_model_name(dev, sizeof dev);
 	printf("## evoforge bench aco (CPU: %s, %d threads; medians of %d seed(s))\n\n", dev,
 	       cpu_threads(), c.seeds);
-	printf("| instance | n | backend | construction | local search | ants | iterations | "
-	       "ms/iter | tours/s | best (median) | gap %% (median, mean) | host share |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("| instance | n | backend | rules | construction | local search | ants | iterations | "
+	       "ms/iter | tours/s | best (median) | gap %% (median, mean) | s/run (mean) | host share |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	memset(&j, 0, sizeof j);
 	rt_json_begin_object(&j, NULL);
 	rt_json_string(&j, "bench", "aco");

@@ -40,6 +40,20 @@ typedef enum aco_cand_memory {
 	ACO_CAND_AUTO = 0, ACO_CAND_SHARED = 1, ACO_CAND_GLOBAL = 2
 } aco_cand_memory;
 
+/* ACO's rule sets ([aco] variant): ACOTSP's MAX-MIN (Stützle) as the seed
+ * paper runs it, or the choices of Skinderowicz's GPU MMAS (FGCS 2020).
+ * A variant sets defaults only; every key still overrides. */
+typedef enum aco_variant { ACO_VARIANT_ACOTSP = 0, ACO_VARIANT_GPU_MMAS = 1 } aco_variant;
+
+/* Who deposits without local search ([aco] deposit): ACOTSP's schedule (the
+ * iteration-best, the best-so-far every 25th iteration) or always the
+ * iteration-best. */
+typedef enum aco_deposit { ACO_DEPOSIT_SCHEDULE = 0, ACO_DEPOSIT_ITERATION_BEST = 1 } aco_deposit;
+
+/* The average number of choices in tau_min's formula ([aco] tau_min_choices):
+ * ACOTSP's (candidates + 1) / 2, or n / 2 (Stützle and Hoos 2000, Eq. 11). */
+typedef enum aco_tau_min_choices { ACO_CHOICES_CANDIDATES = 0, ACO_CHOICES_HALF_CITIES = 1 } aco_tau_min_choices;
+
 typedef enum aco_ls_kind {
 	ACO_LS_NONE = 0, ACO_LS_2OPT = 1, ACO_LS_25OPT = 2, ACO_LS_OROPT = 3
 } aco_ls_kind;
@@ -61,6 +75,10 @@ typedef struct aco_job {
 	int64_t nn_length;             /* nearest-neighbour tour from city 0 (aco_job_prepare) */
 	int ants;
 	double alpha, beta, rho;
+	int variant;                   /* enum aco_variant: the defaults below came from it */
+	double p_best;                 /* tau_min's p_best: a converged ant's chance to build the best tour */
+	int tau_min_choices;           /* enum aco_tau_min_choices */
+	int deposit;                   /* enum aco_deposit (no local search) */
 	int alpha_int, beta_int;       /* whole exponents, or -1 (powf) */
 	long iterations;               /* iteration limit */
 	double time_limit;             /* seconds (0: none) */
@@ -146,6 +164,9 @@ float aco_tau0(const aco_job *job);
 /* Names of the enums (for messages and JSON). */
 const char *aco_construct_name(int c);
 const char *aco_ls_name(int ls);
+const char *aco_variant_name(int v);
+const char *aco_deposit_name(int d);
+const char *aco_tau_min_choices_name(int c);
 
 /* ---- backends ---- */
 /* The backend --backend asks for (resolves the job's AUTO choices first). */

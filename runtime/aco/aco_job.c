@@ -27,22 +27,40 @@
 static const char *const construct_names[] = { "thread", "warp", "auto", NULL };
 static const char *const ls_names[] = { "none", "2opt", "2.5opt", "oropt", NULL };
 static const char *const cand_memory_names[] = { "auto", "shared", "global", NULL };
+static const char *const variant_names[] = { "acotsp", "gpu-mmas", NULL };
+static const char *const deposit_names[] = { "schedule", "iteration_best", NULL };
+static const char *const choices_names[] = { "candidates", "half_cities", NULL };
 
 const char *aco_construct_name(int c) { return construct_names[c]; }
 const char *aco_ls_name(int ls) { return ls_names[ls]; }
 const char *aco_cand_memory_name(int m) { return cand_memory_names[m]; }
+const char *aco_variant_name(int v) { return variant_names[v]; }
+const char *aco_deposit_name(int d) { return deposit_names[d]; }
+const char *aco_tau_min_choices_name(int c) { return choices_names[c]; }
+
+/* The defaults a variant gives the keys it differs in. */
+static void variant_defaults(aco_job *job, int variant)
+{
+	job->variant = variant;
+	job->alpha = variant == ACO_VARIANT_GPU_MMAS ? 1.0 : 2.0;
+	job->beta = variant == ACO_VARIANT_GPU_MMAS ? 2.0 : 3.0;
+	job->rho = 0.1;
+	job->cand_len = variant == ACO_VARIANT_GPU_MMAS ? 32 : 20;
+	job->p_best = variant == ACO_VARIANT_GPU_MMAS ? 0.01 : 0.05;
+	job->tau_min_choices = variant == ACO_VARIANT_GPU_MMAS ? ACO_CHOICES_HALF_CITIES
+							       : ACO_CHOICES_CANDIDATES;
+	job->deposit = variant == ACO_VARIANT_GPU_MMAS ? ACO_DEPOSIT_ITERATION_BEST
+						       : ACO_DEPOSIT_SCHEDULE;
+	job->restart = variant == ACO_VARIANT_GPU_MMAS ? 0 : 1;
+}
 
 void aco_job_default(aco_job *job)
 {
 	memset(job, 0, sizeof *job);
 	snprintf(job->name, sizeof job->name, "aco");
-	job->alpha = 2.0;
-	job->beta = 3.0;
-	job->rho = 0.1;
-	job->cand_len = 20;
+	variant_defaults(job, ACO_VARIANT_ACOTSP);
 	job->iterations = 1000;
 	job->optimum = -1;
-	job->restart = 1;
 	job->lambda = 0.05;
 	job->branch_factor = 1.00001;
 	job->restart_gap = 250;
@@ -98,16 +116,22 @@ static rt_status read_params(aco_job *job, rt_spec *spec, rt_error *err)
 	TRY(rt_spec_int(spec, "aco", "iterations", 1000, 1, LONG_MAX / 2, &job->iterations, err));
 	TRY(rt_spec_int(spec, "aco", "ants", 0, 0, 1 << 20, &v, err));
 	job->ants = (int)v;
-	TRY(rt_spec_double(spec, "aco", "alpha", 2.0, 0.0, 100.0, &job->alpha, err));
-	TRY(rt_spec_double(spec, "aco", "beta", 3.0, 0.0, 100.0, &job->beta, err));
-	TRY(rt_spec_double(spec, "aco", "rho", 0.1, 1e-6, 1.0, &job->rho, err));
-	TRY(rt_spec_int(spec, "aco", "candidates", 20, 0, ACO_MAX_CAND, &v, err));
+	TRY(rt_spec_enum(spec, "aco", "variant", variant_names, ACO_VARIANT_ACOTSP, &job->variant, err));
+	variant_defaults(job, job->variant);
+	TRY(rt_spec_double(spec, "aco", "alpha", job->alpha, 0.0, 100.0, &job->alpha, err));
+	TRY(rt_spec_double(spec, "aco", "beta", job->beta, 0.0, 100.0, &job->beta, err));
+	TRY(rt_spec_double(spec, "aco", "rho", job->rho, 1e-6, 1.0, &job->rho, err));
+	TRY(rt_spec_int(spec, "aco", "candidates", job->cand_len, 0, ACO_MAX_CAND, &v, err));
 	job->cand_len = (int)v;
+	TRY(rt_spec_double(spec, "aco", "p_best", job->p_best, 1e-9, 0.999, &job->p_best, err));
+	TRY(rt_spec_enum(spec, "aco", "tau_min_choices", choices_names, job->tau_min_choices,
+			 &job->tau_min_choices, err));
+	TRY(rt_spec_enum(spec, "aco", "deposit", deposit_names, job->deposit, &job->deposit, err));
 	TRY(rt_spec_double(spec, "aco", "time_limit", 0.0, 0.0, 1e9, &job->time_limit, err));
 	TRY(rt_spec_int(spec, "aco", "target", 0, 0, LONG_MAX, &job->target, err));
 	TRY(rt_spec_int(spec, "aco", "optimum", 0, 0, LONG_MAX, &v, err));
 	job->optimum = v > 0 ? v : -1;
-	TRY(rt_spec_bool(spec, "aco", "restart", 1, &job->restart, err));
+	TRY(rt_spec_bool(spec, "aco", "restart", job->restart, &job->restart, err));
 	TRY(rt_spec_double(spec, "aco", "lambda", 0.05, 0.0, 1.0, &job->lambda, err));
 	TRY(rt_spec_double(spec, "aco", "branch_factor", 1.00001, 0.0, 1e6, &job->branch_factor, err));
 	TRY(rt_spec_int(spec, "aco", "restart_gap", 250, 0, INT_MAX, &v, err));

@@ -40,8 +40,9 @@ void aco_outcome_free(aco_outcome *out)
 
 void aco_mmas_set_limits(const aco_job *job, aco_mmas *m)
 {
-	double p = exp(log(0.05) / job->n);
-	int avg = ((job->cand ? job->cand_len : job->n - 1) + 1) / 2;
+	double p = exp(log(job->p_best) / job->n);
+	int avg = job->tau_min_choices == ACO_CHOICES_HALF_CITIES
+			  ? job->n / 2 : ((job->cand ? job->cand_len : job->n - 1) + 1) / 2;
 	m->tau_max = 1.0 / (job->rho * (double)m->best);
 	if (job->local_search != ACO_LS_NONE)
 		m->tau_min = m->tau_max / (2.0 * job->n);
@@ -54,7 +55,7 @@ static long next_u_gb(const aco_job *job, const aco_mmas *m, long i)
 {
 	long since = i - m->restart_iteration;
 	if (job->local_search == ACO_LS_NONE)
-		return 25;
+		return job->deposit == ACO_DEPOSIT_ITERATION_BEST ? LONG_MAX : 25;
 	return since < 25 ? 25 : since < 75 ? 5 : since < 125 ? 3 : since < 250 ? 2 : 1;
 }
 
