@@ -155,10 +155,11 @@ EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evofor
  * the whole trial population (once more for the initial one), then the
  * usual selection follows. Called from the thread that called
  * evoforge_job_run, one call at a time, never from the engine's worker
- * threads. The CPU backend only: with backend "auto" such a job runs on the
- * CPU, with "gpu" it fails with EVOFORGE_ERR_UNSUPPORTED. Strategies
- * rand/1/bin and best/1/bin (the adaptive and mixed ones evaluate inside
- * their own step: EVOFORGE_ERR_INPUT). EVOFORGE_ERR_UNSUPPORTED for a kind
+ * threads. Every strategy: rand/1/bin, best/1/bin and the adaptive and
+ * mixed ones (jade, shade, lshade, jso: np is the current, shrinking
+ * population size; sade; code: 3 x np rows, three trials an individual).
+ * The CPU backend only for now: with backend "auto" such a job runs on the
+ * CPU, with "gpu" it fails with EVOFORGE_ERR_UNSUPPORTED. EVOFORGE_ERR_UNSUPPORTED for a kind
  * other than de; NULL fn: none (a spec naming function = callback then
  * fails at the run with EVOFORGE_ERR_INPUT). */
 EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evoforge_objective_fn fn,

@@ -4,9 +4,10 @@
  * the built-in's float operations gives the built-in's run bit for bit (best,
  * best vector, history.csv) with the same seed, for rand/1/bin and
  * best/1/bin, one problem or several; it is called once per population
- * (np rows of dim doubles), never per individual; a non-zero return, a
- * missing callback, the GPU backend, an adaptive strategy and a kind other
- * than de are errors that say so. Leaks: the sanitizer build. */
+ * (np rows of dim doubles), never per individual; so for every adaptive and
+ * mixed strategy (JADE, SHADE, L-SHADE, jSO, SaDE, CoDE); de.x0 is the
+ * initial population's first member; a non-zero return, a missing
+ * callback, the GPU backend and a kind other than de are errors that say so. Leaks: the sanitizer build. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,9 +74,11 @@ static int rastrigin_cb(const double *X, int np, int dim, double *fx, void *user
  * generations, history every 5, the sphere's box for both. */
 static void spec(char *buf, size_t size, const char *fn, const char *strategy, int problems)
 {
+	/* L-SHADE and jSO shrink the population by evaluations: 61 populations' worth */
+	int evals = !strcmp(strategy, "lshade") || !strcmp(strategy, "jso") ? 61 * 40 : 0;
 	snprintf(buf, size, "[problem]\nkind = de\nname = cb\n[de]\nfunction = %s\ndim = 8\n"
-		 "population = 40\ngenerations = 60\nmax_evals = 0\nlower = -5.12\nupper = 5.12\n"
-		 "strategy = %s\nproblems = %d\nhistory_every = 5\n", fn, strategy, problems);
+		 "population = 40\ngenerations = 60\nmax_evals = %d\nlower = -5.12\nupper = 5.12\n"
+		 "strategy = %s\nproblems = %d\nhistory_every = 5\n", fn, evals, strategy, problems);
 }
 
 /* The file `name` of the job's results folder (caller frees). */
@@ -115,7 +118,10 @@ static evoforge_status run(const char *text, evoforge_objective_fn fn, void *use
 	assert_int_equal(evoforge_job_set_seed(job, 11), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_objective(job, fn, user), EVOFORGE_OK);
 	*out = job;
-	return evoforge_job_run(job);
+	evoforge_status st = evoforge_job_run(job);
+	if (st != EVOFORGE_OK && getenv("TEST_VERBOSE"))
+		fprintf(stderr, "run: %s\n", evoforge_job_error(job));
+	return st;
 }
 
 /* The built-in `builtin` and the callback fn give the same run. */
@@ -130,9 +136,18 @@ static void same_as_builtin(const char *builtin, evoforge_objective_fn fn, const
 	spec(b_text, sizeof b_text, "callback", strategy, problems);
 	assert_int_equal(run(a_text, NULL, NULL, &a), EVOFORGE_OK);
 	assert_int_equal(run(b_text, fn, &c, &b), EVOFORGE_OK);
-	/* one call per problem for the initial population and per generation */
-	assert_int_equal(c.n, problems * 61);
-	assert_int_equal(c.np, 40);
+	/* one call per problem for the initial population and per generation;
+	 * CoDE hands over three trials an individual, L-SHADE and jSO shrink */
+	if (strcmp(strategy, "lshade") && strcmp(strategy, "jso"))
+		assert_int_equal(c.n, problems * 61);
+	else   /* at most the generations, as the evaluations allow */
+		assert_true(c.n >= problems * 10 && c.n <= problems * 61);
+	if (!strcmp(strategy, "code"))
+		assert_int_equal(c.np, 120);
+	else if (strcmp(strategy, "lshade") && strcmp(strategy, "jso"))
+		assert_int_equal(c.np, 40);
+	else
+		assert_true(c.np >= 4 && c.np < 40);
 	assert_int_equal(c.dim, 8);
 	assert_int_equal(evoforge_job_best(a, &best_a), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_best(b, &best_b), EVOFORGE_OK);
@@ -167,6 +182,66 @@ static void test_best1bin_problems(void **state)
 {
 	(void)state;
 	same_as_builtin("rastrigin", rastrigin_cb, "best/1/bin", 3);
+}
+
+/* Every adaptive and mixed strategy: the callback gives the built-in's run. */
+static void test_adaptive(void **state)
+{
+	static const char *const strategies[] = { "jade", "shade", "lshade", "jso", "sade", "code" };
+	(void)state;
+	for (size_t k = 0; k < sizeof strategies / sizeof *strategies; k++)
+		same_as_builtin("rastrigin", rastrigin_cb, strategies[k], k == 2 ? 2 : 1);
+}
+
+/* The first population a callback sees: row 0 is x0. */
+typedef struct first_rows {
+	int n;
+	double row0[8];
+} first_rows;
+
+static int keep_first(const double *X, int np, int dim, double *fx, void *user)
+{
+	first_rows *f = user;
+	if (f->n++ == 0)
+		memcpy(f->row0, X, (size_t)dim * sizeof *X);
+	return sphere_cb(X, np, dim, fx, &(calls){0, 0, 0, 0});
+}
+
+/* de.x0 is member 0 of the initial population, for the built-in and the
+ * callback: the sphere's best is x0's value 0 after one generation; outside the box or
+ * of the wrong length it is an error naming the key. */
+static void test_x0(void **state)
+{
+	char text[1024], with[1200];
+	evoforge_job *job;
+	first_rows f = {0, {0}};
+	double best;
+	(void)state;
+	spec(text, sizeof text, "sphere", "jade", 1);
+	snprintf(with, sizeof with, "%sx0 = 0 0 0 0 0 0 0 0\ngenerations = 1\n", text);
+	*strstr(with, "generations = 60") = ';';   /* the first key becomes a comment */
+	assert_int_equal(run(with, NULL, NULL, &job), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_best(job, &best), EVOFORGE_OK);
+	assert_true(best == 0.0);
+	evoforge_job_free(job);
+
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	snprintf(with, sizeof with, "%sx0 = 0.5, -1, 2, 0.25, 0, 0, 1, -5\n", text);
+	assert_int_equal(run(with, keep_first, &f, &job), EVOFORGE_OK);
+	const double want[8] = { 0.5, -1, 2, 0.25, 0, 0, 1, -5 };
+	for (int j = 0; j < 8; j++)
+		assert_true(f.row0[j] == want[j]);
+	assert_int_equal(f.n, 61);
+	evoforge_job_free(job);
+
+	snprintf(with, sizeof with, "%sx0 = 0.5, -1, 2, 0.25, 0, 0, 1, -6\n", text);
+	assert_int_equal(run(with, keep_first, &f, &job), EVOFORGE_ERR_INPUT);
+	assert_non_null(strstr(evoforge_job_error(job), "de.x0: component 7 is -6, outside"));
+	evoforge_job_free(job);
+	snprintf(with, sizeof with, "%sx0 = 0.5, -1\n", text);
+	assert_int_equal(run(with, keep_first, &f, &job), EVOFORGE_ERR_INPUT);
+	assert_non_null(strstr(evoforge_job_error(job), "de.x0: expected 8 numbers"));
+	evoforge_job_free(job);
 }
 
 /* A failing call names the callback; the message is on the job. */
@@ -204,11 +279,6 @@ static void test_refusals(void **state)
 		     "needs an objective callback");
 	evoforge_job_free(job);
 
-	spec(text, sizeof text, "callback", "jade", 1);
-	st = run(text, sphere_cb, &c, &job);
-	expect_error(job, st, EVOFORGE_ERR_INPUT, "rand/1/bin and best/1/bin");
-	evoforge_job_free(job);
-
 	spec(text, sizeof text, "callback", "rand/1/bin", 1);
 	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_objective(job, sphere_cb, &c), EVOFORGE_OK);
@@ -238,6 +308,8 @@ int main(void)
 		cmocka_unit_test(test_sphere),
 		cmocka_unit_test(test_rastrigin),
 		cmocka_unit_test(test_best1bin_problems),
+		cmocka_unit_test(test_adaptive),
+		cmocka_unit_test(test_x0),
 		cmocka_unit_test(test_callback_fails),
 		cmocka_unit_test(test_refusals),
 	};

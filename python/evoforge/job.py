@@ -73,6 +73,7 @@ class Job:
         self._time_limit = None
         self._deadline = None
         self._stop_reason = None
+        self._step_hook = None
         self.verbose = verbose
         h = ctypes.c_void_p()
         if spec is not None:
@@ -128,7 +129,7 @@ class Job:
         try:
             text = line.decode(errors="replace")
             if level == 1:
-                if self._STOP_WARNING in text and self._stop_reason == "time_limit":
+                if self._STOP_WARNING in text and self._stop_reason in ("time_limit", "callback"):
                     return   # a stop that was asked for is not news
                 if self._STOP_WARNING in text and self._stop_reason == "interrupt":
                     text = "interrupted (Ctrl-C, SIGINT): " + text
@@ -150,13 +151,32 @@ class Job:
             if self._deadline is not None and time.monotonic() > self._deadline:
                 self._stop_reason = self._stop_reason or "time_limit"
                 return 1
+            if self._step_hook is not None and self._step_hook(line.decode(errors="replace")):
+                self._stop_reason = self._stop_reason or "callback"
+                return 1
             return 0
         except KeyboardInterrupt:   # a SIGINT handled here: stop cleanly
             self._note_interrupt()
             self._stop_reason = "interrupt"
             return 1
-        except BaseException:
+        except BaseException as e:
+            if self._step_hook is not None:   # the hook's own error: stop, raised after the run
+                self._step_error = self._step_error or e
+                self._stop_reason = self._stop_reason or "callback"
+                return 1
             return 0
+
+    _step_error = None
+
+    def set_step_hook(self, fn):
+        """fn(line) on each progress line of a run (evoforge_job_set_progress);
+        a true return stops the run there, keeping its best so far
+        (job.stop_reason == "callback"). An exception in fn stops the run too
+        and is raised by run() after it. None: no hook. For evoforge.minimize's
+        callback= (de with report_every = 1: a line a generation)."""
+        self._step_hook = fn
+        self._step_error = None
+        return self
 
     # ---- settings ----
     def _handle(self):
@@ -251,6 +271,9 @@ class Job:
         if guard.pending and self._stop_reason is None and st == OK and self.stopped:
             self._stop_reason = "interrupt"
         self._check(st)
+        if self._step_error is not None:
+            e, self._step_error = self._step_error, None
+            raise e
         return self
 
     @property
@@ -295,7 +318,7 @@ class Job:
     @property
     def stop_reason(self):
         """Why the run stopped early: "interrupt" (Ctrl-C), "time_limit"
-        (set_time_limit), or None (it ran to its end)."""
+        (set_time_limit), "callback" (set_step_hook), or None (it ran to its end)."""
         return self._stop_reason if self.stopped else None
 
     @property

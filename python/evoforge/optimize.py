@@ -76,11 +76,14 @@ class _HostObjective:
         self._numpy = numpy
         self.fun, self.args, self.vectorized = fun, tuple(args), bool(vectorized)
         self.error = None
+        self.nfev = 0
+        self.best_x, self.best_f = None, math.inf   # the lowest value seen (float-rounded)
         self.c = _lib.OBJECTIVE_FN(self._call)
 
     def _call(self, X, np_, dim, fx, user):
         try:
             self._evaluate(X, np_, dim, fx)
+            self._note_best(X, np_, dim, fx)
             return 0
         except BaseException as e:   # never let an exception cross into C
             self.error = e
@@ -105,6 +108,66 @@ class _HostObjective:
                                  f"({N},), returned shape {v.shape} (vectorized=True passes "
                                  "the whole population)")
             out[i] = v.reshape(())
+
+
+    def _note_best(self, X, S, N, fx):
+        """The best individual so far, as the engine sees it: the values
+        rounded to float, NaN the worst, the first of equal ones (the
+        selection is elitist, so this is the population's best)."""
+        numpy = self._numpy
+        self.nfev += S
+        f = numpy.ctypeslib.as_array(fx, shape=(S,)).astype(numpy.float32)
+        f = numpy.where(numpy.isnan(f), numpy.float32(numpy.inf), f)
+        i = int(numpy.argmin(f))
+        if f[i] < self.best_f:
+            self.best_f = float(f[i])
+            self.best_x = numpy.ctypeslib.as_array(X, shape=(S, N))[i].copy()
+
+    def value(self, x):
+        """fun at one point x (shape (dim,)), as a float: for polish."""
+        numpy = self._numpy
+        if self.vectorized:
+            return float(numpy.asarray(self.fun(numpy.asarray(x, dtype=float)[:, None], *self.args),
+                                       dtype=float).reshape(-1)[0])
+        return float(numpy.asarray(self.fun(numpy.asarray(x, dtype=float), *self.args),
+                                   dtype=float).reshape(()))
+
+
+class _Progress:
+    """SciPy's callback= on de's per-generation progress lines (report_every
+    = 1; Job.set_step_hook): called once per generation after the initial
+    population with the best so far, as callback(intermediate_result) (an
+    OptimizeResult: x, fun, nit, nfev, convergence) when its one parameter
+    is named intermediate_result, else callback(xk, convergence=...) --
+    SciPy's two forms. A true return stops the run (its best kept).
+    convergence is NaN: de has no population-spread measure."""
+
+    _LINE = re.compile(r"^de: gen (\d+)/")
+
+    def __init__(self, callback, host):
+        import inspect
+        self.callback, self.host, self.last = callback, host, 0
+        try:
+            names = list(inspect.signature(callback).parameters)
+        except (TypeError, ValueError):
+            names = []
+        self.new_style = names == ["intermediate_result"]
+        self.stopped = False
+
+    def __call__(self, line):
+        m = self._LINE.match(line)
+        if not m or self.stopped or int(m.group(1)) <= self.last or self.host.best_x is None:
+            return False
+        self.last = int(m.group(1))
+        x, conv = self.host.best_x.copy(), math.nan
+        if self.new_style:
+            r = OptimizeResult(x=x, fun=self.host.best_f, nit=self.last, nfev=self.host.nfev,
+                               convergence=conv)
+            stop = self.callback(r)
+        else:
+            stop = self.callback(x, convergence=conv)
+        self.stopped = bool(stop)
+        return self.stopped
 
 
 def _objective(fun, lines):
@@ -162,8 +225,22 @@ def _stable_file(text):
         return None
 
 
+def _x0_line(x0, dim, lo, hi):
+    """de.x0's line: x0 of shape (dim,) within the bounds (SciPy's checks)."""
+    try:
+        values = [float(v) for v in x0]
+    except TypeError:
+        raise ValueError(f"x0: expected {dim} numbers, got {x0!r}") from None
+    if len(values) != dim:
+        raise ValueError(f"x0: expected {dim} numbers (one per dimension), got {len(values)}")
+    for k, v in enumerate(values):
+        if not (lo <= v <= hi):
+            raise ValueError(f"x0: component {k} is {v!r}, outside the bounds ({lo}, {hi})")
+    return "x0 = " + ", ".join(repr(v) for v in values)
+
+
 def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shift,
-          mutation, recombination, optimum, options):
+          mutation, recombination, optimum, options, x0=None, every_generation=False):
     dim, lo, hi = _box(bounds)
     de = [f"dim = {dim}", f"lower = {lo!r}", f"upper = {hi!r}",
           f"strategy = {_STRATEGIES.get(strategy, strategy)}", f"problems = {int(problems)}"]
@@ -184,6 +261,10 @@ def _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems, shi
         de.append(f"F = {float(mutation)!r}")
     if recombination is not None:
         de.append(f"CR = {float(recombination)!r}")
+    if x0 is not None:
+        de.append(_x0_line(x0, dim, lo, hi))
+    if every_generation and "report_every" not in options:
+        de.append("report_every = 1")
     for key, value in options.items():
         de.append(f"{key} = {value}")
     text = "[problem]\nkind = de\nname = minimize\n[de]\n" + "\n".join(de) + "\n"
@@ -198,7 +279,9 @@ def _result(res, p, job):
     r = res["results"][p]
     interrupted = bool(res.get("interrupted"))
     if interrupted:
-        why = "stopped by Ctrl-C" if job.interrupted_by_user else "stopped early"
+        why = ("stopped by Ctrl-C" if job.interrupted_by_user else
+               "callback function requested stop early" if job.stop_reason == "callback"
+               else "stopped early")
         msg, ok = f"{why}: the best so far", False
     elif r.get("reached"):
         msg, ok = "the target was reached", True
@@ -222,9 +305,13 @@ def _array(values):
 def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
          threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose, options,
          args=(), vectorized=False):
-    if x0 is not None or callback is not None or polish:
-        raise NotImplementedError("evoforge.minimize: x0, callback and polish=True are not "
-                                  "implemented yet (issue 30)")
+    if (callback is not None or polish) and not callable(fun):
+        what = "callback=" if callback is not None else "polish=True"
+        raise ValueError(f"evoforge.minimize: {what} needs fun as a Python callable (it is "
+                         "given the best x so far, which only a callable's evaluations show; "
+                         "polish evaluates fun from Python); a built-in name or C source runs "
+                         "inside the engine: write the objective in Python, or polish the "
+                         "result yourself with scipy.optimize.minimize")
     if tol not in (None, 0):
         warnings.warn("evoforge.minimize: tol is ignored: evoforge's de has no convergence test "
                       "on the population's spread; stop with target=, maxfev= or maxiter=",
@@ -232,12 +319,15 @@ def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target,
     if seed is None:
         seed = secrets.randbits(63)
     text, cfile = _spec(fun, bounds, strategy, popsize, maxiter, maxfev, target, problems,
-                        shift, mutation, recombination, optimum, options)
+                        shift, mutation, recombination, optimum, options, x0,
+                        callback is not None)
     host = _HostObjective(fun, args, vectorized) if callable(fun) else None
     try:
         with Job(text, backend=backend, seed=int(seed), threads=threads, verbose=verbose) as job:
             if host is not None:
                 job.set_objective(host.c)
+            if callback is not None:
+                job.set_step_hook(_Progress(callback, host))
             try:
                 job.run()
             except EvoforgeError:
@@ -245,10 +335,33 @@ def _run(fun, bounds, problems, strategy, popsize, maxiter, maxfev, tol, target,
                     raise host.error from None   # fun's own exception, after the run
                 raise
             res = job.result
-            return [_result(res, p, job) for p in range(len(res["results"]))]
+            out = [_result(res, p, job) for p in range(len(res["results"]))]
+        if polish and not job.interrupted_by_user:
+            _polish(out[0], host, bounds)
+        return out
     finally:
         if cfile:
             os.unlink(cfile)
+
+
+def _polish(result, host, bounds):
+    """SciPy's polish: L-BFGS-B from the best x within the bounds (fun from
+    Python, host.value); its evaluations counted into nfev; x and fun
+    replaced when it found lower."""
+    try:
+        from scipy.optimize import minimize as scipy_minimize
+    except ImportError:
+        raise ImportError("evoforge.minimize: polish=True needs SciPy (pip install scipy)") from None
+    import numpy
+    dim, lo, hi = _box(bounds)
+    res = scipy_minimize(host.value, numpy.array(result.x, dtype=float), method="L-BFGS-B",
+                         bounds=[(lo, hi)] * dim)
+    result.nfev += int(res.nfev)
+    if res.fun < result.fun:
+        result.x = numpy.asarray(res.x, dtype=float)
+        result.fun = float(res.fun)
+        result.jac = res.jac
+    result.message += "; polished with L-BFGS-B"
 
 
 def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, maxfev=None,
@@ -265,14 +378,24 @@ def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, ma
     individual; with vectorized=True once per generation with x of shape
     (dim, S) (SciPy's vectorized convention), returning S values. A
     callable's values are rounded to float (the population is float); an
-    exception it raises stops the run and is raised again here; strategies
-    rand1bin and best1bin only; backend "cpu" (the default). bounds: (min, max)
+    exception it raises stops the run and is raised again here; every
+    strategy; backend "cpu" (the default; the GPU does not call Python yet). bounds: (min, max)
     per dimension, all equal (de has one box). strategy: "rand1bin",
     "best1bin", or "jade", "shade", "lshade", "jso", "sade", "code".
     popsize: population = popsize * dim (default: the strategy's, 10 * dim
     for rand1bin). maxiter: generations; maxfev: evaluations (default
     10000 * dim); target: stop at f - optimum <= target. seed: int (None: a
-    random one). Other keyword arguments are [de] keys (bounds="clip")."""
+    random one). x0: an initial guess, of shape (dim,) within bounds: it
+    replaces the first member of the initial population (de.x0; backend cpu
+    or auto). callback: called once per generation with the best so far, as
+    callback(intermediate_result) or callback(xk, convergence=nan) (SciPy's
+    two forms); a true return stops the run with the best so far (message
+    "stopped early", success False); the stop comes at the end of the next
+    generation. polish=True (default False): L-BFGS-B from the best x within
+    the bounds after the run (scipy.optimize.minimize), its evaluations
+    counted in nfev, x and fun replaced when it found lower. callback and
+    polish need fun to be a Python callable. Other keyword arguments are
+    [de] keys (bounds="clip")."""
     return _run(fun, bounds, 1, strategy, popsize, maxiter, maxfev, tol, target, seed, backend,
                 threads, shift, mutation, recombination, optimum, x0, callback, polish, verbose,
                 options, args, vectorized)[0]

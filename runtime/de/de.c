@@ -322,19 +322,21 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	return st;
 }
 
-/* The backend asked for: a callback objective runs on the CPU (auto: the
- * CPU; gpu: refused, since the GPU path never calls the host). */
+/* The backend asked for: a callback objective and x0 run on the CPU (auto:
+ * the CPU; gpu: refused, since the GPU path neither calls the host nor
+ * takes an initial member yet). */
 static rt_status requested_backend(const de_job *job, const rt_options *opt, rt_backend *want,
 				   rt_error *err)
 {
 	*want = opt->backend;
-	if (job->function != DE_FN_CALLBACK)
+	if (job->function != DE_FN_CALLBACK && !job->x0)
 		return RT_OK;
 	if (*want == RT_BACKEND_GPU)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: de.function = callback: the objective "
-			       "callback runs on the CPU backend (--backend cpu, "
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: %s runs on the CPU backend (--backend cpu, "
 			       "evoforge_job_set_backend(job, \"cpu\"), backend=\"cpu\" in Python); the "
-			       "GPU path does not call the host", job->spec_path);
+			       "GPU path does not call the host yet", job->spec_path,
+			       job->x0 ? "de.x0 (an initial member)" : "de.function = callback: the "
+			       "objective callback");
 	*want = RT_BACKEND_CPU;
 	return RT_OK;
 }

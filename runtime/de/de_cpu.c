@@ -15,7 +15,11 @@
  * draws and selection, so a callback that computes a built-in function with
  * the same float operations gives the same bits. It runs on the calling
  * thread, problem after problem: the callback is the caller's code (Python's
- * included) and is never called from the pool's workers. */
+ * included) and is never called from the pool's workers. Every strategy
+ * works so: the adaptive and mixed ones through their steps split in three
+ * (trials, values, selection; de_adapt.c, de_mixed.c), CoDE handing over its
+ * three trials an individual (3 NP rows). de_host_eval, the conversion and
+ * the call, is the GPU path's too (de_gpu.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +52,12 @@ struct de_cpu {
 	double *work;      /* [P][work_len] scratch */
 	int *iwork;        /* [P][iwork_len] scratch */
 	/* function = callback: the population handed to it and its answers */
-	double *hx;        /* [NP][D] */
-	double *hf;        /* [NP] */
+	double *hx;        /* [rows][D] (rows: host_rows) */
+	double *hf;        /* [rows] */
+	float *ht, *hft;   /* CoDE: [NP][3][D] trials and [NP][3] their values */
 };
+
+static int host_rows(const de_job *job);
 
 static float *pop_buf(const de_cpu *c, long p, int b)
 {
@@ -112,9 +119,14 @@ rt_status de_cpu_create(const de_job *job, de_cpu **out, rt_error *err)
 	if (c->st && c->hist_len > 0)
 		c->hist = rt_malloc((size_t)c->P * c->hist_len * sizeof *c->hist, err);
 	if (c->next && job->function == DE_FN_CALLBACK) {
-		c->hx = rt_malloc((size_t)c->NP * c->D * sizeof *c->hx, err);
-		c->hf = c->hx ? rt_malloc((size_t)c->NP * sizeof *c->hf, err) : NULL;
-		if (!c->hf) {
+		size_t rows = (size_t)host_rows(job);
+		c->hx = rt_malloc(rows * c->D * sizeof *c->hx, err);
+		c->hf = c->hx ? rt_malloc(rows * sizeof *c->hf, err) : NULL;
+		if (c->hf && job->strategy == DE_CODE) {
+			c->ht = rt_malloc(rows * c->D * sizeof *c->ht, err);
+			c->hft = c->ht ? rt_malloc(rows * sizeof *c->hft, err) : NULL;
+		}
+		if (!c->hf || (job->strategy == DE_CODE && !c->hft)) {
 			de_cpu_free(c);
 			return RT_ERR_SYSTEM;
 		}
@@ -154,6 +166,8 @@ void de_cpu_free(de_cpu *c)
 	free(c->iwork);
 	free(c->hx);
 	free(c->hf);
+	free(c->ht);
+	free(c->hft);
 	free(c);
 }
 
@@ -169,7 +183,7 @@ static void init_individuals(de_cpu *c, long p, int b, int e)
 	float *X = pop_buf(c, p, 0), *fx = fit_buf(c, p, 0);
 	for (int i = b; i < e; i++) {
 		float *x = X + (size_t)i * c->D;
-		de_init_individual(&c->job->params, (uint32_t)p, (uint32_t)i, x, 1);
+		de_init_member(c->job, p, i, x);
 		fx[i] = de_job_eval(c->job, p, x);
 	}
 }
@@ -273,25 +287,64 @@ static int whole_problems(const de_cpu *c)
 	return c->P >= cpu_threads() || c->NP < 2 * DE_CPU_BLOCK || c->ad;
 }
 
-/* function = callback: the rows X (NP x D floats) of problem p at
- * generation g through the caller's objective into fx (floats, NaN as the
- * worst). A non-zero return of the callback is an error naming it. */
-static rt_status host_eval(de_cpu *c, long p, long g, const float *X, float *fx, rt_error *err)
+/* The rows a generation hands the callback: CoDE's three trials an
+ * individual, else one. */
+static int host_rows(const de_job *job)
 {
-	const de_job *job = c->job;
-	size_t n = (size_t)c->NP * c->D;
-	for (size_t k = 0; k < n; k++)
-		c->hx[k] = X[k];
-	for (int i = 0; i < c->NP; i++)
-		c->hf[i] = NAN;
-	int rc = job->host.fn(c->hx, c->NP, c->D, c->hf, job->host.user);
+	return job->np * (job->strategy == DE_CODE ? DE_CODE_TRIALS : 1);
+}
+
+rt_status de_host_eval(const de_job *job, long p, long g, const float *X, int n, double *hx,
+		       double *hf, float *fx, rt_error *err)
+{
+	size_t len = (size_t)n * job->dim;
+	for (size_t k = 0; k < len; k++)
+		hx[k] = X[k];
+	for (int i = 0; i < n; i++)
+		hf[i] = NAN;
+	int rc = job->host.fn(hx, n, job->dim, hf, job->host.user);
 	if (rc != 0)
 		return rt_fail(err, RT_ERR_INPUT, "%s: the objective callback (de.function = callback) "
 			       "returned %d at generation %ld of problem %ld: the run stopped", job->name,
 			       rc, g, job->problem_base + p);
-	for (int i = 0; i < c->NP; i++)
-		fx[i] = de_sane((float)c->hf[i]);
+	for (int i = 0; i < n; i++)
+		fx[i] = de_sane((float)hf[i]);
 	return RT_OK;
+}
+
+/* function = callback: n rows X of problem p at generation g through the
+ * caller's objective into fx. */
+static rt_status host_eval(de_cpu *c, long p, long g, const float *X, int n, float *fx, rt_error *err)
+{
+	return de_host_eval(c->job, p, g, X, n, c->hx, c->hf, fx, err);
+}
+
+/* Generation g of an adaptive or mixed strategy with the callback: the
+ * strategy's trials, one call, its selection (de_adapt.c, de_mixed.c). */
+static rt_status host_step_adaptive(de_cpu *c, long p, uint32_t g, const float *X, const float *fx,
+				    float *Y, float *fy, rt_error *err)
+{
+	const de_job *job = c->job;
+	double *ad = c->ad ? ad_of(c, p) : NULL;
+	double *work = c->ad ? c->work + (size_t)p * de_adapt_work_len(job) : NULL;
+	int *iwork = c->ad ? c->iwork + (size_t)p * de_adapt_iwork_len(job) : NULL;
+	rt_status st;
+	if (job->strategy == DE_CODE) {
+		de_code_cpu_trials(job, p, g, X, c->ht, (uint32_t)c->st[p].best_index);
+		if ((st = host_eval(c, p, (long)g, c->ht, host_rows(job), c->hft, err)) == RT_OK)
+			de_code_cpu_select(job, X, fx, c->ht, c->hft, Y, fy);
+		return st;
+	}
+	if (job->strategy == DE_SADE) {
+		de_sade_cpu_trials(job, p, g, X, fx, Y, ad, work);
+		if ((st = host_eval(c, p, (long)g, Y, c->NP, fy, err)) == RT_OK)
+			de_sade_cpu_select(job, X, fx, Y, fy, ad, work);
+		return st;
+	}
+	int na = de_adapt_cpu_trials(job, p, g, X, fx, Y, ad, arch_of(c, p), work, iwork);
+	if ((st = host_eval(c, p, (long)g, Y, na, fy, err)) == RT_OK)
+		de_adapt_cpu_select(job, p, g, X, fx, Y, fy, ad, arch_of(c, p), work, iwork);
+	return st;
 }
 
 /* Generation g of problem p with the callback: every trial, one call, then
@@ -302,10 +355,12 @@ static rt_status host_step(de_cpu *c, long p, uint32_t g, rt_error *err)
 	const float *X = pop_buf(c, p, cur), *fx = fit_buf(c, p, cur);
 	float *Y = pop_buf(c, p, 1 - cur), *fy = fit_buf(c, p, 1 - cur);
 	uint32_t best = (uint32_t)c->st[p].best_index;
+	if (c->ad || c->job->strategy == DE_CODE)
+		return host_step_adaptive(c, p, g, X, fx, Y, fy, err);
 	for (int i = 0; i < c->NP; i++)
 		de_make_trial(&c->job->params, X, D, 1, Y + (size_t)i * D, 1, (uint32_t)p, g,
 			      (uint32_t)i, best);
-	rt_status st = host_eval(c, p, (long)g, Y, fy, err);
+	rt_status st = host_eval(c, p, (long)g, Y, c->NP, fy, err);
 	if (st != RT_OK)
 		return st;
 	for (int i = 0; i < c->NP; i++)
@@ -324,11 +379,12 @@ static rt_status host_advance(de_cpu *c, rt_error *err)
 		if (c->st[p].gens < 0) {
 			float *X = pop_buf(c, p, 0);
 			for (int i = 0; i < c->NP; i++)
-				de_init_individual(&c->job->params, (uint32_t)p, (uint32_t)i,
-						   X + (size_t)i * c->D, 1);
-			if ((st = host_eval(c, p, 0, X, fit_buf(c, p, 0), err)) != RT_OK)
+				de_init_member(c->job, p, i, X + (size_t)i * c->D);
+			if ((st = host_eval(c, p, 0, X, c->NP, fit_buf(c, p, 0), err)) != RT_OK)
 				return st;
 			finish_generation(c, p, 0);
+			if (c->ad)
+				de_strategy_init(&c->job->params, ad_of(c, p));
 		}
 		while (active(c, p)) {
 			int g = c->st[p].gens + 1;

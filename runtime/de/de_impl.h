@@ -53,8 +53,8 @@ typedef enum de_popmem { DE_POPMEM_AUTO = 0, DE_POPMEM_SHARED = 1, DE_POPMEM_GLO
 
 /* `function = callback`: the host objective of the C API
  * (evoforge_job_set_objective, objective.h), called once per problem and
- * generation with the whole population (de_cpu.c); after "user", "cec2017"
- * and "cec2022" in de_job.c's names. The CPU backend only. */
+ * generation with the whole trial population (de_cpu.c, de_host_eval); after
+ * "user", "cec2017" and "cec2022" in de_job.c's names. Every strategy. */
 #define DE_FN_CALLBACK (DE_FN_CEC2017 + 2)
 
 /* A user objective: a C function body over (const float *x, int n). */
@@ -104,6 +104,7 @@ typedef struct de_job {
 	float *rot;            /* [dim][dim] or NULL */
 	de_user user;          /* function == DE_FN_USER */
 	rt_objective host;     /* function == DE_FN_CALLBACK: the caller's objective */
+	float *x0;             /* [dim]: every problem's initial member 0 (de.x0), or NULL */
 	struct de_ckpt *ckpt;  /* `run`: checkpoints and resume (de_ckpt.h); NULL: none */
 	rt_islands_cfg islands;   /* [islands]: the island model over MPI ranks (islands.h) */
 	struct rt_islands *isl;   /* `run`: its exchange while the run goes; NULL: none */
@@ -156,6 +157,9 @@ void de_job_free(de_job *job);
  * rows from rng, modified Gram-Schmidt in double (de_job.c; also the CEC
  * suite's rotations). */
 rt_status de_random_rotation(rt_rng *rng, int n, float *out, rt_error *err);
+/* Initial member i of problem p into x (contiguous): de.x0 for i = 0
+ * when set, else the random draw of de_core.h. */
+void de_init_member(const de_job *job, long p, int i, float *x);
 /* Stop rule: has this best value reached the target? */
 int de_job_reached(const de_job *job, float best);
 /* Evaluates x (contiguous) for problem p on the CPU. */
@@ -214,6 +218,14 @@ size_t de_adapt_iwork_len(const de_job *job);
  * (a_cap rows) updated; work and iwork: scratch. */
 void de_adapt_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
 		       float *Y, float *fy, double *ad, float *arch, double *work, int *iwork);
+/* The same step in three (JADE, SHADE, L-SHADE, jSO; a gathered evaluation,
+ * the objective callback): the trials into rows 0 .. na - 1 of Y (returns
+ * na, the current population size), then, their values in fy, selection,
+ * archive, memory and reduction. */
+int de_adapt_cpu_trials(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
+			float *Y, const double *ad, const float *arch, double *work, int *iwork);
+void de_adapt_cpu_select(const de_job *job, long p, uint32_t g, const float *X, const float *fx,
+			 float *Y, float *fy, double *ad, float *arch, double *work, int *iwork);
 
 /* ---- de_mixed.c (templates/de/de_mixed.h) ---- */
 /* CoDE: individual i's step of generation g of problem p: the trial that
@@ -223,6 +235,19 @@ float de_code_cpu_individual(const de_job *job, long p, uint32_t g, const float 
 /* SaDE: generation g of problem p, as de_adapt_cpu_step (work: de_adapt_work_len). */
 void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
 		      float *fy, double *ad, double *work);
+/* SaDE's generation in the three steps of a gathered evaluation (the
+ * objective callback): the trials into Y's rows, then, their values in fy,
+ * selection and learning. */
+void de_sade_cpu_trials(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
+			const double *ad, double *work);
+void de_sade_cpu_select(const de_job *job, const float *X, const float *fx, float *Y, float *fy,
+			double *ad, double *work);
+/* CoDE likewise: individual i's trial t into row i * DE_CODE_TRIALS + t of
+ * T; then, their values in ft, each individual's best trial selected
+ * against it into (Y, fy). */
+void de_code_cpu_trials(const de_job *job, long p, uint32_t g, const float *X, float *T, uint32_t best);
+void de_code_cpu_select(const de_job *job, const float *X, const float *fx, const float *T,
+			const float *ft, float *Y, float *fy);
 
 /* ---- de_cpu.c ---- */
 typedef struct de_cpu de_cpu;
@@ -240,6 +265,14 @@ const float *de_cpu_archive(const de_cpu *c, long p);
 /* A whole run with progress; fills out (de_outcome_free releases it). */
 rt_status de_cpu_run(const de_job *job, de_progress_fn progress, void *ctx, de_outcome *out,
 		     rt_error *err);
+
+/* function = callback: n rows X (n x dim floats) of problem p at generation
+ * g widened into hx (n x dim doubles), the caller's objective called once,
+ * its answers hf (n doubles) rounded into fx (de_sane: NaN the worst); a
+ * non-zero return of the callback is RT_ERR_INPUT naming it, the problem and
+ * the generation. The CPU and GPU backends' one door to the callback. */
+rt_status de_host_eval(const de_job *job, long p, long g, const float *X, int n, double *hx,
+		       double *hf, float *fx, rt_error *err);
 
 /* ---- de_gpu.c ---- */
 /* The generated CUDA source for job, tuned for device info (NULL: an H100's

@@ -5,8 +5,8 @@
  *   [de]
  *   function = sphere      ; sphere rosenbrock rastrigin ackley griewank schwefel user, or
  *                          ;   cec2017 with cec_function and cec_seed (de_cec.c), or
- *                          ;   callback: the C API's evoforge_job_set_objective (CPU;
- *                          ;   rand/1/bin, best/1/bin; [objective] only optimum = ...)
+ *                          ;   callback: the C API's evoforge_job_set_objective (every
+ *                          ;   strategy; [objective] only optimum = ...)
  *   dim = 30
  *   lower = -100           ; default: the function's textbook box
  *   upper = 100
@@ -41,6 +41,8 @@
  *   rotate = 0             ; 1: one random orthogonal matrix for the run
  *   history_every = 10     ; best value every N generations (0: none)
  *   report_every = 100     ; progress line every N generations
+ *   x0 = 0.5, 1, ...       ; the first member of the initial population (dim
+ *                          ;   numbers within the bounds; CPU backend; SciPy's x0)
  *   variant = auto         ; GPU: fused, naive, multiblock (a block per individual, a launch
  *                          ;   per generation; rand/1 and best/1), or auto (multiblock
  *                          ;   for large dimensions, de_impl.h's rule; else fused)
@@ -165,12 +167,6 @@ static rt_status read_callback(de_job *job, rt_spec *spec, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "%s: objective.%s: de.function = callback takes its "
 			       "objective from the caller; [objective] may hold only optimum = ...",
 			       rt_spec_key_where(spec, "objective", key, loc, sizeof loc), key);
-	if (job->strategy != DE_RAND_1_BIN && job->strategy != DE_BEST_1_BIN)
-		return rt_fail(err, RT_ERR_INPUT, "%s: de.strategy = %s: the objective callback runs with "
-			       "rand/1/bin and best/1/bin (the adaptive and mixed strategies evaluate "
-			       "inside their own step)",
-			       rt_spec_key_where(spec, "de", "strategy", loc, sizeof loc),
-			       de_job_strategy_name(job));
 	job->host = rt_objective_current();
 	if (!job->host.fn)
 		return rt_fail(err, RT_ERR_INPUT, "%s: de.function = callback needs an objective "
@@ -178,6 +174,40 @@ static rt_status read_callback(de_job *job, rt_spec *spec, rt_error *err)
 			       "a Python callable; the command line has none (use function = user with "
 			       "C source)", rt_spec_key_where(spec, "de", "function", loc, sizeof loc));
 	return rt_spec_double(spec, "objective", "optimum", 0.0, -1e30, 1e30, &job->optimum, err);
+}
+
+/* x0 = v1, v2, ...: the first member of every problem's initial population
+ * (SciPy's x0), dim numbers within [lower, upper]; the CPU backend. */
+static rt_status read_x0(de_job *job, rt_spec *spec, rt_error *err)
+{
+	char loc[RT_PATH_MAX + 32];
+	if (!rt_spec_find(spec, "de", "x0"))
+		return RT_OK;
+	int n = job->dim + 1;
+	double *v = rt_malloc((size_t)n * sizeof *v, err);
+	job->x0 = v ? rt_malloc((size_t)job->dim * sizeof *job->x0, err) : NULL;
+	rt_status st = job->x0 ? rt_spec_doubles(spec, "de", "x0", v, &n, err) : RT_ERR_SYSTEM;
+	if (st == RT_OK && n != job->dim)
+		st = rt_fail(err, RT_ERR_INPUT, "%s: de.x0: expected %d numbers (de.dim), got %d",
+			     rt_spec_key_where(spec, "de", "x0", loc, sizeof loc), job->dim, n);
+	for (int j = 0; st == RT_OK && j < n; j++) {
+		if (v[j] < job->lower || v[j] > job->upper)
+			st = rt_fail(err, RT_ERR_INPUT, "%s: de.x0: component %d is %g, outside the "
+				     "bounds [%g, %g]", rt_spec_key_where(spec, "de", "x0", loc, sizeof loc),
+				     j, v[j], job->lower, job->upper);
+		job->x0[j] = (float)v[j];
+	}
+	free(v);
+	return st;
+}
+
+void de_init_member(const de_job *job, long p, int i, float *x)
+{
+	if (i == 0 && job->x0) {
+		memcpy(x, job->x0, (size_t)job->dim * sizeof *x);
+		return;
+	}
+	de_init_individual(&job->params, (uint32_t)p, (uint32_t)i, x, 1);
 }
 
 static rt_status read_objective(de_job *job, rt_spec *spec, rt_error *err)
@@ -327,6 +357,7 @@ rt_status de_job_from_spec(de_job *job, rt_spec *spec, const rt_options *opt, rt
 		TRY(read_objective(job, spec, err));
 	if (fn == DE_FN_CALLBACK)
 		TRY(read_callback(job, spec, err));
+	TRY(read_x0(job, spec, err));
 	TRY(rt_islands_read(&job->islands, spec, err));
 	TRY(rt_spec_check_unused(spec, err));
 	if ((st = de_job_finish(job, err)) != RT_OK) {
@@ -543,6 +574,8 @@ void de_job_free(de_job *job)
 	free(job->nfes_at);
 	free(job->cec_data);
 	free(job->cec_dir);
+	free(job->x0);
+	job->x0 = NULL;
 	job->cec_data = NULL;
 	job->cec_dir = NULL;
 	job->shift_vec = NULL;

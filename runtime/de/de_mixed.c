@@ -33,26 +33,38 @@ float de_code_cpu_individual(const de_job *job, long p, uint32_t g, const float 
 	return fb;
 }
 
-void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
-		      float *fy, double *ad, double *work)
+/* SaDE's trials of generation g of problem p into the rows of Y, each
+ * one's kind and CR into work (de_sade_cpu_select then finishes). */
+void de_sade_cpu_trials(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
+			const double *ad, double *work)
 {
 	const de_params *P = &job->params;
 	int D = job->dim, NP = job->np;
-	double *kind = work, *cr = work + NP, *success = work + 2 * NP, recorded = ad[DE_SA_GENS];
+	double *kind = work, *cr = work + NP;
 	uint32_t best = 0;
 	for (int i = 1; i < NP; i++)
 		if (de_before(fx[i], (uint32_t)i, fx[best], best))
 			best = (uint32_t)i;
 	for (int i = 0; i < NP; i++) {
-		float *y = Y + (size_t)i * D;
 		de_mpick k = de_sade_pick(P, ad, (uint32_t)p, g, (uint32_t)i);
-		de_mix_trial(P, X, D, 1, &k, best, y, 1, (uint32_t)p, g, (uint32_t)i, 0);
-		float f = de_job_eval(job, p, y);
+		de_mix_trial(P, X, D, 1, &k, best, Y + (size_t)i * D, 1, (uint32_t)p, g, (uint32_t)i, 0);
 		kind[i] = k.kind;
 		cr[i] = k.CR;
+	}
+}
+
+/* After de_sade_cpu_trials and the trials' values in fy: selection and learning. */
+void de_sade_cpu_select(const de_job *job, const float *X, const float *fx, float *Y, float *fy,
+			double *ad, double *work)
+{
+	const de_params *P = &job->params;
+	int D = job->dim, NP = job->np;
+	double *kind = work, *cr = work + NP, *success = work + 2 * NP, recorded = ad[DE_SA_GENS];
+	for (int i = 0; i < NP; i++) {
+		float f = fy[i];
 		success[i] = f <= fx[i];
 		if (!(f <= fx[i])) {
-			memcpy(y, X + (size_t)i * D, (size_t)D * sizeof *y);
+			memcpy(Y + (size_t)i * D, X + (size_t)i * D, (size_t)D * sizeof *Y);
 			f = fx[i];
 		}
 		fy[i] = f;
@@ -62,4 +74,44 @@ void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, con
 		de_sade_learn_cr(P, ad, k, recorded + 1);
 	}
 	de_sade_learn_p(P, ad, recorded + 1);
+}
+
+void de_sade_cpu_step(const de_job *job, long p, uint32_t g, const float *X, const float *fx, float *Y,
+		      float *fy, double *ad, double *work)
+{
+	de_sade_cpu_trials(job, p, g, X, fx, Y, ad, work);
+	for (int i = 0; i < job->np; i++)
+		fy[i] = de_job_eval(job, p, Y + (size_t)i * job->dim);
+	de_sade_cpu_select(job, X, fx, Y, fy, ad, work);
+}
+
+void de_code_cpu_trials(const de_job *job, long p, uint32_t g, const float *X, float *T, uint32_t best)
+{
+	const de_params *P = &job->params;
+	int D = job->dim;
+	for (int i = 0; i < job->np; i++)
+		for (int t = 0; t < DE_CODE_TRIALS; t++) {
+			de_mpick k = de_code_pick(P, (uint32_t)p, g, (uint32_t)i, t);
+			de_mix_trial(P, X, D, 1, &k, best, T + ((size_t)i * DE_CODE_TRIALS + t) * D, 1,
+				     (uint32_t)p, g, (uint32_t)i, t);
+		}
+}
+
+void de_code_cpu_select(const de_job *job, const float *X, const float *fx, const float *T,
+			const float *ft, float *Y, float *fy)
+{
+	int D = job->dim;
+	for (int i = 0; i < job->np; i++) {
+		float fb = DE_INF;
+		int bt = 0;
+		for (int t = 0; t < DE_CODE_TRIALS; t++)
+			if (de_code_better(ft[i * DE_CODE_TRIALS + t], fb, t)) {
+				fb = ft[i * DE_CODE_TRIALS + t];
+				bt = t;
+			}
+		const float *src = fb <= fx[i] ? T + ((size_t)i * DE_CODE_TRIALS + bt) * D
+					       : X + (size_t)i * D;
+		memcpy(Y + (size_t)i * D, src, (size_t)D * sizeof *Y);
+		fy[i] = fb <= fx[i] ? fb : fx[i];
+	}
 }

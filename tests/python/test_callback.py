@@ -3,7 +3,9 @@
 for bit, as the same function given as C source when both compute in float
 with the same operations, vectorized (SciPy's (N, S) convention) or one
 individual at a time; a float64 NumPy objective close to the built-in;
-exceptions raised in fun re-raised after the run; wrong shapes are ValueError."""
+exceptions raised in fun re-raised after the run; wrong shapes are ValueError;
+the adaptive strategies with a callable; SciPy's callback= once per
+generation (both forms), stopping early with the best kept; polish=True."""
 import math
 
 import numpy as np
@@ -122,8 +124,6 @@ def test_wrong_shapes_are_value_errors():
 def test_refusals():
     with pytest.raises(evoforge.EvoforgeError, match="CPU backend"):
         evoforge.minimize(sphere_one, backend="gpu", **KW)
-    with pytest.raises(ValueError, match="rand/1/bin and best/1/bin"):
-        evoforge.minimize(sphere_one, strategy="jade", **KW)
     with pytest.raises(TypeError, match="minimize_many"):
         evoforge.minimize_many(sphere_one, [(-1, 1)] * 2, 3)
 
@@ -138,3 +138,98 @@ def test_nan_counts_as_worst_and_target_with_optimum():
                           **dict(KW, maxiter=400))
     assert r.success and r.fun <= 1e-4 and r.nit < 400
     assert all(abs(v - 1.0) < 0.05 for v in r.x)
+
+
+@pytest.mark.parametrize("strategy", ["jade", "lshade", "sade", "code"])
+def test_adaptive_strategy_equals_c_source(strategy):
+    kw = dict(KW, strategy=strategy, maxfev=48 * 81)
+    c = evoforge.minimize(SPHERE_C, **kw)
+    p = evoforge.minimize(sphere_rows, vectorized=True, **kw)
+    same(c, p)
+    assert p.fun < 1.0
+
+
+def test_callback_once_per_generation_with_the_best_so_far():
+    seen = []
+
+    def cb(intermediate_result):
+        seen.append((intermediate_result.nit, intermediate_result.fun,
+                     intermediate_result.x.copy()))
+
+    r = evoforge.minimize(sphere_rows, vectorized=True, callback=cb, **KW)
+    assert [s[0] for s in seen] == list(range(1, 81))   # after each generation
+    funs = [s[1] for s in seen]
+    assert funs == sorted(funs, reverse=True)           # the best so far never worsens
+    assert funs[-1] == r.fun and list(seen[-1][2]) == list(r.x)
+    assert all(float(sphere_one(x)) == f for _, f, x in seen)
+    plain = evoforge.minimize(sphere_rows, vectorized=True, **KW)
+    same(plain, r)                                      # watching changes nothing
+
+
+def test_callback_legacy_form_stops_early():
+    calls = []
+
+    def cb(xk, convergence):
+        calls.append(xk)
+        return len(calls) == 5   # stop after the fifth generation
+
+    r = evoforge.minimize(sphere_one, callback=cb, **KW)
+    assert len(calls) == 5
+    # the stop comes at the end of the next generation; the best is kept
+    assert r.nit == 6 and not r.success
+    assert r.message.startswith("callback function requested stop early")
+    assert r.fun <= float(sphere_one(calls[-1])) and float(sphere_one(r.x)) == r.fun
+    full = evoforge.minimize(sphere_one, **KW)
+    assert r.nfev < full.nfev
+
+
+def test_callback_error_is_raised_and_refusals():
+    def cb(intermediate_result):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        evoforge.minimize(sphere_rows, vectorized=True, callback=cb, **KW)
+    with pytest.raises(ValueError, match="callback= needs fun as a Python callable"):
+        evoforge.minimize("sphere", [(-1, 1)] * 3, callback=lambda r: False)
+    with pytest.raises(ValueError, match="polish=True needs fun as a Python callable"):
+        evoforge.minimize("sphere", [(-1, 1)] * 3, polish=True)
+
+
+def test_x0_is_in_the_first_generation():
+    first = []
+
+    def fun(x):
+        if not first:
+            first.append(x[:, 0].copy())   # the initial population's first member
+        return sphere_rows(x - 2.0)
+
+    x0 = [2.0, 2.0, 2.0, 2.0, 2.0, 2.0]
+    r = evoforge.minimize(fun, vectorized=True, x0=x0, **dict(KW, maxiter=1))
+    assert list(first[0]) == x0
+    assert r.fun == 0.0 and list(r.x) == x0   # x0 is the optimum: it stays the best
+    r = evoforge.minimize("sphere", [(-5.0, 5.0)] * 6, x0=[0.0] * 6, seed=3, maxiter=1)
+    assert r.fun == 0.0
+    with pytest.raises(ValueError, match="x0: component 2 is 9.0, outside"):
+        evoforge.minimize(fun, vectorized=True, x0=[0, 0, 9.0, 0, 0, 0], **KW)
+    with pytest.raises(ValueError, match="x0: expected 6 numbers"):
+        evoforge.minimize(fun, vectorized=True, x0=[0, 0], **KW)
+    with pytest.raises(evoforge.EvoforgeError, match="CPU backend"):
+        evoforge.minimize("sphere", [(-5.0, 5.0)] * 6, x0=[0.0] * 6, backend="gpu", maxiter=1)
+
+
+def test_polish_improves_or_equals_and_counts_its_evaluations():
+    pytest.importorskip("scipy", reason="SKIP: SciPy not installed (tools/setup-python)")
+
+    def rosen(x):   # float64 Rosenbrock, one individual
+        return float(sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2))
+
+    kw = dict(bounds=[(-2.0, 2.0)] * 4, seed=5, maxiter=30, popsize=10)
+    raw = evoforge.minimize(rosen, **kw)
+    pol = evoforge.minimize(rosen, polish=True, **kw)
+    assert pol.nit == raw.nit and pol.success
+    assert pol.fun <= raw.fun and pol.fun < 1e-6   # L-BFGS-B finishes the valley
+    assert pol.nfev > raw.nfev                     # its evaluations are counted
+    assert abs(rosen(np.asarray(pol.x)) - pol.fun) < 1e-12
+    assert all(-2.0 <= v <= 2.0 for v in pol.x)
+    assert pol.message.endswith("polished with L-BFGS-B")
+    assert not hasattr(raw, "jac") or "jac" not in raw

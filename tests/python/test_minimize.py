@@ -72,8 +72,8 @@ def test_errors():
         evoforge.minimize("return x[0]", [(-1, 1)] * 3, maxfev=1000)
     with pytest.raises(ValueError, match="function"):
         evoforge.minimize("nosuchfunction", [(-1, 1)] * 3)
-    with pytest.raises(NotImplementedError):
-        evoforge.minimize("sphere", [(-1, 1)] * 3, polish=True)
+    with pytest.raises(ValueError, match="polish=True needs fun as a Python callable"):
+        evoforge.minimize("sphere", [(-1, 1)] * 3, polish=True)   # more: test_callback.py
 
 
 def test_no_worse_than_scipy_at_equal_evaluations():
