@@ -170,7 +170,14 @@ EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evofo
 /* Registers an in-memory table under name (letters, digits, '_', '-', '.';
  * up to 64), which the spec then names as a data file "memory:NAME"
  * anywhere a CSV file goes: gp's and mbp's [data] file (and gp's test),
- * svm's [data] train and test (e.g. "[data]\nfile = memory:train\n").
+ * svm's [data] train and test (e.g. "[data]\nfile = memory:train\n"), and
+ * aco's [data] file: a table of n rows and 2 columns is the cities'
+ * coordinates (EUC_2D: TSPLIB's nint of the Euclidean distance), one of n
+ * rows and n columns the full matrix of lengths (whole numbers 0..1e9,
+ * symmetric: aco solves symmetric instances only, and an asymmetric matrix
+ * is EVOFORGE_ERR_INPUT naming the first pair that differs; the diagonal
+ * is checked, then read as 0), without y; the instance's name is NAME;
+ * matrices are limited to 4096 cities here.
  *
  * X: rows x cols values, dense, row-major (X[r * cols + c]); y: rows
  * values (regression targets, or class labels as numbers: gp's and svm's
@@ -202,6 +209,49 @@ EVOFORGE_API evoforge_status evoforge_job_set_table_float(evoforge_job *job, con
 							const float *X, long rows, int cols,
 							const float *y,
 							const char *const *colnames);
+
+/* A sparse table in CSR form (scipy.sparse.csr_matrix's layout) under name,
+ * which svm's [data] train and test name as "memory:NAME": it reads
+ * exactly as the LIBSVM file of the same rows would ("LABEL i:v ..." with
+ * i = column + 1), through svm's sparse path (never densified by this call;
+ * [data] storage = auto/dense/sparse decides as for a file), with the
+ * features counted as cols (as `[data] features = cols` does for a file).
+ * Row r's entries are k = indptr[r] .. indptr[r + 1] - 1: column
+ * indices[k] (0-based, strictly ascending within the row) holding
+ * values[k]; labels: rows class labels as numbers, or NULL (all 0: a table
+ * for predictions). Other kinds refuse a CSR table (EVOFORGE_ERR_INPUT at
+ * the run).
+ *
+ * Borrowed, not copied, like evoforge_job_set_table's X: indptr, indices,
+ * values and labels must stay valid and unchanged until evoforge_job_run
+ * returns; each load converts them once into svm's own sparse arrays
+ * (values rounded to float). Checked now, whole: EVOFORGE_ERR_INPUT for
+ * rows or cols < 1, indptr[0] != 0 or a decreasing indptr (a row that ends
+ * before it starts), a column index outside 0..cols-1, indices not
+ * ascending or repeated within a row, a NaN, infinite or beyond-float value
+ * or label (the first bad one named by row), a bad table name;
+ * EVOFORGE_ERR_ARGUMENT for a NULL name or indptr. */
+EVOFORGE_API evoforge_status evoforge_job_set_table_csr(evoforge_job *job, const char *name,
+						      long rows, int cols, const int64_t *indptr,
+						      const int32_t *indices, const double *values,
+						      const double *labels);
+
+/* ---- checkpoints (before evoforge_job_run) ----------------------------------------- */
+
+/* How often the run writes its checkpoint, OUTPUT_DIR/checkpoint.bin (the
+ * output folder: evoforge_job_set_output_dir's, else the private one, which
+ * is removed on free -- set a folder to keep it): every > 0, every that
+ * many steps (gp, de: generations; aco: iterations; mbp: epochs; svm: SMO
+ * iterations); 0 (the default), at most every 60 s; < 0, never (a stop by
+ * the progress callback still writes one). As the CLI's --checkpoint-every. */
+EVOFORGE_API evoforge_status evoforge_job_set_checkpoint(evoforge_job *job, long every);
+/* Goes on from a checkpoint: path is a checkpoint file or a folder holding
+ * checkpoint.bin (copied; NULL: none), written by a run of the same spec
+ * and overrides (a checkpoint of another kind or spec fails the run with
+ * EVOFORGE_ERR_INPUT saying which). Every kind; the resumed run ends where
+ * the uninterrupted one would, with the same results. As the CLI's
+ * --resume. */
+EVOFORGE_API evoforge_status evoforge_job_set_resume(evoforge_job *job, const char *path);
 
 /* ---- running ------------------------------------------------------------------ */
 
@@ -271,6 +321,14 @@ EVOFORGE_API evoforge_status evoforge_job_from_result(const char *result_path, e
 EVOFORGE_API evoforge_status evoforge_job_predict(evoforge_job *job, const double *X, long rows,
 						  int cols, const char *const *colnames,
 						  double *out);
+
+/* evoforge_job_predict for svm on CSR rows (rows x cols, as
+ * evoforge_job_set_table_csr's, no labels; checked as it checks them): one
+ * label per row into out[rows], exactly as for the dense rows of the same
+ * values. EVOFORGE_ERR_UNSUPPORTED for gp and mbp (dense only). */
+EVOFORGE_API evoforge_status evoforge_job_predict_csr(evoforge_job *job, long rows, int cols,
+						      const int64_t *indptr, const int32_t *indices,
+						      const double *values, double *out);
 
 /* The message of the job's last failed call ("" when none); owned by the
  * job, replaced by its next failing call. NULL job: a static message. */

@@ -54,7 +54,8 @@ struct evoforge_job {
 	void *progress_user;
 	evoforge_objective_fn objective_fn;   /* de's function = callback */
 	void *objective_user;
-	rt_mem_table *tables;     /* in-memory tables (X, y borrowed; names ours) */
+	rt_mem_table *tables;     /* in-memory tables (X, y, CSR arrays borrowed; names ours) */
+	char *resume;             /* evoforge_job_set_resume's path (copied), or NULL */
 	int ntables;
 	rt_error err;             /* the last failure's message */
 };
@@ -174,6 +175,7 @@ EVOFORGE_API void evoforge_job_free(evoforge_job *job)
 	free(job->tables);
 	free(job->result);
 	free(job->result_path);
+	free(job->resume);
 	free(job->outdir);
 	free(job);
 }
@@ -301,6 +303,36 @@ EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evofo
 	return EVOFORGE_OK;
 }
 
+/* ---- checkpoints ------------------------------------------------------------------------- */
+
+EVOFORGE_API evoforge_status evoforge_job_set_checkpoint(evoforge_job *job, long every)
+{
+	evoforge_status st = job_settable(job);
+	if (st != EVOFORGE_OK)
+		return st;
+	job->opt.checkpoint_every = every;
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_resume(evoforge_job *job, const char *path)
+{
+	evoforge_status st = job_settable(job);
+	char *copy = NULL;
+	if (st != EVOFORGE_OK)
+		return st;
+	if (path && !*path)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_set_resume: empty path");
+	if (path && strlen(path) >= RT_PATH_MAX)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "evoforge_job_set_resume: path longer than "
+				"%d bytes", RT_PATH_MAX - 1);
+	if (path && !(copy = strdup(path)))
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "out of memory");
+	free(job->resume);
+	job->resume = copy;
+	job->opt.resume = copy;
+	return EVOFORGE_OK;
+}
+
 /* ---- data from memory -------------------------------------------------------------------- */
 
 /* Copies colnames (cols of them; a NULL entry stays NULL, for the check). */
@@ -381,6 +413,39 @@ EVOFORGE_API evoforge_status evoforge_job_set_table_float(evoforge_job *job, con
 							const char *const *colnames)
 {
 	return set_table(job, "evoforge_job_set_table_float", name, X, rows, cols, y, colnames, 1);
+}
+
+EVOFORGE_API evoforge_status evoforge_job_set_table_csr(evoforge_job *job, const char *name,
+						      long rows, int cols, const int64_t *indptr,
+						      const int32_t *indices, const double *values,
+						      const double *labels)
+{
+	const char *who = "evoforge_job_set_table_csr";
+	evoforge_status est = job_settable(job);
+	rt_mem_table t;
+	rt_status st;
+	if (est != EVOFORGE_OK)
+		return est;
+	if (!name || !indptr)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "%s: NULL %s", who, name ? "indptr" : "name");
+	if (strlen(name) > RT_MEM_NAME_MAX)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "%s: expected a table name of at most %d "
+				"characters, got %zu", who, RT_MEM_NAME_MAX, strlen(name));
+	if (rows < 1 || cols < 1)
+		return job_fail(job, EVOFORGE_ERR_INPUT, "%s: table '%s': expected rows > 0 and "
+				"cols > 0, got %ld rows and %d cols", who, name, rows, cols);
+	memset(&t, 0, sizeof t);
+	snprintf(t.name, sizeof t.name, "%s", name);
+	t.csr = 1;
+	t.nrows = (size_t)rows;
+	t.ncols = cols;
+	t.indptr = indptr;
+	t.indices = indices;
+	t.x = values;
+	t.y = labels;
+	if ((st = rt_mem_check_csr(who, &t, &job->err)) != RT_OK)
+		return from_rt(st);
+	return add_table(job, &t);
 }
 
 /* ---- running ------------------------------------------------------------------------- */
@@ -723,44 +788,85 @@ static evoforge_status predict_table(evoforge_job *job, const double *X, long ro
 	return from_rt(st);
 }
 
-EVOFORGE_API evoforge_status evoforge_job_predict(evoforge_job *job, const double *X, long rows,
-						  int cols, const char *const *colnames, double *out)
+/* The kind's eval of the checked table t into out[rows], through a
+ * temporary file under $TMPDIR (else /tmp). */
+static evoforge_status predict_run(evoforge_job *job, const rt_mem_table *t, long rows, double *out)
 {
-	evoforge_status est = job_done(job);
 	char file[RT_PATH_MAX], *text = NULL;
 	const char *tmp = getenv("TMPDIR");
-	rt_mem_table t;
-	double *zeros = NULL;
+	evoforge_status est;
 	size_t size;
 	rt_status st;
 	int fd;
+	est = from_rt(rt_format(file, sizeof file, &job->err, "%s/evoforge-predict-XXXXXX",
+				tmp && *tmp ? tmp : "/tmp"));
 	if (est != EVOFORGE_OK)
 		return est;
-	if (!X || !out)
-		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "evoforge_job_predict: NULL %s",
-				X ? "out" : "X");
-	if (!job->kind->eval_result)
-		return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_predict: kind '%s' does "
-				"not predict (gp, svm and mbp do)", job->kind->name);
-	if ((est = predict_table(job, X, rows, cols, colnames, &t, &zeros)) == EVOFORGE_OK &&
-	    (est = from_rt(rt_format(file, sizeof file, &job->err, "%s/evoforge-predict-XXXXXX",
-				     tmp && *tmp ? tmp : "/tmp"))) == EVOFORGE_OK) {
-		if ((fd = mkstemp(file)) < 0) {
-			est = job_fail(job, EVOFORGE_ERR_SYSTEM, "cannot make %s: %s", file,
-				       strerror(errno));
-		} else {
-			close(fd);
-			pthread_mutex_lock(&run_lock);
-			st = predict_locked(job, &t, file);
-			pthread_mutex_unlock(&run_lock);
-			if (st == RT_OK)
-				st = rt_read_file(file, &text, &size, &job->err);
-			remove(file);
-			est = st != RT_OK ? from_rt(st) : parse_predictions(job, text, rows, out);
-		}
-	}
+	if ((fd = mkstemp(file)) < 0)
+		return job_fail(job, EVOFORGE_ERR_SYSTEM, "cannot make %s: %s", file, strerror(errno));
+	close(fd);
+	pthread_mutex_lock(&run_lock);
+	st = predict_locked(job, t, file);
+	pthread_mutex_unlock(&run_lock);
+	if (st == RT_OK)
+		st = rt_read_file(file, &text, &size, &job->err);
+	remove(file);
+	est = st != RT_OK ? from_rt(st) : parse_predictions(job, text, rows, out);
 	free(text);
+	return est;
+}
+
+/* Checks a finished job that predicts and its out; else the status. */
+static evoforge_status predict_ready(evoforge_job *job, const char *who, const void *x, double *out)
+{
+	evoforge_status est = job_done(job);
+	if (est != EVOFORGE_OK)
+		return est;
+	if (!x || !out)
+		return job_fail(job, EVOFORGE_ERR_ARGUMENT, "%s: NULL %s", who, x ? "out" : "X");
+	if (!job->kind->eval_result)
+		return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "%s: kind '%s' does not predict (gp, "
+				"svm and mbp do)", who, job->kind->name);
+	return EVOFORGE_OK;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_predict(evoforge_job *job, const double *X, long rows,
+						  int cols, const char *const *colnames, double *out)
+{
+	evoforge_status est = predict_ready(job, "evoforge_job_predict", X, out);
+	rt_mem_table t;
+	double *zeros = NULL;
+	if (est != EVOFORGE_OK)
+		return est;
+	if ((est = predict_table(job, X, rows, cols, colnames, &t, &zeros)) == EVOFORGE_OK)
+		est = predict_run(job, &t, rows, out);
 	free(zeros);
 	free_colnames(&t);
 	return est;
+}
+
+EVOFORGE_API evoforge_status evoforge_job_predict_csr(evoforge_job *job, long rows, int cols,
+						      const int64_t *indptr, const int32_t *indices,
+						      const double *values, double *out)
+{
+	evoforge_status est = predict_ready(job, "evoforge_job_predict_csr", indptr, out);
+	rt_mem_table t;
+	rt_status st;
+	if (est != EVOFORGE_OK)
+		return est;
+	if (strcmp(job->kind->name, "svm"))
+		return job_fail(job, EVOFORGE_ERR_UNSUPPORTED, "evoforge_job_predict_csr: CSR rows "
+				"are for svm's models; this job's kind is %s (use "
+				"evoforge_job_predict)", job->kind->name);
+	memset(&t, 0, sizeof t);
+	strcpy(t.name, "predict");
+	t.csr = 1;
+	t.nrows = rows > 0 ? (size_t)rows : 0;
+	t.ncols = cols;
+	t.indptr = indptr;
+	t.indices = indices;
+	t.x = values;
+	if ((st = rt_mem_check_csr("evoforge_job_predict_csr", &t, &job->err)) != RT_OK)
+		return from_rt(st);
+	return predict_run(job, &t, rows, out);
 }

@@ -18,6 +18,22 @@
 #define RT_DATA_MAX_LINE (64 << 20)
 #endif
 
+/* TSP instances (data_tsp.c, and data_mem.c's from memory). Most cities an
+ * instance may declare (the World TSP has 1.9 million). */
+#if !defined(RT_TSP_MAX_CITIES)
+#define RT_TSP_MAX_CITIES 10000000
+#endif
+
+/* Largest coordinate magnitude, so that every distance fits an int. */
+#if !defined(RT_TSP_MAX_COORD)
+#define RT_TSP_MAX_COORD 1e8
+#endif
+
+/* Largest EXPLICIT weight (tour lengths are summed in a long). */
+#if !defined(RT_TSP_MAX_WEIGHT)
+#define RT_TSP_MAX_WEIGHT 1000000000
+#endif
+
 typedef struct rt_data_reader {
 	const char *path;
 	gzFile gz;

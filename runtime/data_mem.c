@@ -2,6 +2,7 @@
  * checked once when given, converted into a column-major float rt_table at
  * each load, in one pass (data_mem.h). */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,8 @@ rt_status rt_mem_check(const char *who, const rt_mem_table *t, rt_error *err)
 	return check_values(who, t, err);
 }
 
+static rt_status find_kind(const char *path, int csr, const rt_mem_table **t, rt_error *err);
+
 /* ---- loading ------------------------------------------------------------------ */
 
 /* The label's virtual column as rt_csv_options say (-1: none). */
@@ -221,6 +224,8 @@ rt_status rt_mem_load(const char *path, const rt_csv_options *opt, rt_table *out
 	int lab = -1;
 	rt_status st;
 	memset(out, 0, sizeof *out);
+	if (t && t->csr)
+		return find_kind(path, 0, &t, err);   /* its message: CSR tables are svm's */
 	if (!t)
 		return rt_fail(err, RT_ERR_INPUT, "%s: no table '%s' in memory (expected one given "
 			       "by evoforge_job_set_table; this run has: %s)", path,
@@ -235,4 +240,220 @@ rt_status rt_mem_load(const char *path, const rt_csv_options *opt, rt_table *out
 	convert(t, lab, out);
 	snprintf(out->path, sizeof out->path, "%s", path);
 	return RT_OK;
+}
+
+/* ---- CSR tables (svm's sparse rows) ------------------------------------------ */
+
+int rt_mem_is_csr(const char *path)
+{
+	const rt_mem_table *t = rt_mem_find(path);
+	return t && t->csr;
+}
+
+/* A finite value within a float's range. */
+static int float_ok(double v)
+{
+	return isfinite(v) && fabs(v) <= FLT_MAX;
+}
+
+/* Row r's entries: indices in range and strictly ascending, values finite. */
+static rt_status check_csr_row(const char *who, const rt_mem_table *t, size_t r, rt_error *err)
+{
+	const double *val = t->x;
+	for (int64_t k = t->indptr[r]; k < t->indptr[r + 1]; k++) {
+		int32_t c = t->indices[k];
+		if (c < 0 || c >= t->ncols)
+			return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': row %zu, entry %lld: column "
+				       "index %d is out of range (expected 0..%d, 0-based)", who,
+				       t->name, r + 1, (long long)k, (int)c, t->ncols - 1);
+		if (k > t->indptr[r] && c <= t->indices[k - 1])
+			return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': row %zu, entry %lld: column "
+				       "index %d after %d: expected indices ascending within a row%s "
+				       "(sort them: scipy's sort_indices, sum_duplicates)", who,
+				       t->name, r + 1, (long long)k, (int)c, (int)t->indices[k - 1],
+				       c == t->indices[k - 1] ? ", without repeats" : "");
+		if (!float_ok(val[k]))
+			return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': row %zu, column %d: expected "
+				       "a finite number within a float's range, got %g", who, t->name,
+				       r + 1, (int)c, val[k]);
+	}
+	return RT_OK;
+}
+
+rt_status rt_mem_check_csr(const char *who, const rt_mem_table *t, rt_error *err)
+{
+	const double *y = t->y;
+	rt_status st = check_name(who, t->name, err);
+	if (st != RT_OK)
+		return st;
+	if (t->nrows < 1 || t->ncols < 1)
+		return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': expected rows > 0 and cols > 0, "
+			       "got %zu rows and %d cols", who, t->name, t->nrows, t->ncols);
+	if (!t->indptr)
+		return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': indptr is NULL", who, t->name);
+	if (t->indptr[0] != 0)
+		return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': expected indptr[0] = 0, got %lld",
+			       who, t->name, (long long)t->indptr[0]);
+	for (size_t r = 0; r < t->nrows; r++)
+		if (t->indptr[r + 1] < t->indptr[r] || t->indptr[r + 1] > (int64_t)(LONG_MAX / 8))
+			return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': indptr[%zu] = %lld after "
+				       "indptr[%zu] = %lld: expected a non-decreasing indptr (row %zu "
+				       "ends before it starts)", who, t->name, r + 1,
+				       (long long)t->indptr[r + 1], r, (long long)t->indptr[r], r + 1);
+	if (t->indptr[t->nrows] > 0 && (!t->indices || !t->x))
+		return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': %lld entries but NULL %s", who,
+			       t->name, (long long)t->indptr[t->nrows], t->indices ? "values" : "indices");
+	for (size_t r = 0; r < t->nrows; r++) {
+		if ((st = check_csr_row(who, t, r, err)) != RT_OK)
+			return st;
+		if (y && !float_ok(y[r]))
+			return rt_fail(err, RT_ERR_INPUT, "%s: table '%s': row %zu: expected a finite "
+				       "label within a float's range, got %g", who, t->name, r + 1, y[r]);
+	}
+	return RT_OK;
+}
+
+/* The registered table for path, checked to be of the storage asked for. */
+static rt_status find_kind(const char *path, int csr, const rt_mem_table **t, rt_error *err)
+{
+	char list[256];
+	if (!(*t = rt_mem_find(path)))
+		return rt_fail(err, RT_ERR_INPUT, "%s: no table '%s' in memory (this run has: %s)",
+			       path, rt_mem_is_name(path) ? path + sizeof RT_MEM_PREFIX - 1 : path,
+			       rt_mem_list(list, sizeof list));
+	if ((*t)->csr != csr)
+		return rt_fail(err, RT_ERR_INPUT, "%s: table '%s' is %s, expected a %s one here (%s)",
+			       path, (*t)->name, csr ? "dense" : "sparse (CSR)",
+			       csr ? "sparse (CSR)" : "dense",
+			       csr ? "a dense table reads as a CSV file"
+				   : "CSR tables are for svm's [data] train and test only");
+	return RT_OK;
+}
+
+rt_status rt_mem_load_sparse(const char *path, int nfeatures, int max_cols, rt_sparse_table *out,
+			     rt_error *err)
+{
+	const rt_mem_table *t;
+	const double *val, *y;
+	size_t nnz;
+	rt_status st = find_kind(path, 1, &t, err);
+	memset(out, 0, sizeof *out);
+	if (st != RT_OK)
+		return st;
+	out->ncols = nfeatures > 0 ? nfeatures : t->ncols;
+	if (out->ncols > max_cols)
+		return rt_fail(err, RT_ERR_INPUT, "%s: %d columns is above the limit of %d columns",
+			       path, out->ncols, max_cols);
+	nnz = (size_t)t->indptr[t->nrows];
+	for (size_t k = 0; k < nnz; k++)
+		if (t->indices[k] >= out->ncols)
+			return rt_fail(err, RT_ERR_INPUT, "%s: entry %zu: column index %d: expected "
+				       "0 to %d (the features asked for, 0-based)", path, k,
+				       (int)t->indices[k], out->ncols - 1);
+	out->ptr = rt_malloc((t->nrows + 1) * sizeof *out->ptr, err);
+	out->col = out->ptr ? rt_malloc(nnz * sizeof *out->col + 1, err) : NULL;
+	out->val = out->col ? rt_malloc(nnz * sizeof *out->val + 1, err) : NULL;
+	out->labels = out->val ? rt_malloc(t->nrows * sizeof *out->labels, err) : NULL;
+	if (!out->labels) {
+		rt_sparse_table_free(out);
+		return RT_ERR_SYSTEM;
+	}
+	val = t->x;
+	y = t->y;
+	for (size_t r = 0; r <= t->nrows; r++)
+		out->ptr[r] = (long)t->indptr[r];
+	for (size_t k = 0; k < nnz; k++) {
+		out->col[k] = t->indices[k];
+		out->val[k] = (float)val[k];
+	}
+	for (size_t r = 0; r < t->nrows; r++)
+		out->labels[r] = y ? (float)y[r] : 0.0f;
+	out->nrows = t->nrows;
+	out->nnz = nnz;
+	return RT_OK;
+}
+
+/* ---- TSP instances (aco's [data] file) ---------------------------------------- */
+
+/* n x 2 coordinates: EUC_2D, copied as doubles. */
+static rt_status tsp_coords(const rt_mem_table *t, rt_tsp *out, rt_error *err)
+{
+	size_t n = t->nrows;
+	if (!(out->x = rt_malloc(n * sizeof *out->x, err)) ||
+	    !(out->y = rt_malloc(n * sizeof *out->y, err)))
+		return RT_ERR_SYSTEM;
+	for (size_t i = 0; i < n; i++) {
+		out->x[i] = value_at(t, i, 0);
+		out->y[i] = value_at(t, i, 1);
+		for (int c = 0; c < 2; c++)
+			if (fabs(c ? out->y[i] : out->x[i]) > RT_TSP_MAX_COORD)
+				return rt_fail(err, RT_ERR_INPUT, "memory:%s: city %zu: coordinate %d "
+					       "is %g: expected at most %g in magnitude", t->name,
+					       i + 1, c + 1, c ? out->y[i] : out->x[i],
+					       RT_TSP_MAX_COORD);
+	}
+	out->metric = RT_TSP_EUC_2D;
+	return RT_OK;
+}
+
+/* One length of the matrix: a whole number 0..RT_TSP_MAX_WEIGHT. */
+static rt_status tsp_weight(const rt_mem_table *t, size_t i, size_t j, int *w, rt_error *err)
+{
+	double v = value_at(t, i, (int)j);
+	if (!(v >= 0 && v <= RT_TSP_MAX_WEIGHT) || v != floor(v))
+		return rt_fail(err, RT_ERR_INPUT, "memory:%s: length from city %zu to city %zu is "
+			       "%g: expected a whole number from 0 to %d (aco's lengths are "
+			       "integers, as TSPLIB's; round or scale them)", t->name, i + 1, j + 1,
+			       v, RT_TSP_MAX_WEIGHT);
+	*w = (int)v;
+	return RT_OK;
+}
+
+/* n x n lengths: EXPLICIT, symmetric, the diagonal stored as 0. */
+static rt_status tsp_matrix(const rt_mem_table *t, rt_tsp *out, rt_error *err)
+{
+	size_t n = t->nrows;
+	rt_status st;
+	if (n > RT_TSP_MAX_EXPLICIT)
+		return rt_fail(err, RT_ERR_INPUT, "memory:%s: a %zu x %zu matrix: expected at most "
+			       "%d cities (build with -DRT_TSP_MAX_EXPLICIT=N for more)", t->name, n,
+			       n, RT_TSP_MAX_EXPLICIT);
+	if (!(out->w = rt_malloc(n * n * sizeof *out->w, err)))
+		return RT_ERR_SYSTEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			if ((st = tsp_weight(t, i, j, &out->w[i * n + j], err)) != RT_OK)
+				return st;
+	for (size_t i = 0; i < n; i++) {
+		out->w[i * n + i] = 0;
+		for (size_t j = 0; j < i; j++)
+			if (out->w[i * n + j] != out->w[j * n + i])
+				return rt_fail(err, RT_ERR_INPUT, "memory:%s: the matrix is not "
+					       "symmetric: length %d from city %zu to %zu, %d back; "
+					       "aco solves symmetric instances only (its local "
+					       "search assumes d(i,j) = d(j,i))", t->name,
+					       out->w[j * n + i], j + 1, i + 1, out->w[i * n + j]);
+	}
+	out->metric = RT_TSP_EXPLICIT;
+	return RT_OK;
+}
+
+rt_status rt_mem_load_tsp(const char *path, rt_tsp *out, rt_error *err)
+{
+	const rt_mem_table *t;
+	rt_status st = find_kind(path, 0, &t, err);
+	memset(out, 0, sizeof *out);
+	if (st != RT_OK)
+		return st;
+	if (t->y || (t->ncols != 2 && (size_t)t->ncols != t->nrows))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a table of %zu rows and %d columns%s: expected "
+			       "n x 2 coordinates (EUC_2D) or an n x n matrix of lengths, without y",
+			       path, t->nrows, t->ncols, t->y ? " and y" : "");
+	out->n = (int)t->nrows;
+	snprintf(out->name, sizeof out->name, "%s", t->name);
+	snprintf(out->path, sizeof out->path, "%s", path);
+	st = t->ncols == 2 && t->nrows != 2 ? tsp_coords(t, out, err) : tsp_matrix(t, out, err);
+	if (st != RT_OK)
+		rt_tsp_free(out);
+	return st;
 }

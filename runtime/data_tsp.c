@@ -32,22 +32,8 @@
 #include <strings.h>
 
 #include "data_impl.h"
+#include "data_mem.h"
 #include "out.h"
-
-/* Most cities an instance may declare (the World TSP has 1.9 million). */
-#if !defined(RT_TSP_MAX_CITIES)
-#define RT_TSP_MAX_CITIES 10000000
-#endif
-
-/* Largest coordinate magnitude, so that every distance fits an int. */
-#if !defined(RT_TSP_MAX_COORD)
-#define RT_TSP_MAX_COORD 1e8
-#endif
-
-/* Largest EXPLICIT weight (tour lengths are summed in a long). */
-#if !defined(RT_TSP_MAX_WEIGHT)
-#define RT_TSP_MAX_WEIGHT 1000000000
-#endif
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -620,6 +606,8 @@ rt_status rt_tsp_load(const char *path, rt_tsp *out, rt_error *err)
 	tsp_loader L;
 	rt_status st;
 
+	if (rt_mem_find(path))   /* the C API's coordinates or matrix (data_mem.h) */
+		return rt_mem_load_tsp(path, out, err);
 	memset(out, 0, sizeof *out);
 	memset(&L, 0, sizeof L);
 	L.t = out;

@@ -74,6 +74,12 @@ _SIGS = {
                                           _I, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(_S)]),
     "evoforge_job_from_result": (_I, [_S, ctypes.POINTER(_P)]),
     "evoforge_job_predict": (_I, [_P, _D, ctypes.c_long, _I, ctypes.POINTER(_S), _D]),
+    "evoforge_job_set_table_csr": (_I, [_P, _S, ctypes.c_long, _I, ctypes.POINTER(ctypes.c_int64),
+                                        ctypes.POINTER(ctypes.c_int32), _D, _D]),
+    "evoforge_job_predict_csr": (_I, [_P, ctypes.c_long, _I, ctypes.POINTER(ctypes.c_int64),
+                                      ctypes.POINTER(ctypes.c_int32), _D, _D]),
+    "evoforge_job_set_checkpoint": (_I, [_P, ctypes.c_long]),
+    "evoforge_job_set_resume": (_I, [_P, _S]),
 }
 for _name, (_res, _args) in _SIGS.items():
     _f = getattr(lib, _name)

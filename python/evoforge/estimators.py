@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _lib
+from . import _lib, _sparse
 from ._errors import OK, make_error
 from .job import Job
 
@@ -68,8 +68,13 @@ def _run(spec, tables, seed, backend, n_jobs, time_limit, verbose):
 
 
 def _predict(state, X, backend):
-    """evoforge_job_predict of the model kept in state on X (float64 rows)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    """evoforge_job_predict of the model kept in state on X (float64 rows;
+    a scipy.sparse matrix through evoforge_job_predict_csr, not densified)."""
+    sparse = _sparse.is_sparse(X)
+    if sparse:
+        X, indptr, indices, values = _sparse.csr_arrays(X, "predict")
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
     out = np.empty(X.shape[0], dtype=np.float64)
     tmp = tempfile.mkdtemp(prefix="evoforge-model-")
     h = ctypes.c_void_p()
@@ -84,7 +89,11 @@ def _predict(state, X, backend):
         if st == OK and backend is not None:
             st = _c.evoforge_job_set_backend(h, str(backend).encode())
         D = ctypes.POINTER(ctypes.c_double)
-        if st == OK:
+        if st == OK and sparse:
+            st = _c.evoforge_job_predict_csr(h, X.shape[0], X.shape[1],
+                                             *_sparse.pointers(indptr, indices, values),
+                                             out.ctypes.data_as(D))
+        elif st == OK:
             st = _c.evoforge_job_predict(h, X.ctypes.data_as(D), X.shape[0], X.shape[1], None,
                                          out.ctypes.data_as(D))
         if st != OK:
@@ -126,9 +135,12 @@ class _Evoforge(BaseEstimator):
         self.result_ = res
         self.fit_seconds_ = wall
 
+    _accept_sparse = False   # SVC: "csr" (CSC, COO, ... converted once)
+
     def _raw_predict(self, X):
         check_is_fitted(self, "_state")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=np.float64,
+                          accept_sparse=self._accept_sparse)
         return _predict(self._state, X, self.backend)
 
     def __sklearn_tags__(self):
@@ -298,7 +310,19 @@ class SVC(_Classifier, _Evoforge):
     'poly', 'sigmoid'), degree, gamma ('scale', 'auto' or a number), coef0,
     tol (svm.eps), class_weight (None, a dict or 'balanced'), max_iter (-1:
     LIBSVM's limit), decision_function_shape (accepted for sklearn's SVC
-    compatibility; no decision values yet), random_state, n_jobs, backend."""
+    compatibility), random_state, n_jobs, backend. X may be a scipy.sparse
+    matrix (CSR as it is, CSC, COO, ... converted once; never densified):
+    svm's sparse path, as a LIBSVM file of the same rows. Fitted:
+    n_support_ (per class of classes_), dual_coef_ and intercept_ (LIBSVM's
+    layout, the classes in model.txt's order, class_order_), and
+    decision_function (computed from model.txt, sklearn's signs)."""
+
+    _accept_sparse = "csr"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  class_weight=None, max_iter=-1, decision_function_shape="ovr",
@@ -320,7 +344,7 @@ class SVC(_Classifier, _Evoforge):
     def _gamma(self, X):
         if isinstance(self.gamma, str):
             if self.gamma == "scale":
-                var = X.var()
+                var = _variance(X)
                 return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
             if self.gamma == "auto":
                 return 1.0 / X.shape[1]
@@ -346,7 +370,7 @@ class SVC(_Classifier, _Evoforge):
         return " ".join(parts) or None
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse="csr")
         enc = self._encode(y)
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel: expected one of {sorted(_KERNELS)}, got {self.kernel!r}")
@@ -365,11 +389,116 @@ class SVC(_Classifier, _Evoforge):
         self.n_support_total_ = self.result_.get("support_vectors")
         self.n_iter_ = self.result_.get("iterations")
         self.run_seconds_ = self.result_.get("time_s")
+        self._model = _read_model(self._state["files"]["model.txt"], X.shape[1])
+        m = self._model
+        order = np.argsort(m["label"])
+        self.class_order_ = self.classes_[m["label"]]
+        self.n_support_ = np.asarray(m["nr_sv"], dtype=np.int32)[order]
+        self.dual_coef_ = m["coef"].T.copy()
+        self.intercept_ = -np.asarray(m["rho"])
         return self
 
     def predict(self, X):
         k = self._raw_predict(X).astype(np.int64)
         return self.classes_[k]
+
+    def decision_function(self, X):
+        """sklearn's decision values from the model (model.txt): binary, one
+        value per row, positive for classes_[1]; else 'ovo' (one column per
+        pair a < b of classes_, positive for a) or 'ovr' (sklearn's vote-based
+        transform). X dense or scipy.sparse (not densified)."""
+        check_is_fitted(self, "_state")
+        X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        if not hasattr(self, "_model"):
+            self._model = _read_model(self._state["files"]["model.txt"], self.n_features_in_)
+        ovo = _ovo_values(self._model, X, len(self.classes_))
+        if len(self.classes_) == 2:
+            return -ovo[:, 0]
+        if self.decision_function_shape == "ovo":
+            return ovo
+        from sklearn.utils.multiclass import _ovr_decision_function
+        return _ovr_decision_function(ovo < 0, -ovo, len(self.classes_))
+
+
+def _variance(X):
+    """The variance of every entry of X (dense or sparse, not densified)."""
+    if not _sparse.is_sparse(X):
+        return X.var()
+    n = X.shape[0] * X.shape[1]
+    mean = X.data.sum() / n
+    return (((X.data - mean) ** 2).sum() + (n - X.nnz) * mean * mean) / n
+
+
+def _read_model(data, nfeat):
+    """LIBSVM's model.txt (svm's model; runtime/svm/svm_model.c) as a dict:
+    kernel, gamma, degree, coef0, rho, label, nr_sv, coef (nSV x K-1) and
+    the support vectors sv (a scipy CSR matrix, nSV x nfeat)."""
+    import scipy.sparse
+    lines = data.decode().splitlines()
+    head = {"degree": "3", "gamma": "0", "coef0": "0"}
+    k = 0
+    while lines[k].strip() != "SV":
+        key, _, rest = lines[k].partition(" ")
+        head[key] = rest.strip()
+        k += 1
+    ncls = int(head["nr_class"])
+    coef, ptr, idx, val = [], [0], [], []
+    for line in lines[k + 1:]:
+        words = line.split()
+        if not words:
+            continue
+        coef.append([float(w) for w in words[:ncls - 1]])
+        for w in words[ncls - 1:]:
+            i, _, v = w.partition(":")
+            idx.append(int(i) - 1)
+            val.append(float(v))
+        ptr.append(len(idx))
+    sv = scipy.sparse.csr_matrix((np.asarray(val), np.asarray(idx, dtype=np.int64),
+                                  np.asarray(ptr, dtype=np.int64)), shape=(len(coef), nfeat))
+    return {"kernel": head["kernel_type"], "gamma": float(head["gamma"]),
+            "degree": int(head["degree"]), "coef0": float(head["coef0"]),
+            "rho": [float(v) for v in head["rho"].split()],
+            "label": [int(float(v)) for v in head["label"].split()],
+            "nr_sv": [int(v) for v in head["nr_sv"].split()],
+            "coef": np.asarray(coef, dtype=np.float64).reshape(len(coef), ncls - 1), "sv": sv}
+
+
+def _kernel(m, X):
+    """K(x, sv) for every row of X and support vector: rows x nSV."""
+    dot = X @ m["sv"].T
+    dot = dot.toarray() if _sparse.is_sparse(dot) else np.asarray(dot)
+    if m["kernel"] == "linear":
+        return dot
+    if m["kernel"] == "polynomial":
+        return (m["gamma"] * dot + m["coef0"]) ** m["degree"]
+    if m["kernel"] == "sigmoid":
+        return np.tanh(m["gamma"] * dot + m["coef0"])
+    xx = np.asarray(X.multiply(X).sum(axis=1)).ravel() if _sparse.is_sparse(X) else \
+        (X * X).sum(axis=1)
+    ss = np.asarray(m["sv"].multiply(m["sv"]).sum(axis=1)).ravel()
+    return np.exp(-m["gamma"] * np.maximum(xx[:, None] + ss[None, :] - 2 * dot, 0))
+
+
+def _ovo_values(m, X, ncls):
+    """LIBSVM's one-vs-one decision values, as sklearn orders them: a column
+    per pair a < b of class indices, positive for a."""
+    kv = _kernel(m, X)
+    start = np.concatenate([[0], np.cumsum(m["nr_sv"])])
+    where = {c: i for i, c in enumerate(m["label"])}
+    out = np.empty((X.shape[0], ncls * (ncls - 1) // 2))
+    p = 0
+    for a in range(ncls):
+        for b in range(a + 1, ncls):
+            i, j = where[a], where[b]
+            sign = 1.0
+            if i > j:
+                i, j, sign = j, i, -1.0
+            si, sj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
+            pair = i * ncls - i * (i + 1) // 2 + (j - i - 1)   # LIBSVM's pair index
+            dec = kv[:, si] @ m["coef"][si, j - 1] + kv[:, sj] @ m["coef"][sj, i] - m["rho"][pair]
+            out[:, p] = sign * dec
+            p += 1
+    return out
 
 
 # ---- mbp -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import threading
 import time
 import warnings
 
-from . import _lib
+from . import _lib, _sparse
 from ._errors import EvoforgeWarning, OK, make_error
 
 _c = _lib.lib
@@ -60,11 +60,14 @@ class Job:
     (print to sys.stdout, so they show in a notebook); warnings become
     EvoforgeWarning. Ctrl-C during run() stops the run at its next progress
     line with its best so far (job.stopped, job.stop_reason == "interrupt");
-    time_limit= (seconds) does the same at a deadline. Errors raise EvoforgeError
+    time_limit= (seconds) does the same at a deadline. checkpoint_every=N
+    writes OUTPUT_DIR/checkpoint.bin every N steps, resume=PATH goes on from
+    one (set_checkpoint, set_resume). Errors raise EvoforgeError
     (EvoforgeInputError, also a ValueError, for bad specs and values)."""
 
     def __init__(self, spec=None, *, file=None, backend=None, seed=None, threads=None,
-                 output_dir=None, verbose=False, time_limit=None, **overrides):
+                 output_dir=None, verbose=False, time_limit=None, checkpoint_every=None,
+                 resume=None, **overrides):
         if (spec is None) == (file is None):
             raise TypeError("evoforge.Job: give the spec text or file=PATH (one of them)")
         self._h = None
@@ -93,6 +96,10 @@ class Job:
             self.set_output_dir(output_dir)
         if time_limit is not None:
             self.set_time_limit(time_limit)
+        if checkpoint_every is not None:
+            self.set_checkpoint(checkpoint_every)
+        if resume is not None:
+            self.set_resume(resume)
         for key, value in overrides.items():
             self.set(key.replace("__", "."), value)
 
@@ -207,8 +214,15 @@ class Job:
         """Registers X (rows x cols) and y (rows, or None) as the in-memory
         table the spec names "memory:NAME" (evoforge_job_set_table). C-ordered
         float64 (or float32, both) arrays are lent, not copied; others are
-        converted once. The job keeps them until it is closed."""
+        converted once. The job keeps them until it is closed.
+
+        X may be a scipy.sparse matrix (CSR lent as it is; CSC, COO, ...
+        converted to CSR once; never densified): then the table is CSR
+        (evoforge_job_set_table_csr), which svm's [data] train and test read
+        as the LIBSVM file of the same rows; y the labels (None: all 0)."""
         import numpy
+        if _sparse.is_sparse(X):
+            return self._set_table_csr(name, X, y, colnames)
         f32 = numpy.asarray(X).dtype == numpy.float32 and \
             (y is None or numpy.asarray(y).dtype == numpy.float32)
         dt = numpy.float32 if f32 else numpy.float64
@@ -230,6 +244,43 @@ class Job:
         if not hasattr(self, "_tables"):
             self._tables = {}
         self._tables[str(name)] = (X, y, names)   # lent to the C side until close
+        return self
+
+    def _set_table_csr(self, name, X, y, colnames):
+        import numpy
+        who = "evoforge.Job.set_table"
+        if colnames is not None:
+            raise ValueError(f"{who}: a sparse table has no column names (svm reads its "
+                             "columns in order)")
+        csr, indptr, indices, values = _sparse.csr_arrays(X, who)
+        if y is not None:
+            y = numpy.ascontiguousarray(y, dtype=numpy.float64).reshape(-1)
+            if y.shape[0] != csr.shape[0]:
+                raise ValueError(f"{who}: y: expected {csr.shape[0]} values, got {y.shape[0]}")
+        p, i, v = _sparse.pointers(indptr, indices, values)
+        D = ctypes.POINTER(ctypes.c_double)
+        self._check(_c.evoforge_job_set_table_csr(self._handle(), str(name).encode(),
+                                                  csr.shape[0], csr.shape[1], p, i, v,
+                                                  None if y is None else y.ctypes.data_as(D)))
+        if not hasattr(self, "_tables"):
+            self._tables = {}
+        self._tables[str(name)] = (csr, indptr, indices, values, y)   # lent until close
+        return self
+
+    def set_checkpoint(self, every):
+        """A checkpoint, OUTPUT_DIR/checkpoint.bin, every `every` steps (gp,
+        de: generations; aco: iterations; mbp: epochs; svm: SMO iterations);
+        0: at most every 60 s (the default); negative: never
+        (evoforge_job_set_checkpoint). Set output_dir to keep it."""
+        self._check(_c.evoforge_job_set_checkpoint(self._handle(), int(every)))
+        return self
+
+    def set_resume(self, path):
+        """Go on from a checkpoint (a checkpoint.bin, or the folder holding
+        it) of a run of the same spec and overrides; None: none
+        (evoforge_job_set_resume)."""
+        self._check(_c.evoforge_job_set_resume(
+            self._handle(), None if path is None else os.fsencode(path)))
         return self
 
     def set_time_limit(self, seconds):

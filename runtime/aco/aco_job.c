@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "aco_impl.h"
+#include "data_mem.h"
 #include "cpu.h"
 #include "log.h"
 #include "rng.h"
@@ -288,6 +289,10 @@ static rt_status find_optimum(aco_job *job, rt_error *err)
 	FILE *f;
 	if (job->optimum > 0 || !job->data_path[0])
 		return RT_OK;
+	if (job->optimal_path[0] && rt_mem_is_name(job->data_path))
+		return rt_tsp_optimal(job->optimal_path, job->instance, &job->optimum, err);
+	if (rt_mem_is_name(job->data_path))
+		return RT_OK;   /* the C API's table: no folder to find optimal.txt in */
 	if (job->optimal_path[0])
 		return rt_tsp_optimal(job->optimal_path, job->instance, &job->optimum, err);
 	slash = strrchr(job->data_path, '/');

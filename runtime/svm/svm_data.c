@@ -378,14 +378,15 @@ static rt_status load_csv(const char *path, const svm_load_options *o, svm_prep 
 	return st;
 }
 
-/* LIBSVM's format, read as sparse rows (never dense: the caller densifies
- * when the storage says so). */
+/* LIBSVM's format, or the C API's CSR table, read as sparse rows (never
+ * dense: the caller densifies when the storage says so). */
 static rt_status load_libsvm(const char *path, const svm_load_options *o, svm_prep *p,
 			     svm_data *d, rt_error *err)
 {
+	int nfeat = p->fitted ? p->nfeat : o->nfeat;
 	rt_sparse_table t;
-	rt_status st = rt_libsvm_load_sparse(path, p->fitted ? p->nfeat : o->nfeat, SVM_MAX_FEATURES,
-					     &t, err);
+	rt_status st = rt_mem_is_csr(path) ? rt_mem_load_sparse(path, nfeat, SVM_MAX_FEATURES, &t, err)
+					   : rt_libsvm_load_sparse(path, nfeat, SVM_MAX_FEATURES, &t, err);
 	if (st != RT_OK)
 		return st;
 	if (!p->fitted)
@@ -534,8 +535,10 @@ static int is_csv(const char *path)
 	char line[4096];
 	gzFile f;
 	int csv = 0;
-	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz") || rt_mem_find(path))
-		return 1;   /* rt_mem_find: the C API's in-memory table, read as CSV (data_mem.h) */
+	if (rt_mem_find(path))   /* the C API's table (data_mem.h): dense reads as CSV, */
+		return !rt_mem_is_csr(path);   /* CSR as LIBSVM's format */
+	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
+		return 1;
 	if (!(f = gzopen(path, "rb")))
 		return 0;
 	while (!csv && gzgets(f, line, sizeof line)) {
