@@ -35,9 +35,11 @@ const char aco_bench_help[] =
 	"  --configs LIST       rule sets (default spec: the spec's own keys): acotsp, alpha1-beta2,\n"
 	"                       cand32, pbest, taumin-half, ib-deposit, no-restart, ants-n,\n"
 	"                       gpu-mmas, gpu-mmas-ants-n, or ablation (all of them)\n"
+	"  --config NAME:SETS   one more rule set: ';'-separated section.key=value over ACOTSP's\n"
+	"                       rules (e.g. 'ab:aco.alpha=1;aco.beta=2'); repeatable\n"
 	"  --peer PATH          also run Skinderowicz's GPU MMAS built at PATH (tools/build-gpu-mmas)\n"
 	"                       on each TSPLIB instance: ants = cities, no local search, --seeds trials\n"
-	"  --peer-algs LIST     its --alg values (default mmas_rwm_bt_cl,mmas_wrs_bt_cl)\n"
+	"  --peer-algs LIST     its --alg values (default mmas_rwm_ct_cl,mmas_wrs_ct_cl)\n"
 	"  --threads N, -o DIR (writes DIR/bench-aco.json), --quiet\n";
 
 #define MAX_LIST 16
@@ -132,6 +134,25 @@ static rt_status parse_names(const char *v, const char *const *names, int *out, 
 	return RT_OK;
 }
 
+/* --config NAME:SETS: a rule set of the user's, over ACOTSP's rules. */
+static rt_status parse_custom(const char *v, bench_cfg *c, rt_error *err)
+{
+	static bench_config custom[MAX_LIST];
+	static char text[MAX_LIST][512];
+	static int used;
+	const char *colon = strchr(v, ':');
+	if (!colon || colon == v || strlen(v) >= sizeof text[0])
+		return rt_fail(err, RT_ERR_INPUT, "bench aco: --config: expected NAME:SETS "
+			       "(e.g. 'ab:aco.alpha=1;aco.beta=2'), got '%s'", v);
+	if (used == MAX_LIST || c->nconfigs == MAX_LIST)
+		return rt_fail(err, RT_ERR_INPUT, "bench aco: at most %d rule sets", MAX_LIST);
+	snprintf(text[used], sizeof text[used], "%s", v);
+	text[used][colon - v] = 0;
+	custom[used] = (bench_config){ text[used], 1, text[used] + (colon - v) + 1, 0 };
+	c->configs[c->nconfigs++] = &custom[used++];
+	return RT_OK;
+}
+
 /* --configs: names from known_configs, or "ablation" for every one but spec. */
 static rt_status parse_configs(const char *v, bench_cfg *c, rt_error *err)
 {
@@ -158,13 +179,14 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	static const char *const cnames[] = { "thread", "warp", NULL };
 	static const char *const lnames[] = { "none", "2opt", "2.5opt", "oropt", NULL };
 	rt_status st;
+	int custom_seen = 0;
 	memset(c, 0, sizeof *c);
 	c->nproblems = split("aco-pcb442,aco-att532,aco-rat783,aco-pr1002,aco-random", c->problems,
 			     MAX_LIST);
 	c->constructs[0] = ACO_CONSTRUCT_WARP;
 	c->nconstructs = c->nls = c->nconfigs = 1;
 	c->configs[0] = &known_configs[0];
-	c->npeer_algs = split("mmas_rwm_bt_cl,mmas_wrs_bt_cl", c->peer_algs, MAX_LIST);
+	c->npeer_algs = split("mmas_rwm_ct_cl,mmas_wrs_ct_cl", c->peer_algs, MAX_LIST);
 	c->iterations = 1000;
 	c->cpu_iterations = 20;
 	c->seeds = 1;
@@ -173,7 +195,11 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 	c->gpu = opt->backend == RT_BACKEND_GPU;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!v && strcmp(a, "-q") && strcmp(a, "--quiet"))
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			rt_log_set_quiet(1);
+			continue;
+		}
+		if (!v)
 			return rt_fail(err, RT_ERR_INPUT, "bench aco: %s needs a value (see --help)", a);
 		if (!strcmp(a, "--problems"))
 			c->nproblems = split(v, c->problems, MAX_LIST);
@@ -200,6 +226,12 @@ static rt_status parse_args(int argc, char **argv, const rt_options *opt, bench_
 			c->outdir = v;
 		else if (!strcmp(a, "--configs")) {
 			if ((st = parse_configs(v, c, err)))
+				return st;
+		} else if (!strcmp(a, "--config")) {
+			if (!custom_seen++)
+				c->nconfigs = c->nconfigs == 1 && c->configs[0] == &known_configs[0]
+						      ? 0 : c->nconfigs;
+			if ((st = parse_custom(v, c, err)))
 				return st;
 		} else if (!strcmp(a, "--peer"))
 			c->peer = v;
@@ -383,19 +415,25 @@ static rt_status bench_job(aco_job *job, const bench_config *cfg, const bench_cf
 	return st;
 }
 
-/* The peer's rows for one instance: each of its algorithms, --seeds trials. */
-static rt_status bench_peer(const aco_job *job, const bench_cfg *c, rt_json *j, rt_error *err)
+/* The peer's rows for one instance: each of its algorithms, --seeds trials;
+ * a failed peer run is a row saying why. */
+static void bench_peer(const aco_job *job, const bench_cfg *c, rt_json *j)
 {
-	rt_status st = RT_OK;
 	if (!job->data_path[0])
-		return RT_OK;   /* a generated instance: the peer reads TSPLIB files only */
-	for (int a = 0; st == RT_OK && a < c->npeer_algs; a++) {
+		return;   /* a generated instance: the peer reads TSPLIB files only */
+	for (int a = 0; a < c->npeer_algs; a++) {
 		aco_peer_result r;
 		bench_row row;
 		double best[ACO_PEER_MAX_TRIALS], ms[ACO_PEER_MAX_TRIALS], tps[ACO_PEER_MAX_TRIALS];
-		if ((st = aco_peer_run(c->peer, c->peer_algs[a], job->data_path, c->iterations, c->seeds,
-				       1, &r, err)) != RT_OK || r.trials < 1)
-			break;
+		rt_error perr;
+		memset(&perr, 0, sizeof perr);
+		if (aco_peer_run(c->peer, c->peer_algs[a], job->data_path, c->iterations, c->seeds, 1,
+				 &r, &perr) != RT_OK || r.trials < 1) {
+			/* the peer's own failure (it checks its tours) is a row, not the end */
+			printf("| %s | %d | peer | %s | failed: %s |\n", job->instance, job->n,
+			       c->peer_algs[a], perr.msg[0] ? perr.msg : "no trials");
+			continue;
+		}
 		memset(&row, 0, sizeof row);
 		snprintf(row.instance, sizeof row.instance, "%s", job->instance);
 		snprintf(row.backend, sizeof row.backend, "peer");
@@ -416,7 +454,6 @@ static rt_status bench_peer(const aco_job *job, const bench_cfg *c, rt_json *j, 
 		print_row(&row);
 		json_row(j, &row);
 	}
-	return st;
 }
 
 /* Every rule set of one instance, then the peer; rows go to the table and JSON. */
@@ -434,7 +471,7 @@ static rt_status bench_problem(const char *name, const bench_cfg *c, rt_json *j,
 		if (st == RT_OK)
 			st = bench_job(&job, c->configs[k], c, j, err);
 		if (st == RT_OK && c->peer && k == c->nconfigs - 1)
-			st = bench_peer(&job, c, j, err);
+			bench_peer(&job, c, j);
 		aco_job_free(&job);
 	}
 	return st;
