@@ -147,7 +147,7 @@ static rt_status check_cases(const gp_cases *c, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "no fitness cases");
 	if (c->ninputs < 0 || c->ninputs > 65535)
 		return rt_fail(err, RT_ERR_INPUT, "bad input count %d", c->ninputs);
-	if (c->yc && c->fitness != GP_FIT_MSE)
+	if (c->scale && c->fitness != GP_FIT_MSE)
 		return rt_fail(err, RT_ERR_INPUT, "linear scaling on cases that are not mse fitness");
 	switch (c->fitness) {
 	case GP_FIT_MSE:
@@ -281,8 +281,10 @@ typedef struct eval_job {
 } eval_job;
 
 /* Linear scaling's sums over n cases into s[0..2] (sum f, sum f^2, sum
- * yc*f; gp_fitness.h), in double, 8 independent lanes as block_sse. */
-AI_ void block_ls(const float *restrict out, const float *restrict yc, long n, double *s)
+ * yc*f with yc = (double)y - ymean; gp_fitness.h), in double, 8
+ * independent lanes as block_sse. */
+AI_ void block_ls(const float *restrict out, const float *restrict y, double ymean, long n,
+		  double *s)
 {
 	double f1[8] = {0}, f2[8] = {0}, fy[8] = {0};
 	long i = 0;
@@ -291,13 +293,13 @@ AI_ void block_ls(const float *restrict out, const float *restrict yc, long n, d
 			double f = (double)out[i + j];
 			f1[j] += f;
 			f2[j] += f * f;
-			fy[j] += (double)yc[i + j] * f;
+			fy[j] += ((double)y[i + j] - ymean) * f;
 		}
 	for (; i < n; i++) {
 		double f = (double)out[i];
 		f1[0] += f;
 		f2[0] += f * f;
-		fy[0] += (double)yc[i] * f;
+		fy[0] += ((double)y[i] - ymean) * f;
 	}
 	for (int j = 0; j < 8; j++) {
 		s[0] += f1[j];
@@ -356,7 +358,7 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 				else
 					r = rpn_block_f(pop->rpn + b0, n, cs->x, cs->stride, blk, fslot);
 				if (job->nsum == 3)
-					block_ls(r, cs->yc + off, nscore, ls);
+					block_ls(r, cs->y + off, cs->ymean, nscore, ls);
 				else if (cs->fitness == GP_FIT_MSE)
 					acc += block_sse(r, cs->y + off, nscore);
 				else
@@ -623,7 +625,7 @@ static rt_status eval_rpn1d(const gp_packed *pop, const gp_cases *cs, int maxdep
 		} else if (gp_scale_on(cs)) {
 			for (size_t i = 0; i < cs->ncases; i++) {
 				float f = rpn1d_case_f(code, n, cs->x, cs->stride, i, fst);
-				gp_scale_sums(&f, cs->yc + i, 1, acc);
+				gp_scale_sums(&f, cs->y + i, cs->ymean, 1, acc);
 			}
 		} else if (cs->fitness == GP_FIT_MSE) {
 			for (size_t i = 0; i < cs->ncases; i++) {

@@ -521,9 +521,7 @@ static rt_status upload_cases(gp_gpu *g, const gp_cases *c, rt_error *err)
 		st = gpu_upload(g->ctx, g->dx, buf, (size_t)nin * ds * 4, err);
 	if (st == RT_OK) {
 		memset(buf, 0, ds * 4);
-		/* linear scaling: the centred targets (gp_scale.h) */
-		memcpy(buf, is_bool ? (const void *)c->target
-				    : gp_scale_on(c) ? (const void *)c->yc : (const void *)c->y, n * 4);
+		memcpy(buf, is_bool ? (const void *)c->target : (const void *)c->y, n * 4);
 		st = gpu_alloc(g->ctx, ds * 4, &g->dy, err);
 		if (st == RT_OK)
 			st = gpu_upload(g->ctx, g->dy, buf, ds * 4, err);
@@ -908,7 +906,8 @@ static rt_status launch_slot(gp_gpu *g, gpg_slot *s, gpu_ptr progs, gpu_ptr code
 	uint32_t passes = g->passes, n = (uint32_t)g->units, last = g->cases.last_mask;
 	uint32_t nprogs = (uint32_t)np, nchunks = g->nchunks;
 	double ncases = (double)g->cases.ncases, syc = g->cases.syc, syy = g->cases.syy;
-	void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last };
+	double ymean = g->cases.ymean;
+	void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last, &ymean };
 	void *a2[] = { &partial, &fit, &nprogs, &nchunks, &ncases, &syc, &syy };
 	gpu_launch_cfg l1 = { .grid = { nprogs, nchunks, 1 }, .block = { (unsigned)g->cfg.threads, 1, 1 },
 			      .smem_bytes = smem, .stream = g->stream };

@@ -29,7 +29,8 @@
  * gp_tree.h); parsimony_coefficient only with penalty. optimise_constants
  * needs mse fitness. [gp] linear_scaling (gp_scale.h): on by default for mse
  * fitness, refused (when on) for classification and Boolean problems; the
- * training cases get their centred targets once, after the split. */
+ * training cases get their mean and sums (gp_cases.scale) once, after the
+ * split. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,7 +379,6 @@ void gp_cases_free(gp_cases *c)
 {
 	free(c->x);
 	free(c->y);
-	free(c->yc);
 	free(c->bits);
 	free(c->target);
 	memset(c, 0, sizeof *c);

@@ -14,37 +14,30 @@ rt_status gp_scale_prepare(gp_cases *c, rt_error *err)
 {
 	if (c->fitness != GP_FIT_MSE)
 		return rt_fail(err, RT_ERR_INPUT, "linear scaling needs mse fitness (regression)");
-	size_t bytes = ((c->stride ? c->stride : 1) * sizeof(float) + 63) / 64 * 64;
-	float *yc = aligned_alloc(64, bytes);
-	if (!yc)
-		return rt_fail(err, RT_ERR_SYSTEM, "out of memory (centred targets, %zu cases)",
-			       c->ncases);
-	memset(yc, 0, bytes);
 	double sum = 0.0, syc = 0.0, syy = 0.0;
 	for (size_t i = 0; i < c->ncases; i++)
 		sum += (double)c->y[i];
 	double mean = c->ncases ? sum / (double)c->ncases : 0.0;
 	for (size_t i = 0; i < c->ncases; i++) {
-		yc[i] = (float)((double)c->y[i] - mean);
-		syc += (double)yc[i];
-		syy += (double)yc[i] * (double)yc[i];
+		double d = (double)c->y[i] - mean;
+		syc += d;
+		syy += d * d;
 	}
-	free(c->yc);
-	c->yc = yc;
+	c->scale = 1;
 	c->ymean = mean;
 	c->syc = syc;
 	c->syy = syy;
 	return RT_OK;
 }
 
-void gp_scale_sums(const float *out, const float *yc, size_t n, double s[3])
+void gp_scale_sums(const float *out, const float *y, double ymean, size_t n, double s[3])
 {
 	double sf = s[0], sff = s[1], syf = s[2];
 	for (size_t i = 0; i < n; i++) {
 		double f = (double)out[i];
 		sf += f;
 		sff += f * f;
-		syf += (double)yc[i] * f;
+		syf += ((double)y[i] - ymean) * f;
 	}
 	s[0] = sf;
 	s[1] = sff;
@@ -71,7 +64,7 @@ rt_status gp_scale_coeffs(const gp_tree *prog, const gp_cases *c, double *a, dou
 	if (!st)
 		st = gp_eval_cpu_outputs(&pk, c, out, err);
 	if (!st) {
-		gp_scale_sums(out, c->yc, c->ncases, s);
+		gp_scale_sums(out, c->y, c->ymean, c->ncases, s);
 		*b = gp_ls_slope(s[0], s[1], s[2], c->syc, n);
 		if (!isfinite(s[0]) || !isfinite(s[1]))
 			*b = 0.0;   /* a NaN or infinite output: the constant mean(y) */

@@ -14,20 +14,19 @@
 #include "gp_prog.h"
 #include "gp_tree.h"
 
-/* Turns scaling on for float MSE cases c: c->yc = y - mean(y) as float,
- * c->ymean, c->syc, c->syy (case order, double). RT_ERR_INPUT for other
- * fitness kinds. */
+/* Turns scaling on for float MSE cases c: c->scale, and c->ymean, c->syc,
+ * c->syy (case order, double). RT_ERR_INPUT for other fitness kinds. */
 rt_status gp_scale_prepare(gp_cases *c, rt_error *err);
 
 /* Is scaling on for these cases? */
 static inline int gp_scale_on(const gp_cases *c)
 {
-	return c && c->yc != NULL;
+	return c && c->scale;
 }
 
-/* s[0] += sum f, s[1] += sum f^2, s[2] += sum yc*f over out[0..n) against
- * yc[0..n), in double, in case order. */
-void gp_scale_sums(const float *out, const float *yc, size_t n, double s[3]);
+/* s[0] += sum f, s[1] += sum f^2, s[2] += sum yc*f over out[0..n), with
+ * yc = (double)y[i] - ymean, in double, in case order. */
+void gp_scale_sums(const float *out, const float *y, double ymean, size_t n, double s[3]);
 
 /* The scaled fitness of the sums s over c's cases (gp_ls_mse). */
 double gp_scale_fitness(const gp_cases *c, const double s[3]);

@@ -27,8 +27,8 @@ RT_HD double gp_sq_err(float out, float y)
  * a program's output f is read as a + b*f, the least-squares line through
  * the cases, and its fitness is that line's MSE. The evaluators add up, in
  * double, over the n cases: sf = sum f, sff = sum f^2, syf = sum yc*f, where
- * yc = y - mean(y) rounded to float once per data set (gp_cases.yc); the
- * data set's own sums syc = sum yc and syy = sum yc^2 come with the cases.
+ * yc = (double)y - mean(y), the mean found once per data set; its own sums
+ * syc = sum yc (about 0) and syy = sum yc^2 come with the cases.
  * With cff = sff - sf^2/n (n var f) and cyf = syf - syc*sf/n (n cov):
  *   b = cyf / cff, or 0 when cff <= 1e-12 sff (a constant program: its
  *       spread is below float resolution) or b is not finite;

@@ -31,9 +31,9 @@
  * depend on scheduling, and GPU outputs are those of the CPU bit for bit
  * (gp_math.h, IEEE division, --fmad=false); only MSE summation order differs.
  *
- * Linear scaling (GPG_LS 1, MSE only; runtime/gp/gp_scale.h): y holds the
- * centred targets yc and each chunk adds three sums instead of the squared
- * error, sum f, sum f^2 and sum yc*f, in double (partial[3 * (p * nchunks +
+ * Linear scaling (GPG_LS 1, MSE only; runtime/gp/gp_scale.h): each chunk
+ * adds three sums instead of the squared error, sum f, sum f^2 and sum
+ * yc*f with yc = (double)y - ymean, in double (partial[3 * (p * nchunks +
  * c) + k]); gpg_finish adds them chunk by chunk and scores them with
  * gp_fitness.h's gp_ls_mse, the CPU's function.
  *
@@ -387,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(GPG_THREADS)
 gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 	 const gpg_t *__restrict__ consts, const gpg_t *__restrict__ x,
 	 const gpg_t *__restrict__ y, double *__restrict__ partial, uint32_t passes,
-	 uint32_t n, uint32_t last_mask)
+	 uint32_t n, uint32_t last_mask, double ymean)
 {
 	extern __shared__ uint4 gpg_smem[];
 	const uint32_t p = blockIdx.x, chunk = blockIdx.y;
@@ -404,6 +404,7 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 		consts_s[k] = consts[pr.z + k];
 	__syncthreads();
 	(void)last_mask;
+	(void)ymean;   /* linear scaling only */
 
 	gpg_stack stk;
 #if GPG_FIT == 0 && GPG_LS
@@ -430,7 +431,7 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 				const double f = e < n ? (double)out.v[l] : 0.0;
 				acc += f;
 				acc2 += f * f;
-				acc3 += (double)tgt.v[l] * f;
+				acc3 += ((double)tgt.v[l] - ymean) * f;
 #elif GPG_FIT == 0
 				double d = (double)out.v[l] - (double)tgt.v[l];
 				acc += e < n ? d * d : 0.0;
