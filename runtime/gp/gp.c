@@ -34,6 +34,7 @@
 #include "gp_gpu.h"
 #include "gp_gpu_breed.h"
 #include "gp_ovr.h"
+#include "gp_scale.h"
 #include "gp_score.h"
 #include "gp_simplify.h"
 #include "gp_tune.h"
@@ -145,12 +146,17 @@ static rt_status pass_drain(gen_pass *gp, double *fit, rt_error *err)
 }
 
 /* "  test acc 0.9871" / "  test mse 0.00123": the best program so far on
- * the held-out cases (one program on the CPU). */
+ * the held-out cases (one program on the CPU; linear scaling: its line on
+ * the training cases, gp_scale.h). */
 static rt_status progress_test_score(const gp_problem *p, const gp_tree *best, char *note,
 				     size_t size, rt_error *err)
 {
 	gp_score sc;
-	rt_status st = gp_score_program(best, &p->test, &sc, err);
+	gp_tree scaled = {0};
+	rt_status st = gp_tree_copy(&scaled, best, err);
+	if (!st && !(st = gp_scale_best(&p->cases, &scaled, NULL, NULL, err)))
+		st = gp_score_program(&scaled, &p->test, &sc, err);
+	gp_tree_free(&scaled);
 	if (st)
 		return st;
 	if (sc.fitness == GP_FIT_CLASS)
@@ -516,6 +522,7 @@ void gp_json_params(rt_json *j, const gp_problem *p)
 	if (b->parsimony == GP_PARSIMONY_PENALTY)
 		rt_json_double(j, "parsimony_coefficient", b->parsimony_coefficient);
 	rt_json_int(j, "optimise_constants", p->optimise_constants);
+	rt_json_bool(j, "linear_scaling", gp_scale_on(&p->cases));
 	rt_json_double(j, "success_threshold", p->success);
 	rt_json_bool(j, "stop_on_success", p->stop_on_success);
 	rt_json_string(j, "evaluator", gp_eval_method_name(p->evaluator));
@@ -858,6 +865,11 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	p.ckpt = &ck;
 	if ((st = gp_run_evolve(&p, seed, gpu, &r, err)))
 		goto out;
+	double ls_a, ls_b;   /* linear scaling: the best as a + b*f from here on (gp_scale.h) */
+	if ((st = gp_scale_best(&p.cases, &r.best, &ls_a, &ls_b, err)))
+		goto out;
+	if (gp_scale_on(&p.cases))
+		rt_info("linear scaling: best = %.9g + %.9g * (program)", ls_a, ls_b);
 	if ((st = gp_print_tree(&r.best, &nm, &inf, &rpn, &lgp, err)) ||
 	    (st = gp_simplify(r.best.nodes, r.best.n, &nm, &simp, err)))
 		goto out;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "gp_scale.h"
 #include "gp_eval.h"
 #include "gp/gp_eval_cpu.h"
 
@@ -146,6 +147,8 @@ static rt_status check_cases(const gp_cases *c, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "no fitness cases");
 	if (c->ninputs < 0 || c->ninputs > 65535)
 		return rt_fail(err, RT_ERR_INPUT, "bad input count %d", c->ninputs);
+	if (c->scale && c->fitness != GP_FIT_MSE)
+		return rt_fail(err, RT_ERR_INPUT, "linear scaling on cases that are not mse fitness");
 	switch (c->fitness) {
 	case GP_FIT_MSE:
 	case GP_FIT_CLASS:
@@ -273,8 +276,37 @@ typedef struct eval_job {
 	int nslots;         /* stack rows per thread (deepest stack + 1) */
 	size_t per_thread;  /* scratch elements per thread */
 	void *scratch;      /* threads * per_thread elements, 64-byte aligned */
-	double *partial;    /* nprogs * nchunks */
+	double *partial;    /* nprogs * nchunks * nsum */
+	int nsum;           /* sums per work item: 3 with linear scaling (gp_scale.h), else 1 */
 } eval_job;
+
+/* Linear scaling's sums over n cases into s[0..2] (sum f, sum f^2, sum
+ * yc*f with yc = (double)y - ymean; gp_fitness.h), in double, 8
+ * independent lanes as block_sse. */
+AI_ void block_ls(const float *restrict out, const float *restrict y, double ymean, long n,
+		  double *s)
+{
+	double f1[8] = {0}, f2[8] = {0}, fy[8] = {0};
+	long i = 0;
+	for (; i + 8 <= n; i += 8)
+		for (int j = 0; j < 8; j++) {
+			double f = (double)out[i + j];
+			f1[j] += f;
+			f2[j] += f * f;
+			fy[j] += ((double)y[i + j] - ymean) * f;
+		}
+	for (; i < n; i++) {
+		double f = (double)out[i];
+		f1[0] += f;
+		f2[0] += f * f;
+		fy[0] += ((double)y[i] - ymean) * f;
+	}
+	for (int j = 0; j < 8; j++) {
+		s[0] += f1[j];
+		s[1] += f2[j];
+		s[2] += fy[j];
+	}
+}
 
 /* Work items [begin, end): item k is program k % nprogs of chunk k / nprogs. */
 AI_ void eval_items(eval_job *job, long begin, long end, int thread)
@@ -301,7 +333,7 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 								      : job->extent;
 		uint32_t b0 = pop->offset[p], n = pop->offset[p + 1] - b0;
 		const float *consts = pop->const_offset ? pop->consts + pop->const_offset[p] : NULL;
-		double acc = 0.0;
+		double acc = 0.0, ls[3] = {0.0, 0.0, 0.0};
 		for (size_t off = cbeg; off < cend; off += (size_t)job->block) {
 			block_ref blk = {off, (long)(cend - off < (size_t)job->block ? cend - off
 										 : (size_t)job->block)};
@@ -325,13 +357,19 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 							fslot);
 				else
 					r = rpn_block_f(pop->rpn + b0, n, cs->x, cs->stride, blk, fslot);
-				if (cs->fitness == GP_FIT_MSE)
+				if (job->nsum == 3)
+					block_ls(r, cs->y + off, cs->ymean, nscore, ls);
+				else if (cs->fitness == GP_FIT_MSE)
 					acc += block_sse(r, cs->y + off, nscore);
 				else
 					acc += (double)block_wrong(r, cs->y + off, nscore, top);
 			}
 		}
-		job->partial[(size_t)p * (size_t)job->nchunks + (size_t)c] = acc;
+		double *slot = job->partial + ((size_t)p * (size_t)job->nchunks + (size_t)c) * (size_t)job->nsum;
+		if (job->nsum == 3)
+			memcpy(slot, ls, sizeof ls);
+		else
+			slot[0] = acc;
 	}
 }
 
@@ -371,12 +409,21 @@ const char *gp_eval_isa_name(int isa)
 	return cpu_has_avx512() ? "avx512" : "avx2";
 }
 
-/* Turns the partial sums into fitness values. */
+/* Turns the partial sums into fitness values (linear scaling: partial
+ * holds 3 sums per chunk, added chunk by chunk). */
 static void finish(const gp_cases *cs, const double *partial, long nchunks, int nprogs,
 		   double *fitness)
 {
 	for (int p = 0; p < nprogs; p++) {
 		double s = 0.0;
+		if (gp_scale_on(cs)) {
+			double t[3] = {0.0, 0.0, 0.0};
+			for (long c = 0; c < nchunks; c++)
+				for (int k = 0; k < 3; k++)
+					t[k] += partial[((size_t)p * (size_t)nchunks + (size_t)c) * 3 + (size_t)k];
+			fitness[p] = gp_scale_fitness(cs, t);
+			continue;
+		}
 		for (long c = 0; c < nchunks; c++)
 			s += partial[(size_t)p * (size_t)nchunks + (size_t)c];
 		if (cs->fitness == GP_FIT_MSE) {
@@ -405,6 +452,7 @@ static rt_status eval_2d(const gp_packed *pop, const gp_cases *cs, int method,
 	job.pop = pop;
 	job.cases = cs;
 	job.method = method;
+	job.nsum = gp_scale_on(cs) ? 3 : 1;
 	if (cs->fitness == GP_FIT_BOOL) {
 		units = cs->nwords;
 		job.extent = units;
@@ -453,7 +501,7 @@ static rt_status eval_2d(const gp_packed *pop, const gp_cases *cs, int method,
 	job.per_thread = (size_t)job.nslots * (size_t)block + 16;
 	job.per_thread = (job.per_thread + 15) / 16 * 16;
 	items = (long)pop->nprogs * job.nchunks;
-	job.partial = rt_malloc((size_t)items * sizeof(double), err);
+	job.partial = rt_malloc((size_t)items * (size_t)job.nsum * sizeof(double), err);
 	job.scratch = job.partial ? aligned_alloc(64, (size_t)threads * job.per_thread * sizeof(float))
 				  : NULL;
 	if (!job.partial || !job.scratch) {
@@ -567,25 +615,30 @@ static rt_status eval_rpn1d(const gp_packed *pop, const gp_cases *cs, int maxdep
 	for (int p = 0; p < pop->nprogs; p++) {
 		const gp_node *code = pop->rpn + pop->offset[p];
 		uint32_t n = pop->offset[p + 1] - pop->offset[p];
-		double acc = 0.0;
+		double acc[3] = {0.0, 0.0, 0.0};
 		if (cs->fitness == GP_FIT_BOOL) {
 			for (size_t w = 0; w < cs->nwords; w++) {
 				uint32_t d = rpn1d_word_u(code, n, cs->bits, cs->nwords, w, ust) ^
 					     cs->target[w];
-				acc += __builtin_popcount(w + 1 == cs->nwords ? d & last : d);
+				acc[0] += __builtin_popcount(w + 1 == cs->nwords ? d & last : d);
+			}
+		} else if (gp_scale_on(cs)) {
+			for (size_t i = 0; i < cs->ncases; i++) {
+				float f = rpn1d_case_f(code, n, cs->x, cs->stride, i, fst);
+				gp_scale_sums(&f, cs->y + i, cs->ymean, 1, acc);
 			}
 		} else if (cs->fitness == GP_FIT_MSE) {
 			for (size_t i = 0; i < cs->ncases; i++) {
 				double d = (double)rpn1d_case_f(code, n, cs->x, cs->stride, i, fst) -
 					   (double)cs->y[i];
-				acc += d * d;
+				acc[0] += d * d;
 			}
 		} else {
 			for (size_t i = 0; i < cs->ncases; i++)
-				acc += !(gp_class_of(rpn1d_case_f(code, n, cs->x, cs->stride, i, fst), top) ==
-					 cs->y[i]);
+				acc[0] += !(gp_class_of(rpn1d_case_f(code, n, cs->x, cs->stride, i, fst), top) ==
+					    cs->y[i]);
 		}
-		finish(cs, &acc, 1, 1, &fitness[p]);
+		finish(cs, acc, 1, 1, &fitness[p]);
 	}
 	free(fst);
 	return RT_OK;

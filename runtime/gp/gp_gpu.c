@@ -21,6 +21,7 @@
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
+#include "gp_scale.h"
 #include "gp/gp_breed.h"
 #include "gp/gp_ops.h"
 #include "gpu.h"
@@ -296,6 +297,7 @@ static rt_status render(const gp_cases *cases, const unsigned char *use, const g
 	gen_define_int(src, "GPG_FORM", cfg->form);
 	gen_define_int(src, "GPG_BOOL", cases->fitness == GP_FIT_BOOL);
 	gen_define_int(src, "GPG_FIT", cases->fitness);
+	gen_define_int(src, "GPG_LS", gp_scale_on(cases));   /* linear scaling (gp_scale.h) */
 	gen_define_int(src, "GPG_W", cfg->width);
 	gen_define_int(src, "GPG_NV", cfg->nvec);
 	gen_define_int(src, "GPG_REGS", cfg->regs);
@@ -888,7 +890,8 @@ static rt_status launch_slot(gp_gpu *g, gpg_slot *s, gpu_ptr progs, gpu_ptr code
 			return st;
 		g->smem_set = (int)smem;
 	}
-	if ((st = grow_dev(g, &s->partial, &s->pcap, np * g->nchunks * sizeof(double), err)) != RT_OK ||
+	size_t nsum = gp_scale_on(&g->cases) ? 3 : 1;   /* sums per chunk (gpg_eval) */
+	if ((st = grow_dev(g, &s->partial, &s->pcap, np * g->nchunks * nsum * sizeof(double), err)) != RT_OK ||
 	    (st = grow_dev(g, &s->fit, &s->fcap, np * sizeof(double), err)) != RT_OK)
 		return st;
 	if (s->hcap < np * sizeof(double)) {
@@ -902,9 +905,10 @@ static rt_status launch_slot(gp_gpu *g, gpg_slot *s, gpu_ptr progs, gpu_ptr code
 	gpu_ptr partial = s->partial, fit = fit_dev ? fit_dev : s->fit;
 	uint32_t passes = g->passes, n = (uint32_t)g->units, last = g->cases.last_mask;
 	uint32_t nprogs = (uint32_t)np, nchunks = g->nchunks;
-	double ncases = (double)g->cases.ncases;
-	void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last };
-	void *a2[] = { &partial, &fit, &nprogs, &nchunks, &ncases };
+	double ncases = (double)g->cases.ncases, syc = g->cases.syc, syy = g->cases.syy;
+	double ymean = g->cases.ymean;
+	void *a1[] = { &progs, &code, &consts, &g->dx, &g->dy, &partial, &passes, &n, &last, &ymean };
+	void *a2[] = { &partial, &fit, &nprogs, &nchunks, &ncases, &syc, &syy };
 	gpu_launch_cfg l1 = { .grid = { nprogs, nchunks, 1 }, .block = { (unsigned)g->cfg.threads, 1, 1 },
 			      .smem_bytes = smem, .stream = g->stream };
 	gpu_launch_cfg l2 = { .grid = { (nprogs + 127) / 128, 1, 1 }, .block = { 128, 1, 1 },
@@ -1072,6 +1076,16 @@ static double rel_diff(double a, double b)
 	return fabs(a - b) / fmax(fabs(b), 1e-30);
 }
 
+/* The check's difference of two fitness values: relative, and with linear
+ * scaling relative to at least var(y) (a near-perfect fit's scaled MSE is
+ * known to about 1e-16 var(y) only: gp_fitness.h). */
+static double fit_diff(const gp_cases *c, double a, double b)
+{
+	if (!gp_scale_on(c) || isinf(a) || isinf(b) || isnan(a) || isnan(b) || c->ncases == 0)
+		return rel_diff(a, b);
+	return fabs(a - b) / fmax(fmax(fabs(b), c->syy / (double)c->ncases), 1e-30);
+}
+
 rt_status gp_gpu_check(const gp_cases *cases, const gp_fset *fs, const gp_breed *br, int nprogs,
 		       uint64_t seed, const char *const *variants, FILE *out, rt_error *err)
 {
@@ -1117,7 +1131,7 @@ rt_status gp_gpu_check(const gp_cases *cases, const gp_fset *fs, const gp_breed 
 			goto out;
 		}
 		for (int p = 0; p < nprogs; p++) {
-			double d = rel_diff(fit[p], ref[p]);
+			double d = fit_diff(cases, fit[p], ref[p]);
 			if (cases->fitness != GP_FIT_MSE ? d != 0.0 : !(d <= GP_GPU_MSE_TOL))
 				differ++;
 			if (!(d <= worst))

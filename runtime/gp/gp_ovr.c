@@ -50,6 +50,7 @@ rt_status gp_ovr_cases(const gp_cases *all, int c, gp_cases *bin, rt_error *err)
 {
 	*bin = *all;
 	bin->nclasses = 2;
+	bin->scale = 0;   /* classification: no linear scaling (gp_scale.h) */
 	size_t bytes = ((all->stride ? all->stride : 1) * sizeof(float) + 63) / 64 * 64;
 	bin->y = aligned_alloc(64, bytes);
 	if (!bin->y) {

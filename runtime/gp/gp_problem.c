@@ -27,7 +27,10 @@
  * (gp_default_const_range): constants on the scale of the data.
  * [gp] parsimony absent: by the fitness (GP_PARSIMONY_DEFAULT_MSE / _COUNT,
  * gp_tree.h); parsimony_coefficient only with penalty. optimise_constants
- * needs mse fitness. */
+ * needs mse fitness. [gp] linear_scaling (gp_scale.h): on by default for mse
+ * fitness, refused (when on) for classification and Boolean problems; the
+ * training cases get their mean and sums (gp_cases.scale) once, after the
+ * split. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,7 @@
 #include "gp_eval.h"
 #include "gp_gpu.h"
 #include "gp_problem.h"
+#include "gp_scale.h"
 #include "islands.h"
 #include "rng.h"
 
@@ -328,6 +332,17 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	}
 	if (!classification)
 		p->multiclass = GP_MULTICLASS_ROUND;
+
+	/* [gp] linear_scaling (gp_scale.h): mse fitness only, on by default there. */
+	int regression = !classification && p->source != GP_DATA_MUX;
+	if (rt_spec_bool(spec, "gp", "linear_scaling", regression, &p->linear_scaling, err))
+		return err->status;
+	if (!regression && p->linear_scaling) {
+		rt_fail(err, RT_ERR_INPUT, "expected linear_scaling = off for a %s problem (it "
+			"applies to mse fitness: regression)",
+			p->source == GP_DATA_MUX ? "Boolean" : "classification");
+		return key_error(spec, "gp", "linear_scaling", err);
+	}
 
 	/* The CPU evaluators' block of cases (speed only; `evoforge tune` sets it). */
 	if (get_int(spec, "gp", "cpu_block", 0, 0, GP_EVAL_BLOCK_MAX, &p->cpu_block, err))
@@ -844,6 +859,9 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	if (!st && p->test_fraction > 0)
 		st = split_cases(spec, p, err);
 	if (st)
+		return st;
+	if (p->linear_scaling && p->cases.fitness == GP_FIT_MSE &&
+	    (st = gp_scale_prepare(&p->cases, err)))
 		return st;
 	p->fset.ninputs = p->cases.ninputs;
 	if (p->const_auto) {

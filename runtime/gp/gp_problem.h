@@ -52,6 +52,7 @@ typedef struct gp_problem {
 	int parsimony_auto;     /* [gp] parsimony absent: chosen by the fitness (gp_tree.h) */
 	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
 	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
+	int linear_scaling;     /* [gp] linear_scaling: fitness of a + b*f (gp_scale.h; mse only) */
 	struct gp_ckpt *ckpt;   /* checkpoints and resume (gp_ckpt.h; set by the run); NULL: none */
 	rt_islands_cfg islands; /* [islands]: the island model over MPI ranks (islands.h) */
 	gp_cases cases;

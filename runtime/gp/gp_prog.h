@@ -81,6 +81,12 @@ typedef struct gp_cases {
 	uint32_t *target;      /* nwords */
 	size_t nwords;
 	uint32_t last_mask;
+	/* Linear scaling (gp_scale.h; MSE only; scale 0: off): the data set's
+	 * sums in double, case order, with yc = (double)y - ymean (centred in
+	 * double as the evaluators add): ymean = mean y, syc = sum yc (about
+	 * 0), syy = sum yc^2. */
+	int scale;
+	double ymean, syc, syy;
 } gp_cases;
 
 #endif

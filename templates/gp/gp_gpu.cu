@@ -31,13 +31,20 @@
  * depend on scheduling, and GPU outputs are those of the CPU bit for bit
  * (gp_math.h, IEEE division, --fmad=false); only MSE summation order differs.
  *
+ * Linear scaling (GPG_LS 1, MSE only; runtime/gp/gp_scale.h): each chunk
+ * adds three sums instead of the squared error, sum f, sum f^2 and sum
+ * yc*f with yc = (double)y - ymean, in double (partial[3 * (p * nchunks +
+ * c) + k]); gpg_finish adds them chunk by chunk and scores them with
+ * gp_fitness.h's gp_ls_mse, the CPU's function.
+ *
  * Generator #defines (runtime/gp/gp_gpu.c writes them; defaults let the file be
- * compiled on its own): GPG_FORM GPG_BOOL GPG_FIT GPG_W GPG_NV GPG_REGS
+ * compiled on its own): GPG_FORM GPG_BOOL GPG_FIT GPG_LS GPG_W GPG_NV GPG_REGS
  * GPG_STACK GPG_THREADS GPG_XREG GPG_TOS GPG_MAXAR GPG_NCLASSES, GP_USE_<op>, and
  * GPG_DISPATCH(X): X(ENUM, arity, expression) for the problem's functions
  * only, taken from the table in gp_ops.h. */
 #include "common.h"
 #include "gp_ops.h"
+#include "gp_fitness.h"
 
 #ifndef GPG_FORM
 #define GPG_FORM 1
@@ -47,6 +54,9 @@
 #endif
 #ifndef GPG_FIT
 #define GPG_FIT 0
+#endif
+#ifndef GPG_LS
+#define GPG_LS 0
 #endif
 #ifndef GPG_W
 #define GPG_W 4
@@ -377,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(GPG_THREADS)
 gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 	 const gpg_t *__restrict__ consts, const gpg_t *__restrict__ x,
 	 const gpg_t *__restrict__ y, double *__restrict__ partial, uint32_t passes,
-	 uint32_t n, uint32_t last_mask)
+	 uint32_t n, uint32_t last_mask, double ymean)
 {
 	extern __shared__ uint4 gpg_smem[];
 	const uint32_t p = blockIdx.x, chunk = blockIdx.y;
@@ -394,9 +404,12 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 		consts_s[k] = consts[pr.z + k];
 	__syncthreads();
 	(void)last_mask;
+	(void)ymean;   /* linear scaling only */
 
 	gpg_stack stk;
-#if GPG_FIT == 0
+#if GPG_FIT == 0 && GPG_LS
+	double acc = 0.0, acc2 = 0.0, acc3 = 0.0;
+#elif GPG_FIT == 0
 	double acc = 0.0;
 #else
 	unsigned long long acc = 0;
@@ -414,7 +427,12 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 			for (int w = 0; w < GPG_W; w++) {
 				const uint32_t e = base + (j * GPG_THREADS + threadIdx.x) * GPG_W + w;
 				const int l = j * GPG_W + w;
-#if GPG_FIT == 0
+#if GPG_FIT == 0 && GPG_LS
+				const double f = e < n ? (double)out.v[l] : 0.0;
+				acc += f;
+				acc2 += f * f;
+				acc3 += ((double)tgt.v[l] - ymean) * f;
+#elif GPG_FIT == 0
 				double d = (double)out.v[l] - (double)tgt.v[l];
 				acc += e < n ? d * d : 0.0;
 #elif GPG_FIT == 1
@@ -429,7 +447,21 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 			}
 		}
 	}
-#if GPG_FIT == 0
+#if GPG_FIT == 0 && GPG_LS
+	__shared__ double red_s[GPG_THREADS / 32];
+	double s = gpg_block_sum<double>(acc, red_s);
+	__syncthreads();
+	double s2 = gpg_block_sum<double>(acc2, red_s);
+	__syncthreads();
+	double s3 = gpg_block_sum<double>(acc3, red_s);
+	if (threadIdx.x == 0) {
+		double *o = partial + 3 * ((size_t)p * gridDim.y + chunk);
+		o[0] = s;
+		o[1] = s2;
+		o[2] = s3;
+	}
+	return;
+#elif GPG_FIT == 0
 	__shared__ double red_s[GPG_THREADS / 32];
 	double s = gpg_block_sum<double>(acc, red_s);
 #else
@@ -441,13 +473,30 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 }
 
 /* fitness[p] = the sum of program p's chunks, in order; MSE divided by
- * ncases, NaN and inf made +inf (as the CPU evaluators do). */
+ * ncases, NaN and inf made +inf (as the CPU evaluators do). Linear
+ * scaling: the three sums of the chunks, in order, scored with the data
+ * set's syc and syy (gp_ls_mse; unused otherwise). */
 extern "C" __global__ void gpg_finish(const double *__restrict__ partial, double *fitness,
-				      uint32_t nprogs, uint32_t nchunks, double ncases)
+				      uint32_t nprogs, uint32_t nchunks, double ncases,
+				      double syc, double syy)
 {
 	uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
 	if (p >= nprogs)
 		return;
+#if GPG_FIT == 0 && GPG_LS
+	double t0 = 0.0, t1 = 0.0, t2 = 0.0;
+	for (uint32_t c = 0; c < nchunks; c++) {
+		const double *q = partial + 3 * ((size_t)p * nchunks + c);
+		t0 += q[0];
+		t1 += q[1];
+		t2 += q[2];
+	}
+	fitness[p] = gp_ls_mse(t0, t1, t2, syc, syy, ncases);
+	return;
+#else
+	(void)syc;
+	(void)syy;
+#endif
 	double s = 0.0;
 	for (uint32_t c = 0; c < nchunks; c++)
 		s += partial[(size_t)p * nchunks + c];

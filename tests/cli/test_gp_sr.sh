@@ -26,6 +26,7 @@ population = 300
 generations = 20
 functions = + - * / sqrt square tanh aq pi
 constants = none
+linear_scaling = off   ; this test is about the functions (seed 1 scaled: MSE 0.019)
 success_threshold = 1e-6
 stop_on_success = true
 

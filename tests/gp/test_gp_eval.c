@@ -3,7 +3,10 @@
  * populations of every fitness kind, odd case counts, NaN and large-argument
  * handling, thread-count independence, rejection of malformed programs, the
  * accuracy of gp_math.h, and the generated CUDA interpreter compiling under
- * NVRTC for sm_90 without spills.
+ * NVRTC for sm_90 without spills. Linear scaling (gp_scale.h): every method's
+ * scaled fitness equals a float64 two-pass recomputation from the program's
+ * outputs (within 1e-9 of var y), and the best line rewritten into the
+ * tree scores what the fitness said.
  *
  * Agreement tolerance: outputs are bit-identical between methods (same
  * operation table, no contraction); MSE sums differ only in summation order,
@@ -26,6 +29,7 @@
 #include "gp/gp_eval.h"
 #include "gp/gp_math.h"
 #include "gp/gp_problem.h"
+#include "gp/gp_scale.h"
 #include "gp/gp_tree.h"
 #include "rng.h"
 
@@ -434,6 +438,152 @@ static void odd_counts(void **state)
 	rand_pop_free(&rp);
 }
 
+/* ---- linear scaling ------------------------------------------------------------- */
+
+/* The scaled MSE of one program recomputed in float64, two passes, from
+ * its outputs and the original targets; *a, *b its line. */
+static double scaled_mse_f64(const gp_tree *t, const gp_cases *c, double *a, double *b)
+{
+	rt_error err;
+	gp_packed pk;
+	size_t n = c->ncases;
+	float *out = malloc(n * sizeof *out);
+	assert_non_null(out);
+	gp_packed_init(&pk);
+	assert_int_equal(gp_pack_lgp(&pk, t, 1, &err), RT_OK);
+	assert_int_equal(gp_eval_cpu_outputs(&pk, c, out, &err), RT_OK);
+	gp_packed_free(&pk);
+	double mf = 0, my = 0, sff = 0, sfy = 0, f2 = 0, sse = 0;
+	for (size_t i = 0; i < n; i++) {
+		mf += out[i];
+		my += c->y[i];
+		f2 += (double)out[i] * out[i];
+	}
+	mf /= (double)n;
+	my /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		sff += (out[i] - mf) * (out[i] - mf);
+		sfy += (out[i] - mf) * (c->y[i] - my);
+	}
+	*b = isfinite(mf) && sff > 1e-12 * f2 ? sfy / sff : 0.0;
+	*a = my - *b * (*b != 0.0 ? mf : 0.0);
+	for (size_t i = 0; i < n; i++) {
+		double r = c->y[i] - (*a + *b * out[i]);
+		sse += r * r;
+	}
+	free(out);
+	return isfinite(mf) && isfinite(f2) ? sse / (double)n : INFINITY;
+}
+
+static void random_scaled(void **state)
+{
+	rand_pop rp;
+	gp_cases c;
+	rt_rng rng;
+	rt_error err;
+	(void)state;
+	rand_pop_make(&rp, "+ - * / sin cos log exp", 3, -5.0f, 5.0f, 300, 6, 21);
+	float_cases(&c, 3, 3000 + 11, GP_FIT_MSE);
+	rt_rng_init(&rng, 9, 0);
+	for (size_t i = 0; i < c.ncases; i++) {
+		for (int k = 0; k < 3; k++)
+			c.x[(size_t)k * c.stride + i] = (float)rt_rng_range(&rng, -3, 3);
+		float x0 = c.x[i];
+		c.y[i] = (float)(100.0 + 7.0 * x0 * x0 + rt_rng_range(&rng, -1, 1));
+	}
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	double var = c.syy / (double)c.ncases;
+	agree_all(&rp, &c, 0);   /* every method and tuning against rpn1d */
+	double *fit = malloc((size_t)rp.n * sizeof *fit);
+	assert_non_null(fit);
+	assert_int_equal(gp_eval_cpu(&rp.lgp, &c, GP_EVAL_LGP2D, fit, &err), RT_OK);
+	gp_cases bare = c;   /* the same cases, unscaled: what a rewritten tree scores */
+	bare.scale = 0;
+	int checked = 0, lines = 0;
+	for (int p = 0; p < rp.n; p++) {
+		double a, b, a2, b2, want = scaled_mse_f64(&rp.trees[p], &c, &a, &b);
+		if (isinf(want)) {
+			assert_true(isinf(fit[p]));
+			continue;
+		}
+		if (fabs(fit[p] - want) > 1e-9 * fmax(want, var)) {
+			print_error("program %d: scaled fitness %.17g, float64 %.17g\n", p, fit[p], want);
+			fail();
+		}
+		assert_true(fit[p] <= var * (1 + 1e-9));   /* never worse than the mean */
+		assert_int_equal(gp_scale_coeffs(&rp.trees[p], &c, &a2, &b2, &err), RT_OK);
+		assert_true(fabs(b2 - b) <= 1e-6 * fabs(b) + 1e-12);
+		assert_true(fabs(a2 - a) <= 1e-6 * (fabs(a) + 1));
+		lines += b != 0.0;
+		/* the rewritten tree (+ a * b f, float a and b) scores the fitness */
+		gp_tree t = {0};
+		gp_packed pk;
+		double g;
+		gp_packed_init(&pk);
+		assert_int_equal(gp_tree_copy(&t, &rp.trees[p], &err), RT_OK);
+		assert_int_equal(gp_scale_wrap(&t, (float)a2, (float)b2, &err), RT_OK);
+		assert_int_equal(gp_pack_lgp(&pk, &t, 1, &err), RT_OK);
+		assert_int_equal(gp_eval_cpu(&pk, &bare, GP_EVAL_LGP2D, &g, &err), RT_OK);
+		if (isfinite(g) && fabs(g - fit[p]) > 1e-4 * fmax(fit[p], var)) {
+			print_error("program %d: rewritten tree's mse %.9g, scaled fitness %.9g\n", p, g,
+				    fit[p]);
+			fail();
+		}
+		gp_tree_free(&t);
+		gp_packed_free(&pk);
+		checked++;
+	}
+	assert_true(checked > rp.n / 2);
+	assert_true(lines > rp.n / 4);
+	free(fit);
+	rand_pop_free(&rp);
+	gp_cases_free(&c);
+}
+
+/* y = 3 + 5 x^2: the program x*x scales to a perfect fit, a = 3, b = 5; a
+ * constant program scores var y with b = 0, a = mean y. */
+static void scaled_known(void **state)
+{
+	rt_error err;
+	gp_cases c;
+	gp_packed pk;
+	gp_tree sq = {0}, k = {0};
+	gp_node sqn[3] = {gp_fn(GP_OP_MUL), gp_var(0), gp_var(0)};
+	gp_node kn[3] = {gp_fn(GP_OP_ADD), gp_var(0), gp_var(0)};
+	double f, a, b, mean = 0;
+	(void)state;
+	kn[1].op = kn[2].op = GP_TERM_CONST;
+	kn[1].value = 2.0f;
+	float_cases(&c, 1, 517, GP_FIT_MSE);
+	for (size_t i = 0; i < c.ncases; i++) {
+		c.x[i] = -2.0f + 4.0f * (float)i / (float)c.ncases;
+		c.y[i] = 3.0f + 5.0f * c.x[i] * c.x[i];
+		mean += c.y[i];
+	}
+	mean /= (double)c.ncases;
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	assert_int_equal(gp_tree_set(&sq, sqn, 3, &err), RT_OK);
+	assert_int_equal(gp_tree_set(&k, kn, 3, &err), RT_OK);
+	gp_packed_init(&pk);
+	assert_int_equal(gp_pack_lgp(&pk, &sq, 1, &err), RT_OK);
+	assert_int_equal(gp_eval_cpu(&pk, &c, GP_EVAL_LGP2D, &f, &err), RT_OK);
+	assert_true(f < 1e-10 * c.syy / (double)c.ncases);
+	assert_int_equal(gp_scale_coeffs(&sq, &c, &a, &b, &err), RT_OK);
+	assert_true(fabs(a - 3.0) < 1e-5 && fabs(b - 5.0) < 1e-6);
+	assert_int_equal(gp_pack_lgp(&pk, &k, 1, &err), RT_OK);
+	assert_int_equal(gp_eval_cpu(&pk, &c, GP_EVAL_RPN2D - 1, &f, &err), RT_OK);
+	assert_true(fabs(f - c.syy / (double)c.ncases) <= 1e-12 * f);
+	assert_int_equal(gp_scale_coeffs(&k, &c, &a, &b, &err), RT_OK);
+	assert_true(b == 0.0 && fabs(a - mean) < 1e-9 * mean);
+	assert_int_equal(gp_scale_best(&c, &k, NULL, NULL, &err), RT_OK);
+	assert_int_equal(k.n, 3);   /* + a 0 */
+	assert_true(k.nodes[0].op == GP_OP_ADD && k.nodes[1].value == (float)a);
+	gp_packed_free(&pk);
+	gp_tree_free(&sq);
+	gp_tree_free(&k);
+	gp_cases_free(&c);
+}
+
 /* ---- errors --------------------------------------------------------------------- */
 
 static void rejects_bad(void **state)
@@ -622,6 +772,8 @@ int main(void)
 		cmocka_unit_test(random_class),
 		cmocka_unit_test(random_bool),
 		cmocka_unit_test(odd_counts),
+		cmocka_unit_test(random_scaled),
+		cmocka_unit_test(scaled_known),
 		cmocka_unit_test(rejects_bad),
 		cmocka_unit_test(math_accuracy),
 		cmocka_unit_test(gen_compiles),

@@ -25,6 +25,7 @@
 #include "gp/gp_eval.h"
 #include "gp/gp_gpu.h"
 #include "gp/gp_problem.h"
+#include "gp/gp_scale.h"
 #include "gp/gp_tree.h"
 #include "gpu.h"
 #include "nvrtc.h"
@@ -244,6 +245,21 @@ static void test_nvrtc_regression(void **state)
 	gp_cases_free(&c);
 }
 
+/* Linear scaling (gp_scale.h): the three-sum reduction, every variant. */
+static void test_nvrtc_scaled(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	rt_error err;
+	if (!have_nvrtc())
+		skip();
+	sr(&c, &fs, 1000);
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	compile_all(&c, &fs, "linear scaling, stack 8", 8);
+	gp_cases_free(&c);
+}
+
 static void test_nvrtc_classes(void **state)
 {
 	(void)state;
@@ -311,6 +327,26 @@ static void test_gpu_sextic(void **state)
 	if (!have_gpu())
 		skip();
 	sextic(&c, &fs, 10007);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+}
+
+/* Linear scaling: every variant's scaled MSE against the CPU's (within
+ * GP_GPU_MSE_TOL of var y: gp_gpu_check), sextic and the SR functions. */
+static void test_gpu_scaled(void **state)
+{
+	(void)state;
+	gp_cases c;
+	gp_fset fs;
+	rt_error err;
+	if (!have_gpu())
+		skip();
+	sextic(&c, &fs, 10007);
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	check_problem(&c, &fs, 64);
+	gp_cases_free(&c);
+	sr(&c, &fs, 5003);
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
 	check_problem(&c, &fs, 64);
 	gp_cases_free(&c);
 }
@@ -855,6 +891,7 @@ int main(void)
 		cmocka_unit_test(test_nvrtc_classes),
 		cmocka_unit_test(test_nvrtc_bool),
 		cmocka_unit_test(test_nvrtc_sr),
+		cmocka_unit_test(test_nvrtc_scaled),
 		cmocka_unit_test(test_no_driver),
 		cmocka_unit_test(test_parallel_packing),
 		cmocka_unit_test(test_parallel_encoding),
@@ -864,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_classes),
 		cmocka_unit_test(test_gpu_mux),
 		cmocka_unit_test(test_gpu_sr),
+		cmocka_unit_test(test_gpu_scaled),
 		cmocka_unit_test(test_gpu_async),
 	};
 	return cmocka_run_group_tests_name("gp_gpu", tests, NULL, NULL);

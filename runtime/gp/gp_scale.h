@@ -1,0 +1,47 @@
+/* gp_scale.h: linear scaling of GP regression programs (Keijzer 2003;
+ * [gp] linear_scaling, on by default for mse fitness): a program's output
+ * f stands for a + b*f, the least-squares line through the training cases,
+ * and its fitness is that line's MSE (the formulas: templates/gp/gp_fitness.h,
+ * gp_ls_*; the evaluators add up the sums in the pass that runs the
+ * program). The search keeps bare programs; the run's best is rewritten as
+ * the tree + a * b (f) once the run is over (gp_scale_best), so its infix,
+ * simplified formula, export, predictions and held-out scores all carry a
+ * and b. Checkpoints hold the bare programs (a and b are recomputed). */
+#ifndef RT_GP_SCALE_H
+#define RT_GP_SCALE_H
+
+#include "error.h"
+#include "gp_prog.h"
+#include "gp_tree.h"
+
+/* Turns scaling on for float MSE cases c: c->scale, and c->ymean, c->syc,
+ * c->syy (case order, double). RT_ERR_INPUT for other fitness kinds. */
+rt_status gp_scale_prepare(gp_cases *c, rt_error *err);
+
+/* Is scaling on for these cases? */
+static inline int gp_scale_on(const gp_cases *c)
+{
+	return c && c->scale;
+}
+
+/* s[0] += sum f, s[1] += sum f^2, s[2] += sum yc*f over out[0..n), with
+ * yc = (double)y[i] - ymean, in double, in case order. */
+void gp_scale_sums(const float *out, const float *y, double ymean, size_t n, double s[3]);
+
+/* The scaled fitness of the sums s over c's cases (gp_ls_mse). */
+double gp_scale_fitness(const gp_cases *c, const double s[3]);
+
+/* The line of program prog on cases c (scaling on): a and b from its
+ * outputs on the CPU interpreter, the sums in case order. */
+rt_status gp_scale_coeffs(const gp_tree *prog, const gp_cases *c, double *a, double *b,
+			  rt_error *err);
+
+/* t becomes + a * b t, with a and b rounded to float (b = 0: + a 0, the
+ * constant; a = 0 and b = 1: unchanged). */
+rt_status gp_scale_wrap(gp_tree *t, float a, float b, rt_error *err);
+
+/* When c has scaling on: best rewritten by gp_scale_wrap with its line
+ * on c; *a, *b (may be NULL) get the line (0 and 1 when off). */
+rt_status gp_scale_best(const gp_cases *c, gp_tree *best, double *a, double *b, rt_error *err);
+
+#endif
