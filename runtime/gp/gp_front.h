@@ -44,7 +44,7 @@ extern const char *const gp_front_selection_names[];
 #define GP_OBJECTIVES_DEFAULT_MSE GP_OBJ_ERROR_SIZE
 #endif
 #if !defined(GP_FRONT_SELECTION_DEFAULT)
-#define GP_FRONT_SELECTION_DEFAULT GP_FRONT_NSGA2
+#define GP_FRONT_SELECTION_DEFAULT GP_FRONT_ARCHIVE
 #endif
 
 /* Complexity weight of one node, as PySR weighs operators: 1 for a leaf and
