@@ -31,6 +31,7 @@
 #include "signals.h"
 
 #include "gp_eval.h"
+#include "gp_front.h"
 #include "gp_gpu.h"
 #include "gp_gpu_breed.h"
 #include "gp_ovr.h"
@@ -48,6 +49,9 @@ void gp_result_free(gp_result *r)
 {
 	free(r->history);
 	gp_tree_free(&r->best);
+	if (r->front)
+		gp_front_free(r->front);
+	free(r->front);
 	memset(r, 0, sizeof *r);
 }
 
@@ -174,6 +178,7 @@ typedef struct gen_record {
 	double host_s, device_s, nodes;
 	int nonfinite;        /* programs whose fitness was NaN or infinite */
 	char test_note[64];   /* the best program's test score, for the progress line */
+	char front_note[64];  /* the Pareto front's size and best error ([gp] objectives) */
 } gen_record;
 
 /* Non-finite fitness is the worst (+inf): made so in fit, and counted
@@ -240,11 +245,77 @@ static rt_status record_generation(const gp_problem *p, gp_result *res, int g, d
 	if (nonfinite > 0)
 		snprintf(nf_note, sizeof nf_note, "  nonfinite %d", nonfinite);
 	rt_info("gen %4d  best %-12.6g mean %-12.6g size %6.1f  eval %s GPop/s  gen %s GPop/s"
-		"  host %.3f ms  eval %.3f ms  gen %.3f ms%s%s",
+		"  host %.3f ms  eval %.3f ms  gen %.3f ms%s%s%s",
 		g, h->best, h->mean, h->mean_size, rt_si(h->gpops_eval, e1, sizeof e1),
 		rt_si(h->gpops_gen, e2, sizeof e2), h->host_s * 1e3, h->device_s * 1e3,
-		h->gen_s * 1e3, nf_note, rec->test_note);
+		h->gen_s * 1e3, nf_note, rec->front_note, rec->test_note);
 	return RT_OK;
+}
+
+/* ---- multi-objective selection ([gp] objectives, gp_front.h) ---- */
+
+/* The run's ranking state: on when objectives != error; nsga2: breeding
+ * selects by the ranking's selection fitness (else by the error). */
+typedef struct front_run {
+	int on, nsga2;
+	gp_front_gen g;
+	gp_front *arch;   /* the result's front */
+} front_run;
+
+static rt_status fetch_host(void *ctx, int i, gp_tree *t, rt_error *err)
+{
+	return gp_tree_copy(t, &((const gp_tree *)ctx)[i], err);
+}
+
+static rt_status fetch_device(void *ctx, int i, gp_tree *t, rt_error *err)
+{
+	return gp_gpu_breeder_tree(ctx, i, t, err);
+}
+
+/* Generation g is evaluated: ranked, its front offered to the archive
+ * (trees from cur, or from the device breeder bd when cur is NULL), the
+ * progress line's note. */
+static rt_status front_after_eval(front_run *fr, int g, const double *fit, const uint32_t *sizes,
+				  const gp_tree *cur, gp_gpu_breeder *bd, gen_record *rec,
+				  rt_error *err)
+{
+	if (!fr->on)
+		return RT_OK;
+	rt_status st = gp_front_rank(&fr->g, fit, sizes, cur, err);
+	if (!st)
+		st = cur ? gp_front_update(fr->arch, fit, fr->g.obj2, fr->g.rank, fr->g.n, g, fetch_host,
+					   (void *)cur, err)
+			 : gp_front_update(fr->arch, fit, fr->g.obj2, fr->g.rank, fr->g.n, g, fetch_device,
+					   bd, err);
+	if (!st && fr->arch->n > 0)
+		snprintf(rec->front_note, sizeof rec->front_note, "  front %d best %.6g", fr->arch->n,
+			 fr->arch->m[fr->arch->n - 1].error);
+	return st;
+}
+
+/* The population changed outside evaluation (resumed, migrated): ranked
+ * again for the next breeding (sizes from pop when given). */
+static rt_status front_rerank(front_run *fr, const double *fit, uint32_t *sizes,
+			      const gp_tree *pop, rt_error *err)
+{
+	if (!fr->on)
+		return RT_OK;
+	for (int i = 0; pop && i < fr->g.n; i++)
+		sizes[i] = (uint32_t)pop[i].n;
+	return gp_front_rank(&fr->g, fit, sizes, pop, err);
+}
+
+/* The run's best becomes the front's choice (gp_front_choose). */
+static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error *err)
+{
+	int k = res->front ? gp_front_choose(res->front, p->success) : -1;
+	if (k < 0)
+		return RT_OK;
+	const gp_front_member *m = &res->front->m[k];
+	res->best_fitness = m->error;
+	res->best_generation = m->generation;
+	res->solved = m->error <= p->success;
+	return gp_tree_copy(&res->best, &m->tree, err);
 }
 
 /* Is the run over after generation g (a stop request aside)? */
@@ -297,7 +368,7 @@ static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *c
  * each range packed and handed to the evaluator while the next is bred. */
 static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
 			     rt_islands *isl, gp_result *res, gp_tree *cur, gp_tree *next, double *fit,
-			     double *fit_next, uint32_t *sizes, rt_error *err)
+			     double *fit_next, uint32_t *sizes, front_run *fr, rt_error *err)
 {
 	int n = p->population, ngen = p->generations + 1, g_first;
 	gen_pass gp = { ev, ev->start && ev->finish, 0, { 0, 0 }, 0, 0, 0, 0 };
@@ -310,6 +381,8 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 	rt_status st = first_generation(p, seed, cur, fit, res, &g_first, err);
 	rec.t_start -= res->run_s;
 	double init_s = rt_now() - rec.t_start - res->run_s;
+	if (!st && g_first > 0)
+		st = front_rerank(fr, fit, sizes, cur, err);
 
 	for (int g = g_first; g < ngen && !st; g++) {
 		/* Generation g: cur (g == 0) or bred from cur / fit into next. */
@@ -322,8 +395,8 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 			int lo = (int)((long long)n * k / nb), hi = (int)((long long)n * (k + 1) / nb);
 			if (g > 0) {
 				double tb = rt_now();
-				st = gp_breed_range(next, cur, fit, n, lo, hi, &p->fset, &p->breed, seed,
-						    g - 1, err);
+				st = gp_breed_range(next, cur, fr->nsga2 ? fr->g.sel : fit, n, lo, hi,
+						    &p->fset, &p->breed, seed, g - 1, err);
 				gp.host_s += rt_now() - tb;
 			}
 			if (!st)
@@ -357,10 +430,13 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 		rec.host_s = gp.host_s;
 		rec.device_s = gp.device_s;
 		rec.nodes = gp.nodes;
-		if ((st = record_generation(p, res, g, fit, sizes, n, cur, NULL, &rec, err)))
+		if ((st = front_after_eval(fr, g, fit, sizes, cur, NULL, &rec, err)) ||
+		    (st = record_generation(p, res, g, fit, sizes, n, cur, NULL, &rec, err)))
 			break;
 		int stop;
 		if ((st = island_step(p, isl, g, cur, fit, res, &stop, err)))
+			break;
+		if (rt_islands_due(isl, g) && (st = front_rerank(fr, fit, sizes, cur, err)))
 			break;
 		if (p->ckpt && (st = gp_ckpt_after_generation(p->ckpt, g, cur, fit, n, res,
 								stopping(isl, stop), err)))
@@ -381,7 +457,7 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
  * the best program when it improves and the population for a checkpoint. */
 static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
 			       rt_islands *isl, gp_result *res, gp_tree *pop, double *fit,
-			       uint32_t *sizes, rt_error *err)
+			       uint32_t *sizes, front_run *fr, rt_error *err)
 {
 	int n = p->population, ngen = p->generations + 1, g_first;
 	gp_gpu_breeder *bd = ev->breeder;
@@ -394,11 +470,19 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 		sizes[i] = (uint32_t)pop[i].n;   /* a resumed run's elite is chosen by them */
 		gp_tree_free(&pop[i]);           /* the device holds the population from here on */
 	}
+	if (!st && g_first > 0)
+		st = front_rerank(fr, fit, sizes, NULL, err);
 	for (int g = g_first; g < ngen && !st; g++) {
 		rec.t0 = g == 0 ? rec.t_start : rt_now();
 		if (g > 0) {
 			/* elite: the best of the last generation, as record_generation found it */
 			int elite = p->breed.elitism ? gp_best_index_sizes(fit, sizes, n, &p->breed) : -1;
+			if (fr->nsga2) {
+				/* the host's elite and tournaments under rank and crowding */
+				elite = p->breed.elitism ? gp_best_index_sizes(fr->g.sel, sizes, n, &p->breed) : -1;
+				if ((st = gp_gpu_breeder_set_fitness(bd, fr->g.sel, err)))
+					break;
+			}
 			if ((st = gp_gpu_breeder_breed(bd, seed, g - 1, elite, err)))
 				break;
 		}
@@ -408,7 +492,8 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 		rec.nonfinite = count_nonfinite(fit, n);
 		rec.device_s = gs.kernel_ms * 1e-3;
 		rec.host_s = (rt_now() - rec.t0) - rec.device_s;   /* breeding kernels, transfers */
-		if ((st = record_generation(p, res, g, fit, sizes, n, NULL, bd, &rec, err)))
+		if ((st = front_after_eval(fr, g, fit, sizes, NULL, bd, &rec, err)) ||
+		    (st = record_generation(p, res, g, fit, sizes, n, NULL, bd, &rec, err)))
 			break;
 		int stop = 0;
 		if (rt_islands_due(isl, g)) {
@@ -422,6 +507,8 @@ static rt_status evolve_device(const gp_problem *p, uint64_t seed, const gp_eval
 			if (!st)
 				st = gp_gpu_breeder_load(bd, pop, fit, err);
 			rt_mark("migration: done");
+			if (!st)
+				st = front_rerank(fr, fit, sizes, pop, err);
 			for (int i = 0; i < n; i++) {
 				sizes[i] = (uint32_t)pop[i].n;
 				gp_tree_free(&pop[i]);
@@ -461,12 +548,22 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 		seed = rt_islands_seed(seed, rt_comm_rank());
 	if (p->ckpt)
 		p->ckpt->isl = isl;   /* the exchange's state goes into checkpoints */
+	front_run fr = { p->objectives != GP_OBJ_ERROR,
+			 p->objectives != GP_OBJ_ERROR && p->front_selection == GP_FRONT_NSGA2, {0}, NULL };
+	if (!st && fr.on && !(st = gp_front_gen_open(&fr.g, (int)n, p->objectives, err)) &&
+	    !(fr.arch = res->front = rt_calloc(1, sizeof *res->front, err)))
+		st = err->status;
+	if (fr.arch)
+		fr.arch->objectives = p->objectives;
 	rt_run_begins("gp");
 	if (!st && ev->breeder)
-		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, err);
+		st = evolve_device(p, seed, ev, isl, res, cur, fit, sizes, &fr, err);
 	else if (!st)
-		st = evolve_host(p, seed, ev, isl, res, cur, next, fit, fit_next, sizes, err);
+		st = evolve_host(p, seed, ev, isl, res, cur, next, fit, fit_next, sizes, &fr, err);
 	rt_run_ends();
+	gp_front_gen_free(&fr.g);
+	if (!st)
+		st = front_choose_best(p, res, err);
 	if (st) {
 		rt_islands_free(isl);   /* no more messages: the job ends on this failure */
 	} else if (isl) {
@@ -590,7 +687,7 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 			       uint64_t seed, const char *backend, const char *device,
 			       const gp_result *r, const char *infix, const char *rpn,
 			       const char *lgp, const gp_simple *simp, const gp_score *train,
-			       const gp_score *test, rt_error *err)
+			       const gp_score *test, const gp_front_row *front_rows, rt_error *err)
 {
 	char path[RT_PATH_MAX];
 	rt_json j;
@@ -657,6 +754,11 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	rt_json_end_object(&j);
 	if (test)
 		gp_json_holdout(&j, p, train, test);
+	if (r->front && front_rows) {
+		rt_json_string(&j, "objectives", gp_objectives_names[p->objectives]);
+		rt_json_string(&j, "front_selection", gp_front_selection_names[p->front_selection]);
+		gp_front_json(&j, r->front, front_rows);
+	}
 	rt_json_end_object(&j);
 	rt_status st = rt_format(path, sizeof path, err, "%s/result.json", dir);
 	if (!st)
@@ -678,6 +780,8 @@ static rt_status write_results(const char *dir, const rt_spec *spec, const gp_pr
 	}
 	st = rt_write_buf_atomic(dir, "history.csv", &csv, err);
 	rt_buf_free(&csv);
+	if (!st && r->front && front_rows)
+		st = gp_front_write_csv(dir, r->front, front_rows, test != NULL, err);
 	return st;
 }
 
@@ -772,6 +876,7 @@ int gp_breeds_on_device(const gp_problem *p)
 	gp_gpu_config cfg;
 	rt_error err;
 	return !p->breed_on_host && p->optimise_constants == 0 &&
+	       p->objectives != GP_OBJ_ERROR_COMPLEXITY &&
 	       gp_gpu_variant_parse(p->gpu_variant, &cfg, &err) == RT_OK && cfg.form == GP_FORM_LGP;
 }
 
@@ -803,6 +908,7 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	gp_result r;
 	char dir[RT_PATH_MAX], device[256];
 	rt_buf inf = {0}, rpn = {0}, lgp = {0};
+	gp_front_row *front_rows = NULL;
 	gp_simple simp;
 	memset(&simp, 0, sizeof simp);
 	memset(&r, 0, sizeof r);
@@ -890,13 +996,27 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	rt_info("best (simplified, %d nodes): %s", simp.size, simp.text.data ? simp.text.data : "");
 	if (p.test.ncases > 0 && (st = score_holdout(&p, &r, &train_sc, &test_sc, err)))
 		goto out;
+	if (r.front) {
+		if ((st = gp_front_report(r.front, &p.cases, &p.test, &nm, &front_rows, err)))
+			goto out;
+		rt_info("Pareto front (%s, %s selection): %d members; best: the %s within %g %% of the "
+			"lowest error", gp_objectives_names[p.objectives],
+			gp_front_selection_names[p.front_selection], r.front->n,
+			p.objectives == GP_OBJ_ERROR_COMPLEXITY ? "least complex" : "smallest",
+			GP_FRONT_BEST_TOLERANCE * 100);
+		for (int k = 0; k < r.front->n; k++)
+			rt_info("  size %3d  complexity %3d  train mse %-12.6g r2 %-9.6f  %s",
+				r.front->m[k].size, r.front->m[k].complexity, front_rows[k].train_error,
+				front_rows[k].train_r2, front_rows[k].simplified);
+	}
 	if (rt_comm_rank() != 0)   /* rank 0 writes a job's results */
 		goto out;
 	st = write_results(dir, spec, &p, seed, gpu ? "gpu" : "cpu", device, &r, inf.data ? inf.data : "",
 			   rpn.data ? rpn.data : "", lgp.data ? lgp.data : "", &simp, &train_sc,
-			   p.test.ncases > 0 ? &test_sc : NULL, err);
+			   p.test.ncases > 0 ? &test_sc : NULL, front_rows, err);
 	if (!st)
-		rt_info("results: %s/result.json, %s/history.csv", dir, dir);
+		rt_info("results: %s/result.json, %s/history.csv%s", dir, dir,
+			r.front ? ", front.csv" : "");
 out:
 	gp_ckpt_close(&ck);
 	gp_score_free(&train_sc);
@@ -906,6 +1026,8 @@ out:
 	rt_buf_free(&rpn);
 	rt_buf_free(&lgp);
 	gp_simple_free(&simp);
+	if (r.front)
+		gp_front_rows_free(front_rows, r.front->n);
 	gp_result_free(&r);
 	gp_problem_free(&p);
 	return st;

@@ -44,6 +44,9 @@ typedef struct gp_result {
 	uint64_t programs;       /* programs evaluated */
 	double gpop;             /* nodes x cases evaluated (can exceed 2^64 in long runs) */
 	double eval_s, breed_s, run_s;   /* breed_s: all host work (breeding and packing) */
+	/* [gp] objectives != error: the run's Pareto front (gp_front.h), and
+	 * best is the member gp_front_choose picks; NULL otherwise. */
+	struct gp_front *front;
 } gp_result;
 
 /* Runs the generational loop on p: ramped half-and-half, then evaluate /
@@ -96,7 +99,8 @@ struct gp_score;
 rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, struct gp_gpu **gpu,
 			      char *device, int size, rt_error *err);
 /* Does a GPU run of p breed on the device (gp_gpu_breed.h)? Yes unless
- * [gp] breeding = host, constants are optimised (on the host), or the
+ * [gp] breeding = host, constants are optimised (on the host), objectives
+ * = error,complexity (complexity is counted on host trees), or the
  * interpreter reads RPN. */
 int gp_breeds_on_device(const gp_problem *p);
 /* gp_evolve_with on the GPU interpreter gpu (opened on p->cases) or, when

@@ -3,12 +3,14 @@
  * sub-problems, as gp_ovr.c writes them; nothing for a round run), then
  * generation, population size, each program's nodes, the fitness
  * array, the history entries, the best program, its fitness and generation,
- * solved, and the totals. Nodes and history entries are stored as this
+ * solved, the totals, and the Pareto front (objectives, members; each
+ * member's program, error and generation). Nodes and history entries are stored as this
  * machine lays them out (a checkpoint moves between little-endian x86-64
  * and ARM64 machines; the checksum catches anything else). */
 #include <string.h>
 
 #include "gp_ckpt.h"
+#include "gp_front.h"
 #include "islands.h"
 #include "log.h"
 #include "signals.h"
@@ -35,6 +37,47 @@ rt_status gp_ckpt_get_tree(rt_ckpt *ck, gp_tree *t, rt_error *err)
 	return st;
 }
 
+/* The Pareto front ([gp] objectives, gp_front.h): objectives, members, and
+ * each member's program, error and generation (0 members: none). */
+static void put_front(rt_buf *b, const gp_front *f)
+{
+	rt_ckpt_put_u64(b, f ? (uint64_t)f->objectives : 0);
+	rt_ckpt_put_u64(b, f ? (uint64_t)f->n : 0);
+	for (int k = 0; f && k < f->n; k++) {
+		gp_ckpt_put_tree(b, &f->m[k].tree);
+		rt_ckpt_put_f64(b, f->m[k].error);
+		rt_ckpt_put_u64(b, (uint64_t)f->m[k].generation);
+	}
+}
+
+/* The front put_front wrote, rebuilt by offering its members again (they
+ * are mutually non-dominated, so each joins). */
+static rt_status get_front(rt_ckpt *from, gp_result *res, rt_error *err)
+{
+	uint64_t obj, n, gen;
+	gp_tree t = {0};
+	rt_status st = rt_ckpt_get_u64(from, &obj, err);
+	if (!st)
+		st = rt_ckpt_get_u64(from, &n, err);
+	if (!st && (obj >= GP_OBJ_COUNT || n > ((uint64_t)1 << 24)))
+		return rt_fail(err, RT_ERR_INPUT, "%s: a Pareto front of %llu members (objectives %llu)",
+			       from->path, (unsigned long long)n, (unsigned long long)obj);
+	if (!st && n > 0 && !res->front && !(res->front = rt_calloc(1, sizeof *res->front, err)))
+		return err->status;
+	if (res->front) {
+		gp_front_free(res->front);
+		res->front->objectives = (int)obj;
+	}
+	for (uint64_t k = 0; k < n && !st; k++) {
+		double e;
+		if (!(st = gp_ckpt_get_tree(from, &t, err)) && !(st = rt_ckpt_get_f64(from, &e, err)) &&
+		    !(st = rt_ckpt_get_u64(from, &gen, err)))
+			st = gp_front_offer(res->front, &t, e, (int)gen, NULL, err);
+	}
+	gp_tree_free(&t);
+	return st;
+}
+
 void gp_ckpt_put_result(rt_buf *b, const gp_result *res)
 {
 	rt_ckpt_put_u64(b, (uint64_t)res->nhistory);
@@ -48,6 +91,7 @@ void gp_ckpt_put_result(rt_buf *b, const gp_result *res)
 	rt_ckpt_put_f64(b, res->eval_s);
 	rt_ckpt_put_f64(b, res->breed_s);
 	rt_ckpt_put_f64(b, res->run_s);
+	put_front(b, res->front);
 }
 
 static rt_status save(gp_ckpt *ck, int g, const gp_tree *pop, const double *fit, int n,
@@ -124,6 +168,8 @@ static rt_status get_best_and_totals(rt_ckpt *from, gp_result *res, rt_error *er
 		st = rt_ckpt_get_f64(from, &res->breed_s, err);
 	if (st == RT_OK)
 		st = rt_ckpt_get_f64(from, &res->run_s, err);
+	if (st == RT_OK)
+		st = get_front(from, res, err);
 	return st;
 }
 

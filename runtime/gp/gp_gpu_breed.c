@@ -396,6 +396,12 @@ rt_status gp_gpu_breeder_load(gp_gpu_breeder *b, const gp_tree *pop, const doubl
 	return RT_OK;
 }
 
+rt_status gp_gpu_breeder_set_fitness(gp_gpu_breeder *b, const double *sel, rt_error *err)
+{
+	rt_status st = gpu_stream_sync(b->stream, err);
+	return st ? st : gpu_upload(b->ctx, b->fit, sel, (size_t)b->n * sizeof *sel, err);
+}
+
 rt_status gp_gpu_breeder_breed(gp_gpu_breeder *b, uint64_t seed, int generation, int elite,
 			       rt_error *err)
 {

@@ -25,6 +25,10 @@ void gp_gpu_breeder_close(gp_gpu_breeder *b);
  * as breeding from it will see it. */
 rt_status gp_gpu_breeder_load(gp_gpu_breeder *b, const gp_tree *pop, const double *fit,
 			      rt_error *err);
+/* The fitness the next breeding's tournaments read becomes sel[n] (the
+ * evaluation wrote the raw fitness there): multi-objective selection
+ * (gp_front.h) hands rank and crowding over this way. */
+rt_status gp_gpu_breeder_set_fitness(gp_gpu_breeder *b, const double *sel, rt_error *err);
 /* The current generation is replaced by the one bred from it: gp_tree.h's
  * gp_breed_generation(seed, generation) with elite (-1: no elitism) as
  * the program offspring 0 copies. */

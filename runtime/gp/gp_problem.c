@@ -38,6 +38,7 @@
 
 #include "data.h"
 #include "gp_eval.h"
+#include "gp_front.h"
 #include "gp_gpu.h"
 #include "gp_problem.h"
 #include "gp_scale.h"
@@ -309,6 +310,15 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	if (get_int(spec, "gp", "optimise_constants", 0, 0, p->population, &p->optimise_constants,
 		    err) ||
 	    get_int(spec, "gp", "optimise_steps", 10, 1, 10000, &p->optimise_steps, err))
+		return err->status;
+
+	/* Multi-objective selection and the Pareto front (gp_front.h); absent:
+	 * by the fitness, once the data's is known (gp_problem_build_cases). */
+	p->objectives_auto = rt_spec_find(spec, "gp", "objectives") == NULL;
+	if (rt_spec_enum(spec, "gp", "objectives", gp_objectives_names, GP_OBJ_ERROR,
+			 &p->objectives, err) ||
+	    rt_spec_enum(spec, "gp", "front_selection", gp_front_selection_names,
+			 GP_FRONT_SELECTION_DEFAULT, &p->front_selection, err))
 		return err->status;
 
 	/* Perfect: MSE at most 1e-6 (regression), no wrong case (counts). */
@@ -871,6 +881,13 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	if (p->parsimony_auto)
 		p->breed.parsimony = p->cases.fitness == GP_FIT_MSE ? GP_PARSIMONY_DEFAULT_MSE
 								   : GP_PARSIMONY_DEFAULT_COUNT;
+	if (p->objectives_auto)
+		p->objectives = p->cases.fitness == GP_FIT_MSE ? GP_OBJECTIVES_DEFAULT_MSE : GP_OBJ_ERROR;
+	if (p->objectives != GP_OBJ_ERROR && p->cases.fitness != GP_FIT_MSE) {
+		rt_fail(err, RT_ERR_INPUT, "expected objectives = error: a Pareto front needs mse "
+			"fitness (regression)");
+		return key_error(spec, "gp", "objectives", err);
+	}
 	if (p->optimise_constants > 0 && p->cases.fitness != GP_FIT_MSE) {
 		rt_fail(err, RT_ERR_INPUT, "optimise_constants needs mse fitness (regression)");
 		return key_error(spec, "gp", "optimise_constants", err);

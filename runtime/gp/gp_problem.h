@@ -7,6 +7,7 @@
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
  *          parsimony parsimony_coefficient optimise_constants optimise_steps breeding
+ *          objectives front_selection (gp_front.h)
  *          multiclass = round | one-vs-rest (classification only; gp_ovr.h)
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
  *          sextic...: cases x_min x_max seed
@@ -53,6 +54,9 @@ typedef struct gp_problem {
 	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
 	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
 	int linear_scaling;     /* [gp] linear_scaling: fitness of a + b*f (gp_scale.h; mse only) */
+	int objectives;         /* enum gp_objectives (gp_front.h): [gp] objectives */
+	int objectives_auto;    /* [gp] objectives absent: chosen by the fitness */
+	int front_selection;    /* enum gp_front_selection: [gp] front_selection */
 	struct gp_ckpt *ckpt;   /* checkpoints and resume (gp_ckpt.h; set by the run); NULL: none */
 	rt_islands_cfg islands; /* [islands]: the island model over MPI ranks (islands.h) */
 	gp_cases cases;
