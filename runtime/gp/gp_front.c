@@ -14,6 +14,7 @@
 
 #include "gp_conv.h"
 #include "gp_front.h"
+#include "gp_scale.h"
 #include "gp_score.h"
 #include "gp_simplify.h"
 #include "out.h"
@@ -365,27 +366,35 @@ static char *buf_take(rt_buf *b, rt_error *err)
 	return s;
 }
 
+/* One member's row: with linear scaling on (gp_scale.h) the member is
+ * reported as its own line a + b*f on the training cases, as the best is. */
 static rt_status report_one(const gp_front_member *m, const gp_cases *train, const gp_cases *test,
 			    const gp_names *nm, gp_front_row *r, rt_error *err)
 {
 	rt_buf inf = {0};
 	gp_simple simp;
+	gp_tree t = {0};
 	memset(&simp, 0, sizeof simp);
 	r->test_error = r->test_r2 = NAN;
-	rt_status st = cases_mse(&m->tree, train, &r->train_error, err);
+	rt_status st = gp_tree_copy(&t, &m->tree, err);
+	if (!st)
+		st = gp_scale_best(train, &t, NULL, NULL, err);
+	if (!st)
+		st = cases_mse(&t, train, &r->train_error, err);
 	r->train_r2 = gp_front_r2(train, r->train_error);
-	if (!st && test && test->ncases > 0 && !(st = cases_mse(&m->tree, test, &r->test_error, err)))
+	if (!st && test && test->ncases > 0 && !(st = cases_mse(&t, test, &r->test_error, err)))
 		r->test_r2 = gp_front_r2(test, r->test_error);
 	if (!st)
-		st = gp_simplify(m->tree.nodes, m->tree.n, nm, &simp, err);
+		st = gp_simplify(t.nodes, t.n, nm, &simp, err);
 	if (!st) {
-		gp_print_infix(&inf, m->tree.nodes, m->tree.n, nm);
+		gp_print_infix(&inf, t.nodes, t.n, nm);
 		r->simplified_size = simp.size;
 		if (!(r->infix = buf_take(&inf, err)) || !(r->simplified = buf_take(&simp.text, err)))
 			st = err->status;
 	}
 	rt_buf_free(&inf);
 	gp_simple_free(&simp);
+	gp_tree_free(&t);
 	return st;
 }
 
