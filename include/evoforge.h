@@ -158,8 +158,9 @@ EVOFORGE_API evoforge_status evoforge_job_set_progress(evoforge_job *job, evofor
  * threads. Every strategy: rand/1/bin, best/1/bin and the adaptive and
  * mixed ones (jade, shade, lshade, jso: np is the current, shrinking
  * population size; sade; code: 3 x np rows, three trials an individual).
- * The CPU backend only for now: with backend "auto" such a job runs on the
- * CPU, with "gpu" it fails with EVOFORGE_ERR_UNSUPPORTED. EVOFORGE_ERR_UNSUPPORTED for a kind
+ * Both backends: "auto" runs such a job on the CPU; with "gpu" each
+ * generation's trials are copied to the host once and the values back once,
+ * the calls as on the CPU, the run the same. EVOFORGE_ERR_UNSUPPORTED for a kind
  * other than de; NULL fn: none (a spec naming function = callback then
  * fails at the run with EVOFORGE_ERR_INPUT). */
 EVOFORGE_API evoforge_status evoforge_job_set_objective(evoforge_job *job, evoforge_objective_fn fn,

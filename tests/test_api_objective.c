@@ -7,7 +7,9 @@
  * (np rows of dim doubles), never per individual; so for every adaptive and
  * mixed strategy (JADE, SHADE, L-SHADE, jSO, SaDE, CoDE); de.x0 is the
  * initial population's first member; a non-zero return, a missing
- * callback, the GPU backend and a kind other than de are errors that say so. Leaks: the sanitizer build. */
+ * callback and a kind other than de are errors that say so. On a GPU
+ * (skipped without one): the callback on the GPU gives the GPU's built-in
+ * run, and the CPU's; de.x0 in every kernel variant. Leaks: the sanitizer build. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,13 +110,16 @@ static char *results_part(evoforge_job *job)
 	return copy;
 }
 
-/* Runs text on the CPU with seed 11 (fn: a callback, or NULL); *out: the job. */
+/* The backend run() uses: "cpu", the GPU tests (last) "gpu". */
+static const char *run_backend = "cpu";
+
+/* Runs text on run_backend with seed 11 (fn: a callback, or NULL); *out: the job. */
 static evoforge_status run(const char *text, evoforge_objective_fn fn, void *user,
 			   evoforge_job **out)
 {
 	evoforge_job *job = NULL;
 	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
-	assert_int_equal(evoforge_job_set_backend(job, "cpu"), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_backend(job, run_backend), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_seed(job, 11), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_objective(job, fn, user), EVOFORGE_OK);
 	*out = job;
@@ -158,6 +163,10 @@ static void same_as_builtin(const char *builtin, evoforge_objective_fn fn, const
 	assert_string_equal(ra, rb);
 	assert_string_equal(ha, hb);
 	assert_non_null(strstr(evoforge_job_result_json(b), "\"function\": \"callback\""));
+	char want[64];
+	snprintf(want, sizeof want, "\"backend\": \"%s\"", run_backend);
+	assert_non_null(strstr(evoforge_job_result_json(a), want));
+	assert_non_null(strstr(evoforge_job_result_json(b), want));
 	free(ra);
 	free(rb);
 	free(ha);
@@ -279,13 +288,19 @@ static void test_refusals(void **state)
 		     "needs an objective callback");
 	evoforge_job_free(job);
 
+	/* backend gpu: the GPU path where there is a GPU, else no call at all */
 	spec(text, sizeof text, "callback", "rand/1/bin", 1);
 	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_objective(job, sphere_cb, &c), EVOFORGE_OK);
 	assert_int_equal(evoforge_job_set_backend(job, "gpu"), EVOFORGE_OK);
-	expect_error(job, evoforge_job_run(job), EVOFORGE_ERR_UNSUPPORTED, "runs on the CPU backend");
+	st = evoforge_job_run(job);
+	if (st == EVOFORGE_OK)
+		assert_non_null(strstr(evoforge_job_result_json(job), "\"backend\": \"gpu\""));
+	else
+		assert_int_equal(st, EVOFORGE_ERR_NOGPU);
 	evoforge_job_free(job);
-	assert_int_equal(c.n, 0);
+	assert_int_equal(c.n, st == EVOFORGE_OK ? 61 : 0);
+	c.n = 0;
 
 	/* backend auto: the CPU */
 	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
@@ -302,6 +317,135 @@ static void test_refusals(void **state)
 	assert_int_equal(evoforge_job_set_objective(NULL, sphere_cb, &c), EVOFORGE_ERR_ARGUMENT);
 }
 
+/* ---- the GPU backend (each test skipped without a GPU) --------------------------- */
+
+/* Does backend gpu run here? (a short built-in run; no GPU: EVOFORGE_ERR_NOGPU) */
+static int have_gpu(void)
+{
+	char text[1024];
+	evoforge_job *job;
+	spec(text, sizeof text, "sphere", "rand/1/bin", 1);
+	assert_int_equal(evoforge_job_from_text(text, &job), EVOFORGE_OK);
+	assert_int_equal(evoforge_job_set_backend(job, "gpu"), EVOFORGE_OK);
+	evoforge_status st = evoforge_job_run(job);
+	if (st != EVOFORGE_OK && st != EVOFORGE_ERR_NOGPU)
+		fail_msg("backend gpu: %s", evoforge_job_error(job));
+	evoforge_job_free(job);
+	return st == EVOFORGE_OK;
+}
+
+/* On the GPU the callback gives the GPU's built-in run bit for bit (the
+ * built-in's kernels are the reference), every strategy, one problem or several. */
+static void test_gpu_same_as_builtin(void **state)
+{
+	static const char *const strategies[] = { "jade", "shade", "lshade", "jso", "sade", "code" };
+	(void)state;
+	if (!have_gpu())
+		skip();
+	run_backend = "gpu";
+	same_as_builtin("sphere", sphere_cb, "rand/1/bin", 1);
+	same_as_builtin("rastrigin", rastrigin_cb, "rand/1/bin", 3);
+	same_as_builtin("rastrigin", rastrigin_cb, "best/1/bin", 2);
+	for (size_t k = 0; k < sizeof strategies / sizeof *strategies; k++)
+		same_as_builtin("rastrigin", rastrigin_cb, strategies[k], k == 2 ? 2 : 1);
+	run_backend = "cpu";
+}
+
+/* text's run on the GPU and on the CPU (fn: a callback or NULL) end alike:
+ * the results (bests, vectors, generations, evaluations) and history. */
+static void gpu_same_as_cpu(const char *text, evoforge_objective_fn fn)
+{
+	evoforge_job *g, *c;
+	calls n = {0, 0, 0, 0};
+	run_backend = "gpu";
+	assert_int_equal(run(text, fn, &n, &g), EVOFORGE_OK);
+	run_backend = "cpu";
+	assert_int_equal(run(text, fn, &n, &c), EVOFORGE_OK);
+	char *rg = results_part(g), *rc = results_part(c);
+	char *hg = read_out(g, "history.csv"), *hc = read_out(c, "history.csv");
+	assert_string_equal(rg, rc);
+	assert_string_equal(hg, hc);
+	free(rg);
+	free(rc);
+	free(hg);
+	free(hc);
+	evoforge_job_free(g);
+	evoforge_job_free(c);
+}
+
+/* GPU = CPU with the callback as with the built-ins (de's invariant). */
+static void test_gpu_same_as_cpu(void **state)
+{
+	static const char *const strategies[] = { "rand/1/bin", "jade", "lshade", "sade", "code" };
+	char text[1024];
+	(void)state;
+	if (!have_gpu())
+		skip();
+	for (size_t k = 0; k < sizeof strategies / sizeof *strategies; k++) {
+		spec(text, sizeof text, "callback", strategies[k], 2);
+		gpu_same_as_cpu(text, rastrigin_cb);
+	}
+}
+
+/* de.x0 on the GPU: member 0 of the initial population in every kernel
+ * variant (fused, naive, multiblock) and with the callback; the run as the CPU's. */
+static void test_gpu_x0(void **state)
+{
+	static const char *const variants[] = { "fused", "naive", "multiblock" };
+	char text[1024], with[1400];
+	evoforge_job *job;
+	first_rows f = {0, {0}};
+	double best;
+	(void)state;
+	if (!have_gpu())
+		skip();
+	for (size_t k = 0; k < 4; k++) {   /* the last: JADE (fused) */
+		run_backend = "gpu";
+		spec(text, sizeof text, "sphere", k < 3 ? "rand/1/bin" : "jade", 2);
+		snprintf(with, sizeof with, "%sx0 = 0 0 0 0 0 0 0 0\ngenerations = 1\nvariant = %s\n",
+			 text, variants[k < 3 ? k : 0]);
+		*strstr(with, "generations = 60") = ';';
+		assert_int_equal(run(with, NULL, NULL, &job), EVOFORGE_OK);
+		assert_non_null(strstr(evoforge_job_result_json(job), "\"backend\": \"gpu\""));
+		assert_int_equal(evoforge_job_best(job, &best), EVOFORGE_OK);
+		assert_true(best == 0.0);
+		evoforge_job_free(job);
+		snprintf(with, sizeof with, "%sx0 = 0.5, -1, 2, 0.25, 0, 0, 1, -5\nvariant = %s\n", text,
+			 variants[k < 3 ? k : 0]);
+		gpu_same_as_cpu(with, NULL);
+	}
+	run_backend = "gpu";
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	snprintf(with, sizeof with, "%sx0 = 0.5, -1, 2, 0.25, 0, 0, 1, -5\n", text);
+	assert_int_equal(run(with, keep_first, &f, &job), EVOFORGE_OK);
+	const double want[8] = { 0.5, -1, 2, 0.25, 0, 0, 1, -5 };
+	for (int j = 0; j < 8; j++)
+		assert_true(f.row0[j] == want[j]);
+	assert_int_equal(f.n, 61);
+	evoforge_job_free(job);
+	run_backend = "cpu";
+	gpu_same_as_cpu(with, sphere_cb);
+}
+
+/* A failing callback on the GPU stops the run as on the CPU. */
+static void test_gpu_callback_fails(void **state)
+{
+	char text[1024];
+	evoforge_job *job;
+	calls c = {0, 0, 0, 5};
+	(void)state;
+	if (!have_gpu())
+		skip();
+	run_backend = "gpu";
+	spec(text, sizeof text, "callback", "rand/1/bin", 1);
+	evoforge_status st = run(text, sphere_cb, &c, &job);
+	run_backend = "cpu";
+	expect_error(job, st, EVOFORGE_ERR_INPUT, "returned 7 at generation 4");
+	assert_int_equal(c.n, 5);
+	assert_null(evoforge_job_result_json(job));
+	evoforge_job_free(job);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +456,10 @@ int main(void)
 		cmocka_unit_test(test_x0),
 		cmocka_unit_test(test_callback_fails),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_gpu_same_as_builtin),
+		cmocka_unit_test(test_gpu_same_as_cpu),
+		cmocka_unit_test(test_gpu_x0),
+		cmocka_unit_test(test_gpu_callback_fails),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -379,15 +379,16 @@ def minimize(fun, bounds, *, strategy="rand1bin", popsize=None, maxiter=None, ma
     (dim, S) (SciPy's vectorized convention), returning S values. A
     callable's values are rounded to float (the population is float); an
     exception it raises stops the run and is raised again here; every
-    strategy; backend "cpu" (the default; the GPU does not call Python yet). bounds: (min, max)
+    strategy; backend "cpu" (the default) or "gpu" (the trials come to the host once a
+    generation; the same run as the CPU's). bounds: (min, max)
     per dimension, all equal (de has one box). strategy: "rand1bin",
     "best1bin", or "jade", "shade", "lshade", "jso", "sade", "code".
     popsize: population = popsize * dim (default: the strategy's, 10 * dim
     for rand1bin). maxiter: generations; maxfev: evaluations (default
     10000 * dim); target: stop at f - optimum <= target. seed: int (None: a
     random one). x0: an initial guess, of shape (dim,) within bounds: it
-    replaces the first member of the initial population (de.x0; backend cpu
-    or auto). callback: called once per generation with the best so far, as
+    replaces the first member of the initial population (de.x0; either
+    backend). callback: called once per generation with the best so far, as
     callback(intermediate_result) or callback(xk, convergence=nan) (SciPy's
     two forms); a true return stops the run with the best so far (message
     "stopped early", success False); the stop comes at the end of the next

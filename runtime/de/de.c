@@ -322,23 +322,15 @@ static rt_status write_results(const de_job *job, const de_outcome *out, const c
 	return st;
 }
 
-/* The backend asked for: a callback objective and x0 run on the CPU (auto:
- * the CPU; gpu: refused, since the GPU path neither calls the host nor
- * takes an initial member yet). */
-static rt_status requested_backend(const de_job *job, const rt_options *opt, rt_backend *want,
-				   rt_error *err)
+/* The backend asked for. A callback objective runs where it is asked to,
+ * on the CPU with auto: its evaluations are the host's, and the GPU path
+ * adds two copies and two launches a generation around them (de_gpu.c),
+ * so the GPU is the caller's choice (backend gpu), not auto's. */
+static void requested_backend(const de_job *job, const rt_options *opt, rt_backend *want)
 {
 	*want = opt->backend;
-	if (job->function != DE_FN_CALLBACK && !job->x0)
-		return RT_OK;
-	if (*want == RT_BACKEND_GPU)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: %s runs on the CPU backend (--backend cpu, "
-			       "evoforge_job_set_backend(job, \"cpu\"), backend=\"cpu\" in Python); the "
-			       "GPU path does not call the host yet", job->spec_path,
-			       job->x0 ? "de.x0 (an initial member)" : "de.function = callback: the "
-			       "objective callback");
-	*want = RT_BACKEND_CPU;
-	return RT_OK;
+	if (job->function == DE_FN_CALLBACK && *want == RT_BACKEND_AUTO)
+		*want = RT_BACKEND_CPU;
 }
 
 static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
@@ -357,12 +349,12 @@ static rt_status de_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		de_job_free(&job);
 		return st;
 	}
+	requested_backend(&job, opt, &want);
 	/* the checkpoint (--resume) is read and checked before any work */
 	if ((st = rt_ckpt_ranks_options("de", job.islands.on ? RT_CKPT_RANKS_EACH : RT_CKPT_RANKS_GATHERED, &opt, &ranks_opt, err)) != RT_OK ||
 	    (!job.islands.on && (st = de_shard_job(&job, job.spec_path, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
 	    (st = de_ckpt_open(&ck, spec, opt, dir, err)) != RT_OK ||
-	    (st = requested_backend(&job, opt, &want, err)) != RT_OK ||
 	    (st = rt_backend_select(want, &chosen, &info, err)) != RT_OK ||
 	    (st = de_job_prepare(&job, chosen == RT_BACKEND_CPU, err)) != RT_OK ||
 	    (st = rt_islands_open(&job.islands, job.seed, job.gens, &job.isl, err)) != RT_OK)

@@ -37,6 +37,8 @@
 #define DE_DEFAULT_SMEM_SM (228 * 1024)
 #define DE_DEFAULT_SMS 132                    /* an H100 SXM's SMs, likewise */
 #define DE_MIN_REGS 64                        /* registers per thread we keep for ptxas */
+#define DE_CB_MIN_REGS 128                    /* the same for the callback's kernels (SaDE's
+					       * trials spill at 64); not their bottleneck */
 #define DE_MAX_BLOCK 512
 #define DE_NAIVE_THREADS 256
 #define DE_MB_MIN_THREADS 64
@@ -155,21 +157,21 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	int smem_optin = info && info->smem_per_block_optin > 0 ? info->smem_per_block_optin
 								  : DE_DEFAULT_SMEM_OPTIN;
 	int smem_sm = info && info->smem_per_sm > 0 ? info->smem_per_sm : DE_DEFAULT_SMEM_SM;
-	if (job->function == DE_FN_CALLBACK)   /* de.c refuses it first on a run; `gen` ends here */
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: de.function = callback has no GPU "
-			       "source: the objective callback runs on the CPU backend (--backend cpu)",
-			       job->name);
+	int cb = job->function == DE_FN_CALLBACK;
 	if (job->popmem == DE_POPMEM_SHARED && need > (size_t)smem_optin)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: pop_memory = shared: %d individuals x %d dimensions need %zu bytes of "
 			       "shared memory, the device allows %d per block (use pop_memory = auto)",
 			       job->spec_path, job->np, job->dim, need, smem_optin);
-	shared = job->popmem == DE_POPMEM_SHARED ||
-		 (job->popmem == DE_POPMEM_AUTO && need + 1024 <= (size_t)smem_optin);
+	/* the callback's kernels keep everything in global memory (de.cu) */
+	shared = !cb && (job->popmem == DE_POPMEM_SHARED ||
+			 (job->popmem == DE_POPMEM_AUTO && need + 1024 <= (size_t)smem_optin));
 	*pop_shared = shared;
 	*block = block_for(job);
-	fused_smem sm = fused_smem_plan(job, shared, *block, info);
-	if (job->statemem == DE_POPMEM_SHARED && de_is_adaptive(job->strategy) && !sm.state)
+	fused_smem sm = { 0, 0, 0, 0, 0 };
+	if (!cb)
+		sm = fused_smem_plan(job, shared, *block, info);
+	if (!cb && job->statemem == DE_POPMEM_SHARED && de_is_adaptive(job->strategy) && !sm.state)
 		return rt_fail(err, RT_ERR_INPUT,
 			       "%s: state_memory = shared: the strategy's state needs %zu bytes of shared "
 			       "memory beside %zu of the population, the device allows %d per block (use "
@@ -177,22 +179,24 @@ rt_status de_gpu_source(const de_job *job, const gpu_info *info, gen_source *src
 	/* Resident blocks the launch bounds promise ptxas: as many as shared memory
 	 * lets in, but never so many that fewer than DE_MIN_REGS registers remain
 	 * (without a minimum, ptxas aims at full thread occupancy and spills). */
-	min_blocks = 65536 / (DE_MIN_REGS * *block);
+	min_blocks = 65536 / ((cb ? DE_CB_MIN_REGS : DE_MIN_REGS) * *block);
 	if (sm.bytes > 0 && (int)(smem_sm / (sm.bytes + 1024)) < min_blocks)
 		min_blocks = (int)(smem_sm / (sm.bytes + 1024));
 	if (min_blocks < 1)
 		min_blocks = 1;
 	snprintf(name, sizeof name, "de-%s.cu", job->name);
-	gen_begin(src, name, "differential evolution kernels (the variant's: fused, naive or multi-block)");
+	gen_begin(src, name, "differential evolution kernels (the variant's: fused, naive, multi-block "
+		  "or the objective callback's)");
 	gen_line(src, "/* %s, dim %d, population %d, DE/%s, %s, F %g, CR %g */",
-		 job->function == DE_FN_USER ? "user objective" : de_function_name(job->function),
+		 job->function == DE_FN_USER ? "user objective" : cb ? "objective callback (host)"
+		 : de_function_name(job->function),
 		 job->dim, job->np, de_job_strategy_name(job), de_job_bounds_name(job), job->F, job->CR);
-	/* the run's variant's kernels alone (de.cu's DE_KERNELS) */
-	gen_define_int(src, "DE_KERNELS", job->variant == DE_VARIANT_NAIVE ? 2
+	/* the run's variant's kernels alone (de.cu's DE_KERNELS); the callback: its own */
+	gen_define_int(src, "DE_KERNELS", cb ? 4 : job->variant == DE_VARIANT_NAIVE ? 2
 			  : job->variant == DE_VARIANT_MULTIBLOCK ? 3 : 1);
 	gen_define_int(src, "DE_DIM", job->dim);
 	gen_define_int(src, "DE_NP", job->np);
-	gen_define_int(src, "DE_FUNCTION", job->function == DE_FN_USER ? 0 : job->function);
+	gen_define_int(src, "DE_FUNCTION", job->function == DE_FN_USER || cb ? 0 : job->function);
 	gen_define_int(src, "DE_USER", job->function == DE_FN_USER);
 	gen_define_int(src, "DE_STRATEGY", job->strategy);
 	gen_define_int(src, "DE_BOUNDS", job->bounds);
@@ -247,16 +251,30 @@ typedef struct de_gpu {
 	gpu_ptr pop, fit, state, bestx, hist, shift, rot, mut, trial, tfit;
 	gpu_ptr count;                   /* multiblock: a counter per problem (de_mb_gen) */
 	gpu_ptr ad, arch, work, iwork;   /* adaptive strategies (de.cu); else 4 bytes each */
+	gpu_ptr x0;                      /* de.x0 (dim floats), or 0: the kernels' NULL */
+	/* function = callback (de.cu's de_cb_*): cbt holds the trials [problem][rows][dim]
+	 * then the rows to evaluate [problem] (one copy down), cbf their values
+	 * [problem][rows] (one copy up); h_t, h_f: their pinned host copies; hx, hf:
+	 * de_host_eval's doubles for one problem */
+	gpu_ptr cbt, cbf;
+	float *h_t, *h_f;
+	double *hx, *hf;
 } de_gpu;
 
 static void gpu_release(de_gpu *g)
 {
 	gpu_ptr *bufs[] = { &g->pop, &g->fit, &g->state, &g->bestx, &g->hist, &g->shift,
 			    &g->rot, &g->mut, &g->trial, &g->tfit, &g->ad, &g->arch, &g->work, &g->iwork,
-			    &g->count };
+			    &g->count, &g->x0, &g->cbt, &g->cbf };
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (*bufs[i])
 			gpu_free(g->ctx, *bufs[i]);
+	if (g->h_t)
+		gpu_host_free(g->ctx, g->h_t);
+	if (g->h_f)
+		gpu_host_free(g->ctx, g->h_f);
+	free(g->hx);
+	free(g->hf);
 	for (int s = 0; s < g->nstreams; s++)
 		gpu_stream_destroy(g->streams[s]);
 	if (g->timer)
@@ -340,7 +358,7 @@ static rt_status launch_fused(de_gpu *g, const de_job *job, const de_args *a, in
 		gpu_ptr hist = g->hist;
 		void *args[] = { &g->pop, &g->fit, &g->state, &g->bestx, &hist, &g->shift, &g->rot,
 				 &seed, &pbegin, &pend, &ge, &he, &hl, &target, &fstar, &g->ad, &g->arch,
-				 &g->work, &g->iwork };
+				 &g->work, &g->iwork, &g->x0 };
 		int n = pend - pbegin;
 		if (n <= 0)
 			continue;
@@ -366,7 +384,7 @@ static rt_status launch_naive_gen(de_gpu *g, const de_job *job, const de_args *a
 	gpu_launch_cfg bcfg = { { (unsigned)job->problems, 1, 1 }, { (unsigned)block, 1, 1 }, 0, NULL };
 	rt_status st;
 	if (gen == 0) {
-		void *ia[] = { &g->pop, &seed, &pbegin, &pend };
+		void *ia[] = { &g->pop, &seed, &pbegin, &pend, &g->x0 };
 		void *ea[] = { &g->pop, &g->fit, &g->state, &g->shift, &g->rot, &pbegin, &pend };
 		if ((st = gpu_launch(g->mod, "de_naive_init", &ecfg, ia, err)) ||
 		    (st = gpu_launch(g->mod, "de_naive_eval", &ecfg, ea, err)))
@@ -397,10 +415,82 @@ static rt_status launch_mb_gen(de_gpu *g, const de_job *job, const de_args *a, i
 	float target = a->target, fstar = a->fstar;
 	gpu_ptr hist = g->hist;
 	void *args[] = { &g->pop, &g->fit, &g->state, &g->count, &g->bestx, &hist, &g->shift, &g->rot,
-			 &seed, &gen, &he, &hl, &target, &fstar, &pbegin, &pend };
+			 &seed, &gen, &he, &hl, &target, &fstar, &pbegin, &pend, &g->x0 };
 	gpu_launch_cfg cfg = { { (unsigned)(job->problems * job->np), 1, 1 },
 			       { (unsigned)mb_block_for(job), 1, 1 }, (unsigned)mb_smem_bytes(job), NULL };
 	return gpu_launch(g->mod, "de_mb_gen", &cfg, args, err);
+}
+
+/* ---- the objective callback (function = callback) --------------------------------
+ * A generation of every problem: de_cb_trials writes the trials as rows, one
+ * copy brings them (and each problem's row count) to pinned host memory,
+ * de_host_eval calls the caller's objective once per problem on this thread,
+ * one copy takes the values back, de_cb_select selects. Per generation that
+ * is 4 P R D + 4 P bytes down and 4 P R up (P problems, R rows: the
+ * population, CoDE three times it; D dimensions), besides the two launches
+ * and one synchronisation; the host widens the rows to doubles
+ * (de_host_eval) as on the CPU backend. */
+
+/* Rows a generation hands the callback per problem (CoDE: three trials an individual). */
+static size_t cb_rows(const de_job *job)
+{
+	return (size_t)job->np * (job->strategy == DE_CODE ? DE_CODE_TRIALS : 1);
+}
+
+/* Device bytes of the trials and the row counts (the one copy down). */
+static size_t cb_trial_bytes(const de_job *job)
+{
+	return (size_t)job->problems * (cb_rows(job) * job->dim * sizeof(float) + sizeof(int));
+}
+
+static rt_status cb_alloc(de_gpu *g, const de_job *job, rt_error *err)
+{
+	size_t R = cb_rows(job), fb = (size_t)job->problems * R * sizeof(float);
+	rt_status s;
+	if ((s = alloc(g, &g->cbt, cb_trial_bytes(job), err)) || (s = alloc(g, &g->cbf, fb, err)) ||
+	    (s = gpu_host_alloc(g->ctx, cb_trial_bytes(job), (void **)&g->h_t, err)) ||
+	    (s = gpu_host_alloc(g->ctx, fb, (void **)&g->h_f, err)))
+		return s;
+	g->hx = rt_malloc(R * job->dim * sizeof *g->hx, err);
+	g->hf = g->hx ? rt_malloc(R * sizeof *g->hf, err) : NULL;
+	return g->hf ? RT_OK : RT_ERR_SYSTEM;
+}
+
+/* Generation gen (0: initialisation) of every problem with the objective
+ * callback (block: threads per problem). */
+static rt_status launch_cb_gen(de_gpu *g, const de_job *job, const de_args *a, int block, int gen,
+			       rt_error *err)
+{
+	size_t P = (size_t)job->problems, R = cb_rows(job), RD = R * job->dim;
+	int pbegin = 0, pend = (int)P, he = a->hist_every, hl = a->hist_len;
+	unsigned long long seed = a->seed;
+	float target = a->target, fstar = a->fstar;
+	gpu_ptr nrows = g->cbt + P * RD * sizeof(float), hist = g->hist;
+	gpu_launch_cfg cfg = { { (unsigned)P, 1, 1 }, { (unsigned)block, 1, 1 }, 0, NULL };
+	void *ta[] = { &g->pop, &g->fit, &g->state, &g->cbt, &nrows, &g->x0, &seed, &gen, &g->ad,
+		       &g->arch, &g->work, &g->iwork, &pbegin, &pend };
+	void *sa[] = { &g->pop, &g->fit, &g->state, &g->cbt, &g->cbf, &g->bestx, &hist, &seed, &gen,
+		       &he, &hl, &target, &fstar, &g->ad, &g->arch, &g->work, &g->iwork, &pbegin,
+		       &pend };
+	rt_status s;
+	if ((s = gpu_launch(g->mod, "de_cb_trials", &cfg, ta, err)) ||
+	    (s = gpu_download_async(g->ctx, g->h_t, g->cbt, cb_trial_bytes(job), NULL, err)) ||
+	    (s = gpu_sync(g->ctx, err)))
+		return s;
+	const int *n = (const int *)(g->h_t + P * RD);
+	for (size_t p = 0; p < P; p++) {
+		if (n[p] <= 0)
+			continue;   /* stopped */
+		if ((size_t)n[p] > R)
+			return rt_fail(err, RT_ERR_INTERNAL, "de_cb_trials: problem %zu has %d rows, at most "
+				       "%zu expected", p, n[p], R);
+		if ((s = de_host_eval(job, (long)p, gen, g->h_t + p * RD, n[p], g->hx, g->hf,
+				      g->h_f + p * R, err)))
+			return s;
+	}
+	if ((s = gpu_upload_async(g->ctx, g->cbf, g->h_f, P * R * sizeof(float), NULL, err)))
+		return s;
+	return gpu_launch(g->mod, "de_cb_select", &cfg, sa, err);
 }
 
 /* The multi-block kernel's shared memory (opted in above 48 KiB) and its
@@ -595,7 +685,9 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	nvrtc_output nout;
 	char arch[32];
 	int shared = 0, block = 0, nopt, bps = 0, naive = job->variant == DE_VARIANT_NAIVE;
-	int mb = job->variant == DE_VARIANT_MULTIBLOCK;
+	int cb = job->function == DE_FN_CALLBACK;   /* its own kernels, whatever the variant */
+	int mb = !cb && job->variant == DE_VARIANT_MULTIBLOCK;
+	naive &= !cb;
 	const char *const *opts = de_gpu_nvrtc_options(&nopt);
 	de_state *st = NULL;
 	rt_status s;
@@ -620,10 +712,12 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	if ((s = gpu_module_load(g.ctx, nout.cubin, nout.size, &g.mod, err)))
 		goto done;
 
-	unsigned smem = !naive && !mb ? (unsigned)fused_smem_plan(job, shared, block, &info).bytes : 0;
+	unsigned smem = !naive && !mb && !cb ? (unsigned)fused_smem_plan(job, shared, block, &info).bytes : 0;
 	if (mb && (s = mb_prepare(g.mod, job, &info, &bps, err)))
 		goto done;
-	if (!naive && !mb) {
+	if (cb && (s = gpu_occupancy(g.mod, "de_cb_select", block, 0, &bps, err)))
+		goto done;
+	if (!naive && !mb && !cb) {
 		if ((s = gpu_kernel_attrs(g.mod, "de_fused", (int)smem, smem > 0 ? 100 : 0, err)) ||
 		    (s = gpu_occupancy(g.mod, "de_fused", block, smem, &bps, err)))
 			goto done;
@@ -639,6 +733,8 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		grid_cap = job->grid_max;
 	size_t pop_bytes = P * NPD * sizeof(float) * (naive ? 3 : shared && !mb ? 1 : 2);
 	size_t need = pop_bytes + P * job->np * sizeof(float) * 2 + P * job->dim * sizeof(float) * 2;
+	if (cb)
+		need += cb_trial_bytes(job) + P * cb_rows(job) * sizeof(float);
 	if (need > info.total_mem / 10 * 9) {
 		s = rt_fail(err, RT_ERR_INPUT,
 			    "%ld problems of %d x %d need %.1f GiB on the GPU, %s has %.1f GiB",
@@ -649,7 +745,11 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	snprintf(out->backend, sizeof out->backend, "gpu");
 	snprintf(out->device, sizeof out->device, "%s (%s, driver %d)", info.name, arch,
 		 info.driver_version);
-	if (naive)
+	if (cb)
+		snprintf(out->detail, sizeof out->detail,
+			 "objective callback, 2 launches and 2 copies per generation (%zu bytes down, "
+			 "%zu up), block %d", cb_trial_bytes(job), P * cb_rows(job) * sizeof(float), block);
+	else if (naive)
 		snprintf(out->detail, sizeof out->detail, "naive, 5 launches per generation, block %d",
 			 DE_NAIVE_THREADS);
 	else if (mb)
@@ -677,6 +777,11 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		   (s = gpu_memset32(g.ctx, g.count, 0u, P, err))))
 		goto done;
 	if ((s = alloc_adaptive(&g, job, err)))
+		goto done;
+	if (cb && (s = cb_alloc(&g, job, err)))
+		goto done;
+	if (job->x0 && ((s = alloc(&g, &g.x0, job->dim * sizeof(float), err)) ||
+			(s = gpu_upload(g.ctx, g.x0, job->x0, job->dim * sizeof(float), err))))
 		goto done;
 	if (out->hist_len > 0) {
 		if ((s = alloc(&g, &g.hist, P * out->hist_len * sizeof(float), err)) ||
@@ -708,7 +813,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	}
 	if ((s = gpu_upload(g.ctx, g.state, st, P * sizeof *st, err)))
 		goto done;
-	if (!naive && !mb && job->streams > 1) {
+	if (!naive && !mb && !cb && job->streams > 1) {
 		for (int k = 0; k < job->streams; k++) {
 			if ((s = gpu_stream_create(g.ctx, &g.streams[k], err)))
 				goto done;
@@ -723,7 +828,7 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 	double kernel_ms = 0, ms, before = 0;
 	long gen = -1;
 	/* two population buffers per problem (de.cu); rows: multiblock */
-	int two = mb ? DE_LAY_TWO | DE_LAY_ROWS : !naive && !shared ? DE_LAY_TWO : 0;
+	int two = mb || cb ? DE_LAY_TWO | DE_LAY_ROWS : !naive && !shared ? DE_LAY_TWO : 0;
 	if (de_ckpt_resuming(job->ckpt) &&
 	    (s = restore_checkpoint(&g, job, two, st, &gen, &before, &kernel_ms, err)))
 		goto done;
@@ -734,9 +839,10 @@ rt_status de_gpu_run(const de_job *job, de_progress_fn progress, void *pctx, de_
 		long gen_end = gen < 0 ? 0 : de_ckpt_stretch_end(job->ckpt, job, gen);
 		if ((s = gpu_timer_start(g.timer, NULL, err)))
 			goto done;
-		if (naive || mb) {
+		if (naive || mb || cb) {
 			for (long q = gen < 0 ? 0 : gen + 1; q <= gen_end; q++)
-				if ((s = naive ? launch_naive_gen(&g, job, &a, block, (int)q, err)
+				if ((s = cb ? launch_cb_gen(&g, job, &a, block, (int)q, err)
+					 : naive ? launch_naive_gen(&g, job, &a, block, (int)q, err)
 					       : launch_mb_gen(&g, job, &a, (int)q, err)))
 					goto done;
 		} else if ((s = launch_fused(&g, job, &a, block, smem, grid_cap, gen_end, err))) {

@@ -42,7 +42,7 @@
  *   history_every = 10     ; best value every N generations (0: none)
  *   report_every = 100     ; progress line every N generations
  *   x0 = 0.5, 1, ...       ; the first member of the initial population (dim
- *                          ;   numbers within the bounds; CPU backend; SciPy's x0)
+ *                          ;   numbers within the bounds; SciPy's x0; both backends)
  *   variant = auto         ; GPU: fused, naive, multiblock (a block per individual, a launch
  *                          ;   per generation; rand/1 and best/1), or auto (multiblock
  *                          ;   for large dimensions, de_impl.h's rule; else fused)
@@ -177,7 +177,7 @@ static rt_status read_callback(de_job *job, rt_spec *spec, rt_error *err)
 }
 
 /* x0 = v1, v2, ...: the first member of every problem's initial population
- * (SciPy's x0), dim numbers within [lower, upper]; the CPU backend. */
+ * (SciPy's x0), dim numbers within [lower, upper]; both backends. */
 static rt_status read_x0(de_job *job, rt_spec *spec, rt_error *err)
 {
 	char loc[RT_PATH_MAX + 32];

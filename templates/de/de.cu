@@ -30,12 +30,16 @@
  * and trials in global memory. Same draws, same results.
  *
  * de_mb_gen (variant multiblock, for large dimensions): a block per
- * (problem, individual), one launch per generation; see its section. */
+ * (problem, individual), one launch per generation; see its section.
+ *
+ * de_cb_trials, de_cb_select (function = callback: the caller's objective
+ * on the host): a block per problem, two launches per generation around
+ * the host's evaluation; see their section. */
 #include "de_mixed.h"
 
 /* The kernels this module holds: 0 all, 1 the fused kernel, 2 the naive
- * baseline's, 3 the multi-block kernel (the generator asks for the run's
- * variant alone: a third of the compile). */
+ * baseline's, 3 the multi-block kernel, 4 the objective callback's (the
+ * generator asks for the run's variant alone: a third of the compile). */
 #ifndef DE_KERNELS
 #define DE_KERNELS 0
 #endif
@@ -207,6 +211,19 @@ RT_DEV float de_eval(const float *x, int stride, const float *shift, const float
 #else
 	return de_sane(de_function_eval(DE_FUNCTION, x, stride, DE_DIM, shift, rot, DE_ZOFF));
 #endif
+}
+
+/* Initial member i of problem p to out[j * so]: de.x0 for i = 0 when
+ * given (x0 not NULL), else the draws of de_core.h (de_job.c's
+ * de_init_member on the CPU). */
+RT_DEV void de_kinit_member(const de_params *P, const float *x0, uint32_t p, uint32_t i, float *out, int so)
+{
+	if (x0 && i == 0) {
+		for (int j = 0; j < DE_DIM; j++)
+			out[j * so] = x0[j];
+	} else {
+		de_init_individual(P, p, i, out, so);
+	}
 }
 
 RT_DEV void de_keep_min(float *bv, int *bi, float v, int i)
@@ -456,7 +473,7 @@ extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
 de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 	 const float *shift, const float *rot, unsigned long long seed, int pbegin, int pend,
 	 int gen_end, int hist_every, int hist_len, float target, float fstar, double *adg,
-	 float *archg, double *workg, int *iworkg)
+	 float *archg, double *workg, int *iworkg, const float *x0)
 {
 	__shared__ float red_v[2][DE_WARPS];
 	__shared__ int red_i[2][DE_WARPS];
@@ -514,7 +531,7 @@ de_fused(float *popg, float *fitg, de_state *state, float *bestx, float *hist,
 			float lv = DE_INF;
 			int li = 0x7fffffff;
 			for (int i = tid; i < DE_NP; i += DE_BLOCK) {
-				de_init_individual(&P, (uint32_t)p, (uint32_t)i, X + i, DE_NP);
+				de_kinit_member(&P, x0, (uint32_t)p, (uint32_t)i, X + i, DE_NP);
 				float f = de_eval(X + i, DE_NP, sh, ro);
 				fx[i] = f;
 				de_keep_min(&lv, &li, f, i);
@@ -619,13 +636,13 @@ RT_DEV int de_naive_item(int pbegin, int pend, int *p, int *i)
 }
 
 extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
-de_naive_init(float *pop, unsigned long long seed, int pbegin, int pend)
+de_naive_init(float *pop, unsigned long long seed, int pbegin, int pend, const float *x0)
 {
 	const de_params P = de_kparams(seed);
 	int p, i;
 	if (!de_naive_item(pbegin, pend, &p, &i))
 		return;
-	de_init_individual(&P, (uint32_t)p, (uint32_t)i, pop + (long long)p * DE_POP_WORDS + i, DE_NP);
+	de_kinit_member(&P, x0, (uint32_t)p, (uint32_t)i, pop + (long long)p * DE_POP_WORDS + i, DE_NP);
 }
 
 extern "C" __global__ void __launch_bounds__(DE_NAIVE_BLOCK, DE_NAIVE_MIN_BLOCKS)
@@ -846,7 +863,7 @@ RT_DEV void de_mb_finish(int p, int gen, const float *Y, const float *fy, de_sta
 extern "C" __global__ void __launch_bounds__(DE_MB_BLOCK, DE_MB_MIN_BLOCKS)
 de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bestx, float *hist,
 	  const float *shift, const float *rot, unsigned long long seed, int gen, int hist_every,
-	  int hist_len, float target, float fstar, int pbegin, int pend)
+	  int hist_len, float target, float fstar, int pbegin, int pend, const float *x0)
 {
 	extern __shared__ float4 de_mb_smem[];   /* 16-byte aligned: y is read as float4 */
 	__shared__ float red_v[DE_MB_WARPS], s_f;
@@ -868,7 +885,10 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 	const float *sh = DE_SHIFT ? shift + (long long)p * DE_DIM : (const float *)0;
 	const float *ro = DE_ROTATE || DE_CEC ? rot : (const float *)0;
 	const float fo = gen > 0 ? fx[i] : DE_INF;   /* loaded early: used after the evaluation */
-	if (gen == 0) {
+	if (gen == 0 && x0 && i == 0) {   /* de.x0 */
+		for (int j = tid; j < DE_DIM; j += DE_MB_BLOCK)
+			y[j] = x0[j];
+	} else if (gen == 0) {
 		for (int c = tid; 4 * c < DE_DIM; c += DE_MB_BLOCK)
 			de_init_chunk(&P, (uint32_t)p, (uint32_t)i, c, y, 1);
 	} else {
@@ -916,4 +936,316 @@ de_mb_gen(float *popg, float *fitg, de_state *state, unsigned *count, float *bes
 		count[p] = 0u;
 }
 #endif   /* DE_KERNELS */
+#endif
+
+#if DE_KERNELS == 0 || DE_KERNELS == 4
+/* ---- the objective callback (function = callback) -----------------------------
+ * The objective runs on the host (runtime/de/de_gpu.c, de_host_eval), so a
+ * generation is two launches of a block per problem around one copy each
+ * way. de_cb_trials writes every trial of generation gen (gen 0: the
+ * initial population, de.x0 as member 0) as rows into T
+ * ([problem][DE_CB_ROWS][DE_DIM], the row-major layout the callback is
+ * handed) and how many rows to evaluate into nrows ([problem]; 0: the
+ * problem stopped or is past gen); the host copies T and nrows down, calls
+ * the objective once per problem and copies the values ft
+ * ([problem][DE_CB_ROWS]) up; de_cb_select then selects, does the adaptive
+ * and mixed strategies' bookkeeping (the second half of de_adapt_gen,
+ * de_sade_gen, de_code_gen) and publishes the best. The device functions
+ * and their order are the fused kernel's, so the trials, the selections and
+ * the states are those of the fused kernel with a built-in objective when
+ * the callback computes it with the same float operations. Population rows
+ * in global memory, [problem][2][DE_NP][DE_DIM] (fitness [problem][2][DE_NP]):
+ * generation g reads buffer (g - 1) & 1 and writes buffer g & 1 (the
+ * multi-block kernel's layout: checkpoints and islands take it alike); the
+ * adaptive state ([problem][DE_AD_SIZE]), archive ([problem][DE_DIM][DE_ACAP])
+ * and scratch ([problem][DE_WORK], [problem][DE_IWORK]) in global memory as
+ * the fused kernel keeps them there; the scratch's F, CR (SaDE: kind, CR)
+ * carry from the trials to the selection. */
+#if DE_STRATEGY == DE_PP_CODE
+#define DE_CB_ROWS (DE_CODE_TRIALS * DE_NP)
+#else
+#define DE_CB_ROWS DE_NP
+#endif
+
+/* Problem p's buffers read (X, fx: gen - 1's) and written (Y, fy) in generation gen >= 1. */
+RT_DEV void de_cb_buffers(float *popg, float *fitg, int p, int gen, float **X, float **fx, float **Y,
+			  float **fy)
+{
+	const long long cur = (long long)p * 2 + ((gen - 1) & 1), nxt = (long long)p * 2 + (gen & 1);
+	*X = popg + cur * DE_POP_WORDS;
+	*fx = fitg + cur * DE_NP;
+	*Y = popg + nxt * DE_POP_WORDS;
+	*fy = fitg + nxt * DE_NP;
+}
+
+/* Row y (DE_DIM floats) becomes a copy of row x. */
+RT_DEV void de_cb_copy_row(float *y, const float *x)
+{
+	for (int j = 0; j < DE_DIM; j++)
+		y[j] = x[j];
+}
+
+/* Generation gen's trials of problem p into t (rows); returns the rows to
+ * evaluate. st: the problem's state after gen - 1. */
+RT_DEV int de_cb_make_trials(const de_params *P, int p, int gen, const float *X, const float *fx,
+			     de_state st, float *t, double *ad, const float *A, double *wk, int *iw)
+{
+	const int tid = threadIdx.x;
+#if DE_ADAPTIVE && DE_STRATEGY == DE_PP_SADE
+	(void)fx;
+	(void)A;
+	(void)iw;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+		de_mpick k = de_sade_pick(P, ad, (uint32_t)p, (uint32_t)gen, (uint32_t)i);
+		de_mix_trial(P, X, DE_DIM, 1, &k, (uint32_t)st.best_index, t + (long long)i * DE_DIM, 1,
+			     (uint32_t)p, (uint32_t)gen, (uint32_t)i, 0);
+		wk[i] = (double)k.kind;
+		wk[DE_NP + i] = k.CR;
+	}
+	return DE_NP;
+#elif DE_ADAPTIVE
+	const int na = (int)ad[DE_AD_NP];
+	int *order = iw;
+	(void)st;
+	for (int i = tid; i < na; i += DE_BLOCK)
+		order[de_adapt_rank(fx, na, i)] = i;
+	__syncthreads();
+	for (int i = tid; i < na; i += DE_BLOCK) {
+		de_apick k = de_adapt_pick(P, ad, order, (uint32_t)p, (uint32_t)gen, (uint32_t)i);
+		de_adapt_trial(P, X, DE_DIM, 1, A, 1, DE_ACAP, na, &k, t + (long long)i * DE_DIM, 1,
+			       (uint32_t)p, (uint32_t)gen, (uint32_t)i);
+		wk[i] = k.F;
+		wk[DE_NP + i] = k.CR;
+	}
+	return na;
+#else
+	(void)fx;
+	(void)ad;
+	(void)A;
+	(void)wk;
+	(void)iw;
+#if DE_STRATEGY == DE_PP_CODE
+	for (int r = tid; r < DE_CB_ROWS; r += DE_BLOCK) {   /* row r: individual r / 3, trial r % 3 */
+		const int i = r / DE_CODE_TRIALS, k3 = r % DE_CODE_TRIALS;
+		de_mpick k = de_code_pick(P, (uint32_t)p, (uint32_t)gen, (uint32_t)i, k3);
+		de_mix_trial(P, X, DE_DIM, 1, &k, (uint32_t)st.best_index, t + (long long)r * DE_DIM, 1,
+			     (uint32_t)p, (uint32_t)gen, (uint32_t)i, k3);
+	}
+#else
+	for (int i = tid; i < DE_NP; i += DE_BLOCK)
+		de_make_trial(P, X, DE_DIM, 1, t + (long long)i * DE_DIM, 1, (uint32_t)p, (uint32_t)gen,
+			      (uint32_t)i, (uint32_t)st.best_index);
+#endif
+	return DE_CB_ROWS;
+#endif
+}
+
+/* Generation gen (0: initialisation) of problems [pbegin, pend), a block
+ * each: the rows to evaluate into T and their number into nrows. x0: de.x0
+ * (DE_DIM floats) or NULL. */
+extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
+de_cb_trials(float *popg, float *fitg, const de_state *state, float *T, int *nrows, const float *x0,
+	     unsigned long long seed, int gen, double *adg, float *archg, double *workg, int *iworkg,
+	     int pbegin, int pend)
+{
+	const de_params P = de_kparams(seed);
+	const int tid = threadIdx.x, p = pbegin + (int)blockIdx.x;
+	if (p >= pend)
+		return;
+	const de_state st = state[p];
+	float *t = T + (long long)p * DE_CB_ROWS * DE_DIM;
+	if (st.done || st.gens >= gen) {   /* uniform over the block */
+		if (tid == 0)
+			nrows[p] = 0;
+		return;
+	}
+	int n = DE_NP;
+	if (gen == 0) {
+		for (int i = tid; i < DE_NP; i += DE_BLOCK)
+			de_kinit_member(&P, x0, (uint32_t)p, (uint32_t)i, t + (long long)i * DE_DIM, 1);
+	} else {
+		float *X, *fx, *Y, *fy;
+		de_cb_buffers(popg, fitg, p, gen, &X, &fx, &Y, &fy);
+#if DE_ADAPTIVE
+		double *ad = adg + (long long)p * DE_AD_SIZE, *wk = workg + (long long)p * DE_WORK;
+		const float *A = archg + (long long)p * DE_DIM * DE_ACAP;
+		int *iw = iworkg + (long long)p * DE_IWORK;
+#else
+		double *ad = adg, *wk = workg;
+		const float *A = archg;
+		int *iw = iworkg;
+#endif
+		n = de_cb_make_trials(&P, p, gen, X, fx, st, t, ad, A, wk, iw);
+	}
+	if (tid == 0)
+		nrows[p] = n;
+}
+
+#if DE_ADAPTIVE && DE_STRATEGY != DE_PP_SADE
+/* JADE .. jSO: de_adapt_gen's selection, archive, memory update and
+ * reduction, the trials' values in ft; the block's best candidate into
+ * *lv, *li (per thread). */
+RT_DEV void de_cb_adapt_select(const de_params *P, int p, int g, const float *X, const float *fx,
+			       float *Y, float *fy, const float *t, const float *ft, double *ad, float *A,
+			       double *wk, int *iw, float *lv, int *li)
+{
+	__shared__ int s_na_new;
+	const int tid = threadIdx.x;
+	const int na = (int)ad[DE_AD_NP];
+	double *wF = wk, *wCR = wk + DE_NP, *delta = wk + 2 * DE_NP;
+	int *dest = iw + DE_NP, *rank = iw + 2 * DE_NP, *owner = iw + 3 * DE_NP;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+		if (i >= na) {
+			fy[i] = DE_INF;
+			continue;
+		}
+		float f = ft[i], fo = fx[i];
+		delta[i] = de_adapt_delta(f, fo);
+		int better = f <= fo;
+		de_cb_copy_row(Y + (long long)i * DE_DIM, better ? t + (long long)i * DE_DIM
+								  : X + (long long)i * DE_DIM);
+		fy[i] = better ? f : fo;
+	}
+	__syncthreads();
+	if (tid == 0) {
+		de_adapt_archive_plan(P, ad, delta, dest, owner, (uint32_t)p, (uint32_t)g);
+		de_adapt_update_memory(P, ad, wF, wCR, delta);
+		s_na_new = de_reduces(P->strategy) ? de_adapt_np_next(P, ad[DE_AD_NFES], na) : na;
+	}
+	__syncthreads();
+	for (int i = tid; i < na; i += DE_BLOCK)
+		if (dest[i] >= 0)
+			for (int j = 0; j < DE_DIM; j++)
+				A[j * DE_ACAP + dest[i]] = X[(long long)i * DE_DIM + j];
+	const int na_new = s_na_new;
+	if (na_new < na) {   /* uniform over the block */
+		for (int i = tid; i < na; i += DE_BLOCK)
+			rank[i] = de_adapt_rank(fy, na, i);
+		__syncthreads();
+		if (tid == 0)
+			de_adapt_shrink_plan(P, ad, rank, fy, na_new);
+		__syncthreads();
+		for (int j = tid; j < DE_DIM; j += DE_BLOCK)
+			de_adapt_move(Y, DE_DIM, 1, rank, na, j);
+	}
+	for (int i = tid; i < DE_NP; i += DE_BLOCK)
+		de_keep_min(lv, li, fy[i], i);
+}
+#endif
+
+/* Selection of generation gen >= 1 (and the strategy's bookkeeping) from
+ * the trials t and their values ft; the best candidate into *lv, *li. */
+RT_DEV void de_cb_select_gen(const de_params *P, int p, int gen, const float *X, const float *fx,
+			     float *Y, float *fy, const float *t, const float *ft, double *ad, float *A,
+			     double *wk, int *iw, float *lv, int *li)
+{
+	const int tid = threadIdx.x;
+#if DE_ADAPTIVE && DE_STRATEGY == DE_PP_SADE
+	double *kind = wk, *cr = wk + DE_NP, *success = wk + 2 * DE_NP;
+	(void)A;
+	(void)iw;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+		float f = ft[i], fo = fx[i];
+		int better = f <= fo;
+		success[i] = better;
+		de_cb_copy_row(Y + (long long)i * DE_DIM, better ? t + (long long)i * DE_DIM
+								  : X + (long long)i * DE_DIM);
+		fy[i] = better ? f : fo;
+		de_keep_min(lv, li, fy[i], i);
+	}
+	__syncthreads();   /* the outcomes are written */
+	const double recorded = ad[DE_SA_GENS];
+	if (tid < DE_MIX_KINDS) {   /* a thread a kind */
+		de_sade_record_kind(P, ad, tid, recorded, kind, cr, success);
+		de_sade_learn_cr(P, ad, tid, recorded + 1);
+	}
+	__syncthreads();
+	if (tid == 0)
+		de_sade_learn_p(P, ad, recorded + 1);
+#elif DE_ADAPTIVE
+	de_cb_adapt_select(P, p, gen, X, fx, Y, fy, t, ft, ad, A, wk, iw, lv, li);
+#else
+	(void)P;
+	(void)p;
+	(void)gen;
+	(void)ad;
+	(void)A;
+	(void)wk;
+	(void)iw;
+	for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+#if DE_STRATEGY == DE_PP_CODE   /* the best of the three trials */
+		float fb = DE_INF;
+		int bt = 0;
+		for (int k3 = 0; k3 < DE_CODE_TRIALS; k3++) {
+			float f = ft[i * DE_CODE_TRIALS + k3];
+			if (de_code_better(f, fb, k3)) {
+				fb = f;
+				bt = k3;
+			}
+		}
+		const float *ti = t + ((long long)i * DE_CODE_TRIALS + bt) * DE_DIM;
+#else
+		float fb = ft[i];
+		const float *ti = t + (long long)i * DE_DIM;
+#endif
+		float fo = fx[i];
+		int better = fb <= fo;
+		de_cb_copy_row(Y + (long long)i * DE_DIM, better ? ti : X + (long long)i * DE_DIM);
+		fy[i] = better ? fb : fo;
+		de_keep_min(lv, li, fy[i], i);
+	}
+#endif
+}
+
+/* After the host evaluated de_cb_trials' rows of generation gen into ft:
+ * selection (gen 0: the initial population taken whole, the strategy's
+ * state initialised), then the best, its vector, the state and history. */
+extern "C" __global__ void __launch_bounds__(DE_BLOCK, DE_MIN_BLOCKS)
+de_cb_select(float *popg, float *fitg, de_state *state, const float *T, const float *ft,
+	     float *bestx, float *hist, unsigned long long seed, int gen, int hist_every, int hist_len,
+	     float target, float fstar, double *adg, float *archg, double *workg, int *iworkg,
+	     int pbegin, int pend)
+{
+	__shared__ float red_v[DE_WARPS];
+	__shared__ int red_i[DE_WARPS];
+	const de_params P = de_kparams(seed);
+	const int tid = threadIdx.x, p = pbegin + (int)blockIdx.x;
+	if (p >= pend)
+		return;
+	const de_state st = state[p];
+	if (st.done || st.gens >= gen)
+		return;   /* uniform over the block */
+	const float *t = T + (long long)p * DE_CB_ROWS * DE_DIM, *ftp = ft + (long long)p * DE_CB_ROWS;
+#if DE_ADAPTIVE
+	double *ad = adg + (long long)p * DE_AD_SIZE, *wk = workg + (long long)p * DE_WORK;
+	float *A = archg + (long long)p * DE_DIM * DE_ACAP;
+	int *iw = iworkg + (long long)p * DE_IWORK;
+#else
+	double *ad = adg, *wk = workg;
+	float *A = archg;
+	int *iw = iworkg;
+#endif
+	float *X, *fx, *Y, *fy;
+	de_cb_buffers(popg, fitg, p, gen > 0 ? gen : 2, &X, &fx, &Y, &fy);   /* gen 0: buffer 0 */
+	float lv = DE_INF, bv;
+	int li = 0x7fffffff, bi;
+	if (gen == 0) {
+		for (int i = tid; i < DE_NP; i += DE_BLOCK) {
+			de_cb_copy_row(Y + (long long)i * DE_DIM, t + (long long)i * DE_DIM);
+			fy[i] = ftp[i];
+			de_keep_min(&lv, &li, fy[i], i);
+		}
+#if DE_ADAPTIVE
+		if (tid == 0)
+			de_strategy_init(&P, ad);
+#endif
+	} else {
+		de_cb_select_gen(&P, p, gen, X, fx, Y, fy, t, ftp, ad, A, wk, iw, &lv, &li);
+	}
+	de_block_best(lv, li, red_v, red_i, &bv, &bi, DE_WARPS);   /* its barrier: Y is written */
+	for (int j = tid; j < DE_DIM; j += DE_BLOCK)
+		bestx[(long long)p * DE_DIM + j] = Y[(long long)bi * DE_DIM + j];
+	if (tid == 0)
+		de_publish_best(state, hist, p, bv, bi, gen, target, fstar, hist_every, hist_len);
+}
 #endif

@@ -131,6 +131,47 @@ static inline void de_test_compiles(de_job *job, int shared, const char *text, i
 	de_job_free(job);
 }
 
+/* job with function = callback: its module holds the objective callback's
+ * kernels alone (de_cb_trials, de_cb_select; no de_fused) and they compile
+ * for sm_90 with NVRTC without spills (skipped without NVRTC). Frees the job. */
+static inline void de_test_compiles_callback(de_job *job)
+{
+	static const char *const kernels[] = { "de_cb_trials", "de_cb_select" };
+	const char *opts[8];
+	rt_error err;
+	gen_source src;
+	nvrtc_output out;
+	nvrtc_usage u;
+	int n, shared, block;
+	if (nvrtc_open(&err) != RT_OK) {
+		de_job_free(job);
+		skip();
+	}
+	const char *const *base = de_gpu_nvrtc_options(&n);
+	for (int k = 0; k < n; k++)
+		opts[k] = base[k];
+	opts[n++] = "-Xptxas";
+	opts[n++] = "-v";
+	job->function = DE_FN_CALLBACK;
+	assert_int_equal(de_gpu_source(job, NULL, &src, &shared, &block, &err), RT_OK);
+	assert_int_equal(shared, 0);
+	assert_non_null(strstr(src.text.data, "#define DE_KERNELS 4\n"));
+	memset(&out, 0, sizeof out);
+	if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, n, &out, &err))
+		fail_msg("%s: %s", src.name, err.msg);
+	for (int k = 0; k < 2; k++) {
+		if (nvrtc_parse_usage(out.log, kernels[k], &u, &err))
+			fail_msg("%s: %s", src.name, err.msg);
+		if (u.spill_stores != 0 || u.spill_loads != 0)
+			fail_msg("%s: %s spills %d/%d bytes (%d registers)", src.name, kernels[k],
+				 u.spill_stores, u.spill_loads, u.registers);
+	}
+	assert_int_not_equal(nvrtc_parse_usage(out.log, "de_fused", &u, &err), RT_OK);
+	nvrtc_output_free(&out);
+	gen_free(&src);
+	de_job_free(job);
+}
+
 /* Runs job (5 problems, its fields set) on the CPU: the median of the
  * problems' best values. Frees the job. */
 static inline double de_test_median_best(de_job *job)

@@ -985,8 +985,8 @@ static void compile_variant_no_spills(const de_job *job, const char *const *kern
 		assert_true(u.registers > 0 && u.registers <= 255);
 		/* the population is in the block's shared memory or in global memory, never on
 		 * the stack (sinf/cosf keep a small frame for huge arguments: Payne-Hanek) */
-		if ((job->function == DE_FN_SPHERE || job->function == DE_FN_ROSENBROCK) &&
-		    u.stack_frame != 0)
+		if ((job->function == DE_FN_SPHERE || job->function == DE_FN_ROSENBROCK ||
+		     job->function == DE_FN_CALLBACK) && u.stack_frame != 0)
 			fail_msg("%s: %s has a %d-byte stack frame", src.name, kernels[k], u.stack_frame);
 	}
 	/* and no other variant's kernel is in the module */
@@ -1003,6 +1003,7 @@ static void compile_no_spills(const de_job *job)
 	static const char *const naive[] = { "de_naive_init", "de_naive_eval", "de_naive_best",
 					     "de_naive_mutate", "de_naive_cross", "de_naive_select" };
 	static const char *const mb[] = { "de_mb_gen" };
+	static const char *const cb[] = { "de_cb_trials", "de_cb_select" };
 	de_job v = *job;
 	v.variant = DE_VARIANT_FUSED;
 	compile_variant_no_spills(&v, fused, 1);
@@ -1010,6 +1011,8 @@ static void compile_no_spills(const de_job *job)
 	compile_variant_no_spills(&v, naive, 6);
 	v.variant = DE_VARIANT_MULTIBLOCK;
 	compile_variant_no_spills(&v, mb, 1);
+	v.function = DE_FN_CALLBACK;   /* the objective callback's kernels, whatever the variant */
+	compile_variant_no_spills(&v, cb, 2);
 }
 
 static void test_nvrtc_kernels(void **state)

@@ -491,6 +491,10 @@ static void test_nvrtc_fused_adaptive(void **state)
 			adaptive_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
 				     big ? 1800 : (strategies[k] == DE_LSHADE ? 540 : 100), 300000, 3);
 			de_test_compiles(&job, !big, "#define DE_ADAPTIVE 1", 1);
+			/* the objective callback's kernels (de_cb_trials, de_cb_select) */
+			adaptive_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
+				     big ? 1800 : (strategies[k] == DE_LSHADE ? 540 : 100), 300000, 3);
+			de_test_compiles_callback(&job);
 		}
 }
 

@@ -436,6 +436,10 @@ static void test_nvrtc_fused_mixed(void **state)
 			mixed_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
 				  big ? 1800 : 50, 300000, 3, 0);
 			de_test_compiles(&job, !big, "#define DE_ADAPTIVE 1", strategies[k] == DE_SADE);
+			/* the objective callback's kernels (de_cb_trials, de_cb_select) */
+			mixed_job(&job, strategies[k], big ? DE_FN_RASTRIGIN : DE_FN_SPHERE, big ? 100 : 30,
+				  big ? 1800 : 50, 300000, 3, 0);
+			de_test_compiles_callback(&job);
 		}
 }
 
