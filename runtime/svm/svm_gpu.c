@@ -245,15 +245,17 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr, s
 		st = put_rows(g, q, &h, err);
 	if (st == RT_OK && q->hist)
 		st = svm_history_start(q->hist, (long)n, g->history_pairs, err);
+	if (st == RT_OK && (ck || pr->ex) && !(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
+		st = RT_ERR_SYSTEM;
+	if (st == RT_OK && pr->ex)   /* the general problem's start, as the CPU's */
+		st = svm_initial_gradient(d, idx, y, (long)n, kp, pr->ex, alpha, h.G, err);
 	if (st == RT_OK && ck) {   /* resumed: alpha, G, the count and history as recorded */
 		long it = 0;
 		int done = 0;
-		if (!(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
-			st = RT_ERR_SYSTEM;
-		else if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done,
-				       q->hist))
+		if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done,
+				  q->hist))
 			st0 = (gpu_state){ .done = done, .iterations = it };
-		else {
+		else if (!pr->ex) {
 			free(alpha);
 			alpha = NULL;
 		}
@@ -654,7 +656,7 @@ static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, const svm_params
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	if (st == RT_OK && (st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
 	    (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK) {
-		svm_binary_finish(pr->out, alpha, G, pr->y, n, q->t.Cp, q->t.Cn);
+		svm_binary_finish_ex(pr->out, alpha, G, pr->y, n, q->t.Cp, q->t.Cn, pr->ex);
 		pr->out->iterations = (long)q->state.iterations;
 		alpha = NULL;
 	}
@@ -829,7 +831,7 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 			       rt_error *err)
 {
 	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL }, p->ckpt_model,
-				pair };
+				pair, NULL };
 	return svm_gpu_solve_many(p, &one, 1, err);
 }
 
