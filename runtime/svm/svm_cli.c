@@ -346,7 +346,7 @@ static rt_status train_or_cv(const cli_common *c, const train_flags *t, const sv
 	double acc;
 	rt_status st;
 	if (t->folds && SVM_IS_SINGLE(t->p.type))
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm-train: -v: cross-validation of %s is not "
+		return rt_fail(err, RT_ERR_INPUT, "svm-train: -v: cross-validation of %s is not "
 			       "supported (C-SVC and nu-SVC only)", svm_type_names[t->p.type]);
 	if (t->folds) {
 		TRY(svm_cross_validation(d, &t->p, t->folds, c->seed, NULL, &acc, err));

@@ -458,7 +458,7 @@ int svm_predict_features(const svm_model *m, const svm_data *d);
 rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 		      rt_kernel_emit emit, void *ctx, rt_error *err);
 /* pred[n] for every point of d, where enum svm_predict_where says, and the
- * fraction right (acc may be NULL). */
+ * fraction right (a regression model: the mean squared error; acc may be NULL). */
 rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
 			  double *acc, rt_error *err);
 

@@ -402,12 +402,12 @@ static rt_status head_svm_type(mr_reader *r, const char *p, svm_model *m)
 
 /* One-class and regression: nr_class 2, and the classes' arrays as
  * svm_model's rule has them (whatever label / nr_sv lines said). */
-static rt_status single_classes(mr_reader *r, svm_model *m)
+static rt_status single_classes(mr_reader *r, const mr_head *h, svm_model *m)
 {
-	char buf[96];
 	if (m->nr_class != 2)
-		return fail_at(r, RT_ERR_INPUT, "expected 'nr_class 2' for svm_type %s, got nr_class "
-			       "%d: %s", svm_type_names[m->type], m->nr_class, shown(r, buf, sizeof buf));
+		return fail_at(r, RT_ERR_INPUT, "expected 'nr_class 2' for svm_type %s (line %ld), got "
+			       "nr_class %d (line %ld)", svm_type_names[m->type], h->at[K_SVM_TYPE],
+			       m->nr_class, h->at[K_NR_CLASS]);
 	free(m->label);
 	free(m->nsv);
 	m->label = rt_malloc(2 * sizeof *m->label, r->err);
@@ -564,7 +564,7 @@ static rt_status head_complete(mr_reader *r, const mr_head *h, svm_model *m)
 				       "%s, line %ld, needs it), got %s", head_keys[key], kernel_names[t],
 				       h->at[K_KERNEL_TYPE], shown(r, buf, sizeof buf));
 	}
-	return SVM_IS_SINGLE(m->type) ? single_classes(r, m) : RT_OK;
+	return SVM_IS_SINGLE(m->type) ? single_classes(r, h, m) : RT_OK;
 }
 
 /* One header line: its key, once, then the key's own check. */

@@ -498,6 +498,14 @@ rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, doub
 		st = svm_predict_batch_cpu(m, d, pred, NULL, err);
 	if (st != RT_OK)
 		return st;
+	if (SVM_IS_SVR(m->type)) {   /* a regression: the mean squared error */
+		double se = 0;
+		for (long i = 0; i < d->n; i++)
+			se += (pred[i] - d->y[i]) * (pred[i] - d->y[i]);
+		if (acc)
+			*acc = d->n ? se / d->n : NAN;
+		return RT_OK;
+	}
 	for (long i = 0; i < d->n; i++)
 		right += pred[i] == d->y[i];
 	if (acc)
