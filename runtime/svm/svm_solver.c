@@ -559,11 +559,14 @@ rt_status svm_initial_gradient(const svm_data *d, const long *idx, const signed 
 			       double *G, rt_error *err)
 {
 	solver s;
-	rt_status st = row_solver(&s, d, idx, y, n, k, err);
+	rt_status st;
 	for (long i = 0; i < n; i++) {
 		alpha[i] = ex && ex->alpha0 ? ex->alpha0[i] : 0;
 		G[i] = ex && ex->lin ? ex->lin[i] : -1.0;
 	}
+	if (!ex || !ex->alpha0)   /* alpha 0: G is the linear term */
+		return RT_OK;
+	st = row_solver(&s, d, idx, y, n, k, err);
 	for (long i = 0; st == RT_OK && i < n; i++) {
 		if (alpha[i] == 0)
 			continue;
