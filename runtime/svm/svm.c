@@ -6,8 +6,11 @@
  * violation every so many SMO iterations, svm_history).
  *
  *   [svm]
+ *   type = c_svc        ; c_svc, nu_svc, one_class, epsilon_svr, nu_svr (svm-train -s)
  *   kernel = rbf        ; linear, polynomial, rbf, sigmoid (svm-train -t)
- *   C = 1               ; -c
+ *   C = 1               ; -c (c_svc, epsilon_svr, nu_svr)
+ *   nu = 0.5            ; -n (nu_svc, one_class, nu_svr): in (0, 1]
+ *   epsilon = 0.1       ; -p (epsilon_svr): the loss's epsilon, >= 0
  *   gamma = 0           ; -g; 0: 1 / features, as LIBSVM
  *   degree = 3          ; -d
  *   coef0 = 0           ; -r
@@ -23,7 +26,7 @@
  *   gpu_cache_mb = 0    ; GPU kernel-row cache; 0: half the free device memory
  *   gpu_blocks_per_sm = 0 ; GPU persistent kernel's blocks per SM, 1 to 4 (0: what fits,
  *                       ;   at most 4, or EVOFORGE_SVM_BLOCKS_PER_SM). Speed only
- *   folds = 0           ; k >= 2: k-fold cross-validation instead (svm-train -v k):
+ *   folds = 0           ; k >= 2 (c_svc, nu_svc): k-fold cross-validation instead (svm-train -v k):
  *                       ;   result.json gets cv_accuracy; no model is written
  *   [grid]              ; the (C, gamma) grid search of LIBSVM's grid.py instead:
  *   log2c = -5,15,2     ;   C = 2^log2c for log2c from begin to end by step
@@ -64,6 +67,8 @@
 #include "timeline.h"
 
 static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigmoid", NULL };
+static const char *const type_names[] = { "c_svc", "nu_svc", "one_class", "epsilon_svr",
+					   "nu_svr", NULL };   /* = svm_type_names */
 static const char *const wss_names[] = { "second", "first", NULL };
 static const char *const gpu_kernel_names[] = { "persistent", "roles", NULL };  /* = gpu_roles */
 
@@ -169,7 +174,10 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 	snprintf(job->name, sizeof job->name, "%s", name);
 	TRY(rt_job_seed(spec, opt, &seed, err));
 	job->seed = seed;
+	TRY(rt_spec_enum(spec, "svm", "type", type_names, SVM_C_SVC, &p->type, err));
 	TRY(rt_spec_enum(spec, "svm", "kernel", kernel_names, SVM_RBF, &p->kernel.type, err));
+	TRY(rt_spec_double(spec, "svm", "nu", 0.5, 1e-300, 1.0, &p->nu, err));
+	TRY(rt_spec_double(spec, "svm", "epsilon", 0.1, 0.0, 1e12, &p->p_eps, err));
 	TRY(rt_spec_double(spec, "svm", "C", 1.0, 1e-12, 1e12, &p->C, err));
 	TRY(rt_spec_double(spec, "svm", "gamma", 0.0, 0.0, 1e12, &p->kernel.gamma, err));
 	TRY(rt_spec_int(spec, "svm", "degree", 3, 0, 100, &v, err));
@@ -186,6 +194,10 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 	p->gpu_blocks_per_sm = (int)v;
 	TRY(read_weights(spec, job, err));
 	TRY(read_search(spec, job, err));
+	if ((job->folds || job->grid) && SVM_IS_SINGLE(p->type))
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: [svm] type = %s: cross-validation and "
+			       "the grid search take c_svc and nu_svc only", spec->path,
+			       type_names[p->type]);
 	TRY(load_data(spec, job, err));
 #undef TRY
 	if (p->kernel.gamma == 0)
@@ -306,7 +318,12 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	if ((st = svm_model_write(path, m, err)) != RT_OK)
 		return st;
 	json_head(&j, job);
+	rt_json_string(&j, "type", type_names[m->type]);
 	rt_json_double(&j, "C", job->params.C);
+	if (m->type == SVM_NU_SVC || m->type == SVM_ONE_CLASS || m->type == SVM_NU_SVR)
+		rt_json_double(&j, "nu", job->params.nu);
+	if (m->type == SVM_EPSILON_SVR)
+		rt_json_double(&j, "epsilon", job->params.p_eps);
 	rt_json_double(&j, "gamma", m->kernel.gamma);
 	rt_json_string(&j, "wss", wss_names[job->params.wss]);
 	rt_json_int(&j, "classes", m->nr_class);
@@ -319,9 +336,9 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	for (int q = 0; q < pairs; q++)
 		rt_json_double(&j, NULL, m->rho[q]);
 	rt_json_end_array(&j);
-	rt_json_double(&j, "train_accuracy", train_acc);
+	rt_json_double(&j, SVM_IS_SVR(m->type) ? "train_mse" : "train_accuracy", train_acc);
 	if (job->test.n)
-		rt_json_double(&j, "test_accuracy", test_acc);
+		rt_json_double(&j, SVM_IS_SVR(m->type) ? "test_mse" : "test_accuracy", test_acc);
 	rt_json_double(&j, "time_s", seconds);
 	rt_json_interrupted(&j);
 	rt_json_end_object(&j);
@@ -436,11 +453,19 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK ||
 	    (st = write_history(&m, dir, err)) != RT_OK)
 		goto done;
-	rt_info("svm: %d classes, %ld support vectors, %ld iterations, objective %.6f%s, %.3f s; "
-		"training accuracy %.2f%%", m.nr_class, m.total_sv, m.iterations, m.obj[0],
-		m.nr_class > 2 ? " (first pair)" : "", seconds, 100 * train_acc);
-	if (job.test.n)
-		rt_info("svm: test accuracy %.2f%% on %ld points", 100 * test_acc, job.test.n);
+	if (SVM_IS_SVR(m.type)) {
+		rt_info("svm: %s, %ld support vectors, %ld iterations, objective %.6f, %.3f s; "
+			"training mean squared error %g", type_names[m.type], m.total_sv,
+			m.iterations, m.obj[0], seconds, train_acc);
+		if (job.test.n)
+			rt_info("svm: test mean squared error %g on %ld points", test_acc, job.test.n);
+	} else {
+		rt_info("svm: %d classes, %ld support vectors, %ld iterations, objective %.6f%s, "
+			"%.3f s; training accuracy %.2f%%", m.nr_class, m.total_sv, m.iterations,
+			m.obj[0], m.nr_class > 2 ? " (first pair)" : "", seconds, 100 * train_acc);
+		if (job.test.n)
+			rt_info("svm: test accuracy %.2f%% on %ld points", 100 * test_acc, job.test.n);
+	}
 	rt_info("svm: wrote %s/model.txt (LIBSVM format), result.json, history.csv%s", dir,
 		job.test.n ? " and predictions.csv" : "");
 done:

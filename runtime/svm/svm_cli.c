@@ -20,22 +20,26 @@
 static const char usage_train[] =
 	"usage: evoforge svm-train [options] DATA [MODEL]\n"
 	"\n"
-	"Trains a C-SVC model as LIBSVM's svm-train does and writes it in LIBSVM's\n"
+	"Trains a model as LIBSVM's svm-train does and writes it in LIBSVM's\n"
 	"model format to MODEL (default: DATA's file name + .model, in the current\n"
 	"folder). DATA: LIBSVM format, or .csv (label in the last column).\n"
 	"\n"
 	"options (LIBSVM's):\n"
-	"  -s svm_type   0: C-SVC (the only type supported)\n"
+	"  -s svm_type   0 C-SVC (default), 1 nu-SVC, 2 one-class, 3 epsilon-SVR,\n"
+	"                4 nu-SVR\n"
 	"  -t kernel     0 linear, 1 polynomial, 2 RBF (default), 3 sigmoid\n"
 	"  -d degree     polynomial degree (default 3)\n"
 	"  -g gamma      kernel gamma (default 1/features)\n"
 	"  -r coef0      polynomial and sigmoid coef0 (default 0)\n"
-	"  -c cost       C (default 1)\n"
+	"  -c cost       C of C-SVC, epsilon-SVR and nu-SVR (default 1)\n"
+	"  -n nu         nu of nu-SVC, one-class and nu-SVR, in (0, 1] (default 0.5)\n"
+	"  -p epsilon    epsilon of epsilon-SVR's loss, >= 0 (default 0.1)\n"
 	"  -e epsilon    stopping tolerance (default 0.001)\n"
 	"  -m cachesize  kernel row cache in MB (default 100)\n"
 	"  -h shrinking  0 or 1 (default 1; accepted, the solver does not shrink)\n"
 	"  -wi weight    C of class i times weight (default 1), e.g. -w1 2 -w-1 0.5\n"
 	"  -v n          n-fold cross-validation: prints the accuracy, writes no model\n"
+	"                (C-SVC and nu-SVC)\n"
 	"  -b 0          probability estimates are not supported (-b 0 only)\n"
 	"  -q            quiet\n"
 	"evoforge's:\n"
@@ -50,7 +54,9 @@ static const char usage_predict[] =
 	"usage: evoforge svm-predict [options] DATA MODEL OUT\n"
 	"\n"
 	"Predicts DATA with a LIBSVM model (ours or LIBSVM's), writes one label per\n"
-	"line to OUT (atomically) and prints the accuracy as LIBSVM's svm-predict.\n"
+	"line to OUT (atomically) and prints the accuracy as LIBSVM's svm-predict\n"
+	"(regression models: one value per line, the mean squared error and the\n"
+	"squared correlation coefficient).\n"
 	"\n"
 	"options: -b 0 (probability estimates are not supported), -q quiet,\n"
 	"         --backend auto|cpu|gpu  where to predict (default auto: the GPU\n"
@@ -157,8 +163,8 @@ static rt_status flag_choice(const char *cmd, const char *flag, const char *v, t
 		return rt_fail(err, RT_ERR_INPUT, "%s: -t 4: precomputed kernels are not supported; "
 			       "expected 0 to 3", cmd);
 	TRY(flag_long(cmd, flag, v, 0, flag[1] == 'b' ? 1 : flag[1] == 't' ? 3 : 4, &n, err));
-	if (flag[1] == 's' && n != 0)
-		return rt_fail(err, RT_ERR_INPUT, "%s: -s %ld: only C-SVC (-s 0) is supported", cmd, n);
+	if (flag[1] == 's')
+		t->p.type = (int)n;
 	if (flag[1] == 'b' && n != 0)
 		return rt_fail(err, RT_ERR_INPUT, "%s: -b 1: probability estimates are not "
 			       "supported; expected -b 0", cmd);
@@ -171,7 +177,6 @@ static rt_status train_flag(const char *cmd, const char *flag, const char *v, vo
 			    rt_error *err)
 {
 	train_flags *t = ctx;
-	double ignored;
 	long n;
 	if (flag[1] == 'w' && flag[2])
 		return flag_weight(cmd, flag, v, t, err);
@@ -188,7 +193,8 @@ static rt_status train_flag(const char *cmd, const char *flag, const char *v, vo
 	case 'm': return flag_double(cmd, flag, v, 0, 1, &t->p.cache_mb, err);
 	case 'h': TRY(flag_long(cmd, flag, v, 0, 1, &n, err)); t->p.shrinking = (int)n; break;
 	case 'v': TRY(flag_long(cmd, flag, v, 2, INT_MAX, &n, err)); t->folds = (int)n; break;
-	case 'n': case 'p': return flag_double(cmd, flag, v, -INFINITY, 0, &ignored, err);
+	case 'n': return flag_double(cmd, flag, v, -INFINITY, 0, &t->p.nu, err);
+	case 'p': return flag_double(cmd, flag, v, 0, 0, &t->p.p_eps, err);
 	default:
 		return rt_fail(err, RT_ERR_INPUT, "%s: unknown option '%s' (see evoforge help %s)", cmd,
 			       flag, cmd);
@@ -202,6 +208,8 @@ static void train_defaults(train_flags *t)
 	t->p.kernel.type = SVM_RBF;
 	t->p.kernel.degree = 3;
 	t->p.C = 1;
+	t->p.nu = 0.5;
+	t->p.p_eps = 0.1;
 	t->p.eps = 0.001;
 	t->p.cache_mb = 100;
 	t->p.shrinking = 1;
@@ -310,19 +318,24 @@ static rt_status load_training(const char *path, int storage, svm_params *p, svm
 
 /* ---- svm-train ----------------------------------------------------------------- */
 
-/* svm-train's report of each binary problem, then the total. */
+/* svm-train's report of each binary problem, then the total (classes only). */
 static void print_training(const svm_model *m)
 {
 	int pairs = m->nr_class * (m->nr_class - 1) / 2;
 	for (int q = 0; m->pairs && q < pairs; q++) {
 		const svm_pair_stats *s = &m->pairs[q];
 		rt_info("optimization finished, #iter = %ld", s->iterations);
-		if (!isnan(s->nu))
+		if (m->type == SVM_NU_SVC)
+			rt_info("C = %f", s->extra);
+		else if (m->type == SVM_NU_SVR)
+			rt_info("epsilon = %f", s->extra);
+		else if (!isnan(s->nu))
 			rt_info("nu = %f", s->nu);
 		rt_info("obj = %f, rho = %f", m->obj[q], m->rho[q]);
 		rt_info("nSV = %ld, nBSV = %ld", s->nsv, s->nbsv);
 	}
-	rt_info("Total nSV = %ld", m->total_sv);
+	if (!SVM_IS_SINGLE(m->type))
+		rt_info("Total nSV = %ld", m->total_sv);
 }
 
 static rt_status train_or_cv(const cli_common *c, const train_flags *t, const svm_data *d,
@@ -332,6 +345,9 @@ static rt_status train_or_cv(const cli_common *c, const train_flags *t, const sv
 	svm_model m;
 	double acc;
 	rt_status st;
+	if (t->folds && SVM_IS_SINGLE(t->p.type))
+		return rt_fail(err, RT_ERR_INPUT, "svm-train: -v: cross-validation of %s is not "
+			       "supported (C-SVC and nu-SVC only)", svm_type_names[t->p.type]);
 	if (t->folds) {
 		TRY(svm_cross_validation(d, &t->p, t->folds, c->seed, NULL, &acc, err));
 		printf("Cross Validation Accuracy = %g%%\n", 100 * acc);
@@ -359,6 +375,7 @@ static rt_status cmd_train(int argc, char **argv, const rt_options *opt, rt_erro
 	TRY(parse_args("svm-train", argc, argv, train_flag, &t, 2, &c, err));
 	if (c.help)
 		return (fputs(usage_train, stdout), RT_OK);
+	TRY(svm_params_check(&t.p, "svm-train", err));
 	if (c.npos < 1)
 		return rt_fail(err, RT_ERR_INPUT, "svm-train: expected DATA [MODEL] (see evoforge "
 			       "help svm-train)");
@@ -415,6 +432,24 @@ static rt_status predict_where(const cli_common *c, int *where, rt_error *err)
 	return RT_OK;
 }
 
+/* LIBSVM's svm-predict lines for a regression: the mean squared error and
+ * the squared correlation of predictions v and targets y. */
+static void print_regression(const double *v, const double *y, long n)
+{
+	double se = 0, sv = 0, sy = 0, svv = 0, syy = 0, svy = 0, l = (double)n;
+	for (long i = 0; i < n; i++) {
+		se += (v[i] - y[i]) * (v[i] - y[i]);
+		sv += v[i];
+		sy += y[i];
+		svv += v[i] * v[i];
+		syy += y[i] * y[i];
+		svy += v[i] * y[i];
+	}
+	rt_info("Mean squared error = %g (regression)", se / l);
+	rt_info("Squared correlation coefficient = %g (regression)",
+		((l * svy - sv * sy) * (l * svy - sv * sy)) / ((l * svv - sv * sv) * (l * syy - sy * sy)));
+}
+
 /* Predicts d with m where says, writes the labels to out, prints the accuracy. */
 static rt_status predict_write(const svm_model *m, const svm_data *d, int where, const char *out,
 			       rt_error *err)
@@ -431,7 +466,9 @@ static rt_status predict_write(const svm_model *m, const svm_data *d, int where,
 	if (st == RT_OK)
 		st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", out)
 			      : rt_write_file_atomic(out, b.data ? b.data : "", b.len, err);
-	if (st == RT_OK)
+	if (st == RT_OK && SVM_IS_SVR(m->type))
+		print_regression(pred, d->y, d->n);
+	else if (st == RT_OK)
 		rt_info("Accuracy = %g%% (%ld/%ld) (classification)", d->n ? 100.0 * right / d->n : 0,
 			right, d->n);
 	rt_buf_free(&b);
@@ -561,8 +598,8 @@ static rt_status cmd_grid(int argc, char **argv, const rt_options *opt, rt_error
 }
 
 const rt_kind_command svm_commands[] = {
-	{ "svm-train", "svm-train [options] DATA [MODEL]   train C-SVC as LIBSVM's svm-train "
-	  "(-t -c -g -v ...)", cmd_train },
+	{ "svm-train", "svm-train [options] DATA [MODEL]   train as LIBSVM's svm-train "
+	  "(-s -t -c -n -p -g -v ...)", cmd_train },
 	{ "svm-predict", "svm-predict [options] DATA MODEL OUT   predict as LIBSVM's svm-predict",
 	  cmd_predict },
 	{ "svm-grid", "svm-grid [options] DATA   (C, gamma) grid search by cross-validation, as "

@@ -72,6 +72,10 @@ static rt_status model_exportable(const svm_model *m, const char *path, rt_error
 {
 	long npairs = (long)m->nr_class * (m->nr_class - 1) / 2;
 	int finite = isfinite(m->kernel.gamma) && isfinite(m->kernel.coef0);
+	if (SVM_IS_SVR(m->type))
+		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: a regression model (%s): the exported C "
+			       "predictor votes labels (c_svc, nu_svc and one_class models)", path,
+			       svm_type_names[m->type]);
 	if (m->sparse)
 		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: %ld support vectors of %d features held "
 			       "sparse (a dense copy would pass the storage limit): the exported C "

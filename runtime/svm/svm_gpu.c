@@ -42,9 +42,9 @@
 #define SVM_GPU_LAUNCH 4096
 
 typedef struct gpu_state {
-	int i, j, done, pad;
+	int i, j, done, in;
 	long long iterations;
-	double gmax, gmax2, dai, daj;
+	double gmax, gmax2, dai, daj, gmaxn;
 } gpu_state;
 
 /* One problem of a persistent launch: svm.cu's svm_task, field for field. */
@@ -56,6 +56,7 @@ typedef struct gpu_task {
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
+	int nu, pad;               /* nu 1: the nu-form's working pair */
 } gpu_task;
 
 /* A problem's device buffers (the task's, and the roles kernels' two rows). */
@@ -245,15 +246,17 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr, s
 		st = put_rows(g, q, &h, err);
 	if (st == RT_OK && q->hist)
 		st = svm_history_start(q->hist, (long)n, g->history_pairs, err);
+	if (st == RT_OK && (ck || pr->ex) && !(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
+		st = RT_ERR_SYSTEM;
+	if (st == RT_OK && pr->ex)   /* the general problem's start, as the CPU's */
+		st = svm_initial_gradient(d, idx, y, (long)n, kp, pr->ex, alpha, h.G, err);
 	if (st == RT_OK && ck) {   /* resumed: alpha, G, the count and history as recorded */
 		long it = 0;
 		int done = 0;
-		if (!(alpha = rt_malloc(n * sizeof *alpha + 1, err)))
-			st = RT_ERR_SYSTEM;
-		else if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done,
-				       q->hist))
+		if (svm_ckpt_find(ck, pr->model, pr->pair, (long)n, alpha, h.G, &it, &done,
+				  q->hist))
 			st0 = (gpu_state){ .done = done, .iterations = it };
-		else {
+		else if (!pr->ex) {
 			free(alpha);
 			alpha = NULL;
 		}
@@ -269,9 +272,9 @@ static rt_status upload(svm_gpu *g, gpu_problem *q, const svm_gpu_problem *pr, s
 	    (st = put(g, &q->row_i, NULL, n * 4, err)) == RT_OK &&
 	    (st = put(g, &q->row_j, NULL, n * 4, err)) == RT_OK &&
 	    (st = put(g, &q->t.st, &st0, sizeof st0, err)) == RT_OK &&
-	    (st = put(g, &q->t.pv, NULL, (size_t)g->parts * 8, err)) == RT_OK &&
-	    (st = put(g, &q->t.pi, NULL, (size_t)g->parts * 4, err)) == RT_OK)
-		st = put(g, &q->t.pg, NULL, (size_t)g->parts * 8, err);
+	    (st = put(g, &q->t.pv, NULL, (size_t)g->parts * 16, err)) == RT_OK &&   /* the nu-form: */
+	    (st = put(g, &q->t.pi, NULL, (size_t)g->parts * 8, err)) == RT_OK)     /* two per block */
+		st = put(g, &q->t.pg, NULL, (size_t)g->parts * 16, err);
 	host_problem_free(&h);
 	free(alpha);
 	return st;
@@ -363,7 +366,7 @@ static rt_status cache_budget(svm_gpu *g, const svm_params *p, double *bytes, rt
 static rt_status setup_cache(svm_gpu *g, gpu_problem *q, long S, rt_error *err)
 {
 	long n = q->t.n;
-	int *row_slot = rt_malloc((size_t)n * sizeof *row_slot, err), head_tail[6] = { 0 };
+	int *row_slot = rt_malloc((size_t)n * sizeof *row_slot, err), head_tail[8] = { 0 };
 	int *slot_row = rt_malloc((size_t)S * sizeof *slot_row, err);
 	int *prev = rt_malloc((size_t)S * sizeof *prev, err), *next = rt_malloc((size_t)S * sizeof *next, err);
 	rt_status st = row_slot && slot_row && prev && next ? RT_OK : RT_ERR_SYSTEM;
@@ -404,7 +407,8 @@ static rt_status setup_caches(svm_gpu *g, const svm_params *p, rt_error *err)
 		gpu_problem *q = &g->pr[k];
 		double share = bytes * ((double)q->t.n * q->t.n / sum_n2);
 		double S = share / ((double)q->t.npad * sizeof(float));
-		st = setup_cache(g, q, S < 2 ? 2 : S > q->t.n ? q->t.n : (long)S, err);
+		long least = q->t.nu ? 3 : 2;   /* the nu-form holds i+, i- and j */
+		st = setup_cache(g, q, S < least ? least : S > q->t.n ? q->t.n : (long)S, err);
 	}
 	return st;
 }
@@ -654,7 +658,7 @@ static rt_status finish(svm_gpu *g, int k, svm_gpu_problem *pr, const svm_params
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	if (st == RT_OK && (st = gpu_download(g->ctx, alpha, q->t.alpha, (size_t)n * 8, err)) == RT_OK &&
 	    (st = gpu_download(g->ctx, G, q->t.G, (size_t)n * 8, err)) == RT_OK) {
-		svm_binary_finish(pr->out, alpha, G, pr->y, n, q->t.Cp, q->t.Cn);
+		svm_binary_finish_ex(pr->out, alpha, G, pr->y, n, q->t.Cp, q->t.Cn, pr->ex);
 		pr->out->iterations = (long)q->state.iterations;
 		alpha = NULL;
 	}
@@ -774,6 +778,10 @@ static rt_status upload_all(svm_gpu *g, const svm_params *p, svm_gpu_problem *pr
 		q->t.Cp = pr[k].Cp;
 		q->t.Cn = pr[k].Cn;
 		q->t.eps = p->eps;
+		q->t.nu = pr[k].ex && pr[k].ex->nu;
+		if (q->t.nu && p->gpu_roles)
+			return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: the nu-forms (nu-SVC, nu-SVR) run on "
+				       "the GPU's persistent kernel only, not gpu_kernels = roles");
 		if (pr[k].d->nfeat != pr[0].d->nfeat || pr[k].kernel.type != p->kernel.type ||
 		    pr[k].d->sparse != pr[0].d->sparse)
 			return rt_fail(err, RT_ERR_INTERNAL, "svm: problems solved together need one "
@@ -829,7 +837,7 @@ rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed 
 			       rt_error *err)
 {
 	svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL }, p->ckpt_model,
-				pair };
+				pair, NULL };
 	return svm_gpu_solve_many(p, &one, 1, err);
 }
 

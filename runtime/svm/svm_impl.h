@@ -151,8 +151,22 @@ void svm_row_unscatter(const svm_data *d, long i, double *dense, int nf);
  * dot product of the two points. */
 double svm_row_dot(const svm_data *d, long i, const double *v, int nf);
 
-/* The parameters LIBSVM's svm-train takes (-s 0 only). */
+/* LIBSVM's svm types (-s), in its numbering. */
+enum svm_type { SVM_C_SVC = 0, SVM_NU_SVC = 1, SVM_ONE_CLASS = 2, SVM_EPSILON_SVR = 3,
+		SVM_NU_SVR = 4 };
+#define SVM_TYPE_COUNT 5
+/* LIBSVM's names of the types (model files, [svm] type). */
+extern const char *const svm_type_names[SVM_TYPE_COUNT];
+/* Regression (predictions are values, not labels)? One decision function
+ * (one-class and the regressions: no classes)? */
+#define SVM_IS_SVR(t) ((t) == SVM_EPSILON_SVR || (t) == SVM_NU_SVR)
+#define SVM_IS_SINGLE(t) ((t) >= SVM_ONE_CLASS)
+
+/* The parameters LIBSVM's svm-train takes. */
 typedef struct svm_params {
+	int type;                  /* -s: enum svm_type */
+	double nu;                 /* -n: nu-SVC, one-class, nu-SVR (0, 1] */
+	double p_eps;              /* -p: epsilon-SVR's epsilon >= 0 */
 	svm_kernel_params kernel;  /* -t -d -g -r (gamma 0: 1 / nfeat) */
 	double C;                  /* -c */
 	double eps;                /* -e stopping tolerance */
@@ -221,10 +235,21 @@ long svm_history_to_next(const svm_history *h, long iteration);
 void svm_history_add(svm_history *h, long iteration, const double *alpha, const double *G,
 		     const signed char *y, long n, double Cp, double Cn);
 
+/* What makes a problem other than C-SVC's (LIBSVM's general form, Chang &
+ * Lin 2011, section 4: min 1/2 a'Qa + lin'a, 0 <= a_i <= C_i, y'a = const):
+ * lin the linear term (NULL: -1 everywhere, C-SVC), alpha0 the feasible
+ * start (NULL: 0), nu 1 for the nu-form (e'a fixed too: the working pair
+ * is chosen within one sign, rho and r from the two signs' free points). */
+typedef struct svm_extra {
+	const double *lin, *alpha0;  /* [n] each, or NULL */
+	int nu;
+} svm_extra;
+
 /* The result of one binary problem. */
 typedef struct svm_binary {
 	double *alpha;             /* [n] */
 	double rho, obj;
+	double r;                  /* the nu-form's r (0 otherwise) */
 	long iterations, nsv, nbsv;
 	svm_history hist;          /* p->history: its rows (else every 0, no rows) */
 } svm_binary;
@@ -236,6 +261,15 @@ typedef struct svm_binary {
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err);
+/* The same for the general problem ex says (NULL: C-SVC's). */
+rt_status svm_solve_general(const svm_data *d, const long *idx, const signed char *y, long n,
+			    const svm_params *p, double Cp, double Cn, const svm_extra *ex,
+			    long pair, svm_binary *out, rt_error *err);
+/* The start of the general problem: alpha = ex->alpha0 (0 if NULL) and
+ * G = lin + Q alpha, Q's rows as the solvers compute them (floats). */
+rt_status svm_initial_gradient(const svm_data *d, const long *idx, const signed char *y, long n,
+			       const svm_kernel_params *k, const svm_extra *ex, double *alpha,
+			       double *G, rt_error *err);
 void svm_binary_free(svm_binary *b);
 /* The divergence checks both backends run, with the same messages (exit
  * status 2): every K(x_i, x_i) of the points idx[0..n) finite as a float
@@ -273,6 +307,7 @@ typedef struct svm_gpu_problem {
 	svm_binary *out;
 	svm_subset from;           /* root NULL: d is its own root */
 	long model, pair;          /* its name in checkpoints (p->ckpt of svm_gpu_solve_many) */
+	const svm_extra *ex;       /* NULL: C-SVC's problem */
 } svm_gpu_problem;
 /* Solves count problems (of one feature count) at once on device 0 (the
  * persistent kernel runs them side by side, each on its own blocks); p
@@ -306,15 +341,26 @@ const char *const *svm_gpu_nvrtc_options(int *n);
  * the final alpha and G, and takes alpha (out->alpha = alpha). */
 void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
 		       long n, double Cp, double Cn);
+/* The same for the general problem ex says (NULL: C-SVC's): the objective
+ * 1/2 a'(G + lin), the nu-form's rho and r from each sign's points. */
+void svm_binary_finish_ex(svm_binary *out, double *alpha, const double *G, const signed char *y,
+			  long n, double Cp, double Cn, const svm_extra *ex);
 
 /* One binary problem of a model, as svm-train reports it. */
 typedef struct svm_pair_stats {
 	long iterations, nsv, nbsv;
 	double nu;                 /* sum of alpha / (C n), LIBSVM's "nu = " line */
+	double extra;              /* nu-SVC: LIBSVM's "C = " (1/r); nu-SVR: "epsilon = " (-r) */
 } svm_pair_stats;
 
-/* A trained model in LIBSVM's structure (nr_class classes, one-vs-one). */
+/* A trained model in LIBSVM's structure (nr_class classes, one-vs-one).
+ * One-class and the regressions (SVM_IS_SINGLE) have one decision
+ * function: nr_class 2, one rho, one row of coefficients, and here
+ * label {1, -1} and nsv {total_sv, 0} (so that prediction takes the
+ * binary path: one-class's +1 when the value is > 0), which the file
+ * leaves out as LIBSVM does. */
 typedef struct svm_model {
+	int type;                  /* enum svm_type */
 	svm_kernel_params kernel;
 	int nr_class;
 	long total_sv;
@@ -364,6 +410,10 @@ rt_status svm_shard_plan(const double *cost, long count, int size, int *owner, d
  * them: costliest first, ties by the lower index. */
 rt_status svm_cost_sort(const double *cost, long *jobs, long count, rt_error *err);
 
+/* LIBSVM's parameter checks of p's type, nu, p_eps and C (who: the command
+ * or spec, for messages). */
+rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err);
+
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one
  * kernel type); on the GPU every binary problem of every model at once.
  * from (may be NULL): where each d[k]'s points come from. */
@@ -408,7 +458,7 @@ int svm_predict_features(const svm_model *m, const svm_data *d);
 rt_status svm_kernels(rt_spec *spec, const rt_options *opt, const gpu_info *info,
 		      rt_kernel_emit emit, void *ctx, rt_error *err);
 /* pred[n] for every point of d, where enum svm_predict_where says, and the
- * fraction right (acc may be NULL). */
+ * fraction right (a regression model: the mean squared error; acc may be NULL). */
 rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
 			  double *acc, rt_error *err);
 

@@ -1,7 +1,7 @@
 /* svm_model.c: kind `svm`'s model files in LIBSVM 3.x's format (what
- * svm_save_model writes and svm_load_model reads), C-SVC only.
+ * svm_save_model writes and svm_load_model reads), of its five types.
  *
- *   svm_type c_svc
+ *   svm_type c_svc           c_svc | nu_svc | one_class | epsilon_svr | nu_svr
  *   kernel_type rbf          linear | polynomial | rbf | sigmoid
  *   degree 3                 polynomial only
  *   gamma 0.5                polynomial, rbf, sigmoid
@@ -9,8 +9,8 @@
  *   nr_class 2
  *   total_sv 123
  *   rho 0.123                k(k-1)/2 values, pairs (0,1), (0,2), ..., (1,2), ...
- *   label 1 -1               k ints
- *   nr_sv 60 63              k counts adding up to total_sv
+ *   label 1 -1               k ints (c_svc, nu_svc only)
+ *   nr_sv 60 63              k counts adding up to total_sv (c_svc, nu_svc only)
  *   SV
  *   then total_sv lines: k-1 coefficients, then index:value pairs
  *   (1-based, ascending, zeros left out), support vectors grouped by class.
@@ -29,8 +29,10 @@
  * parameters present; labels distinct; numbers finite and nothing after
  * them; blank lines are skipped in the header and after the support
  * vectors, but in the SV section each line is one support vector (as
- * LIBSVM reads it). Other svm_type and kernel_type values LIBSVM knows
- * (nu_svc, one_class, epsilon_svr, nu_svr; precomputed) fail with
+ * LIBSVM reads it). One-class and regression models (nr_class 2, one rho,
+ * no label or nr_sv) get label {1, -1} and nsv {total_sv, 0} here
+ * (svm_model's rule). The kernel_type LIBSVM knows that we do not
+ * (precomputed) fails with
  * RT_ERR_UNSUPPORTED, anything else with RT_ERR_INPUT; every message reads
  * "file:line: expected ..., got ...", the end of the file counting as the
  * line after the last. The dense width nfeat is the largest index seen (at
@@ -84,6 +86,9 @@ static rt_status check_shape(const char *path, const svm_model *m, rt_error *err
 {
 	long sum = 0;
 	int k = m->nr_class;
+	if (m->type < 0 || m->type >= SVM_TYPE_COUNT || (SVM_IS_SINGLE(m->type) && k != 2))
+		return rt_fail(err, RT_ERR_INTERNAL, "%s: svm type %d with %d classes; not written",
+			       path, m->type, k);
 	if (m->kernel.type < SVM_LINEAR || m->kernel.type > SVM_SIGMOID)
 		return rt_fail(err, RT_ERR_INTERNAL, "%s: kernel type %d unknown; not written", path,
 			       m->kernel.type);
@@ -140,7 +145,7 @@ static rt_status check_finite(const char *path, const svm_model *m, rt_error *er
 static void put_header(rt_buf *b, const svm_model *m)
 {
 	int k = m->nr_class, t = m->kernel.type;
-	rt_buf_printf(b, "svm_type c_svc\nkernel_type %s\n", kernel_names[t]);
+	rt_buf_printf(b, "svm_type %s\nkernel_type %s\n", svm_type_names[m->type], kernel_names[t]);
 	if (uses_degree(t))
 		rt_buf_printf(b, "degree %d\n", m->kernel.degree);
 	if (uses_gamma(t))
@@ -150,12 +155,14 @@ static void put_header(rt_buf *b, const svm_model *m)
 	rt_buf_printf(b, "nr_class %d\ntotal_sv %ld\nrho", k, m->total_sv);
 	for (int q = 0; q < k * (k - 1) / 2; q++)
 		rt_buf_printf(b, " %.17g", m->rho[q]);
-	rt_buf_puts(b, "\nlabel");
-	for (int c = 0; c < k; c++)
-		rt_buf_printf(b, " %d", m->label[c]);
-	rt_buf_puts(b, "\nnr_sv");
-	for (int c = 0; c < k; c++)
-		rt_buf_printf(b, " %ld", m->nsv[c]);
+	if (!SVM_IS_SINGLE(m->type)) {   /* one-class, regression: no classes (LIBSVM's file) */
+		rt_buf_puts(b, "\nlabel");
+		for (int c = 0; c < k; c++)
+			rt_buf_printf(b, " %d", m->label[c]);
+		rt_buf_puts(b, "\nnr_sv");
+		for (int c = 0; c < k; c++)
+			rt_buf_printf(b, " %ld", m->nsv[c]);
+	}
 	rt_buf_puts(b, "\nSV\n");
 }
 
@@ -377,21 +384,41 @@ static rt_status one_value(mr_reader *r, const char *p, const char *form, mr_wor
 	return RT_OK;
 }
 
-/* svm_type c_svc; LIBSVM's other types are refused as unsupported. */
-static rt_status head_svm_type(mr_reader *r, const char *p)
+/* svm_type c_svc | nu_svc | one_class | epsilon_svr | nu_svr. */
+static rt_status head_svm_type(mr_reader *r, const char *p, svm_model *m)
 {
-	static const char *const others[] = { "nu_svc", "one_class", "epsilon_svr", "nu_svr" };
 	char buf[64];
 	mr_word w;
-	rt_status st = one_value(r, p, "svm_type c_svc", &w);
-	if (st || (w.len == 5 && !strncmp(w.s, "c_svc", 5)))
+	rt_status st = one_value(r, p, "svm_type NAME", &w);
+	if (st)
 		return st;
-	for (size_t i = 0; i < sizeof others / sizeof *others; i++)
-		if ((size_t)w.len == strlen(others[i]) && !strncmp(w.s, others[i], (size_t)w.len))
-			return fail_at(r, RT_ERR_UNSUPPORTED, "expected 'svm_type c_svc' (only C-SVC "
-				       "models are supported), got svm_type %s", quoted(&w, buf, sizeof buf));
-	return fail_at(r, RT_ERR_INPUT, "expected 'svm_type c_svc', got svm_type %s",
-		       quoted(&w, buf, sizeof buf));
+	for (int t = 0; t < SVM_TYPE_COUNT; t++)
+		if ((size_t)w.len == strlen(svm_type_names[t]) &&
+		    !strncmp(w.s, svm_type_names[t], (size_t)w.len))
+			return (m->type = t, RT_OK);
+	return fail_at(r, RT_ERR_INPUT, "expected an svm_type of c_svc, nu_svc, one_class, "
+		       "epsilon_svr or nu_svr, got svm_type %s", quoted(&w, buf, sizeof buf));
+}
+
+/* One-class and regression: nr_class 2, and the classes' arrays as
+ * svm_model's rule has them (whatever label / nr_sv lines said). */
+static rt_status single_classes(mr_reader *r, const mr_head *h, svm_model *m)
+{
+	if (m->nr_class != 2)
+		return fail_at(r, RT_ERR_INPUT, "expected 'nr_class 2' for svm_type %s (line %ld), got "
+			       "nr_class %d (line %ld)", svm_type_names[m->type], h->at[K_SVM_TYPE],
+			       m->nr_class, h->at[K_NR_CLASS]);
+	free(m->label);
+	free(m->nsv);
+	m->label = rt_malloc(2 * sizeof *m->label, r->err);
+	m->nsv = rt_malloc(2 * sizeof *m->nsv, r->err);
+	if (!m->label || !m->nsv)
+		return RT_ERR_SYSTEM;
+	m->label[0] = 1;
+	m->label[1] = -1;
+	m->nsv[0] = m->total_sv;
+	m->nsv[1] = 0;
+	return RT_OK;
 }
 
 /* kernel_type linear|polynomial|rbf|sigmoid; precomputed is unsupported. */
@@ -520,13 +547,13 @@ static rt_status head_list(mr_reader *r, mr_head *h, int key, const char *p, svm
 }
 
 /* At "SV": every line this model needs was given. */
-static rt_status head_complete(mr_reader *r, const mr_head *h, const svm_model *m)
+static rt_status head_complete(mr_reader *r, const mr_head *h, svm_model *m)
 {
 	static const int need[] = { K_SVM_TYPE, K_KERNEL_TYPE, K_NR_CLASS, K_TOTAL_SV, K_RHO,
 				    K_LABEL, K_NR_SV };
 	char buf[96];
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-		if (!h->at[need[i]])
+		if (!h->at[need[i]] && !(SVM_IS_SINGLE(m->type) && need[i] >= K_LABEL))
 			return fail_at(r, RT_ERR_INPUT, "expected a '%s' line before 'SV', got %s",
 				       head_keys[need[i]], shown(r, buf, sizeof buf));
 	for (int key = K_DEGREE; key <= K_COEF0; key++) {
@@ -537,7 +564,7 @@ static rt_status head_complete(mr_reader *r, const mr_head *h, const svm_model *
 				       "%s, line %ld, needs it), got %s", head_keys[key], kernel_names[t],
 				       h->at[K_KERNEL_TYPE], shown(r, buf, sizeof buf));
 	}
-	return RT_OK;
+	return SVM_IS_SINGLE(m->type) ? single_classes(r, h, m) : RT_OK;
 }
 
 /* One header line: its key, once, then the key's own check. */
@@ -566,7 +593,7 @@ static rt_status head_line(mr_reader *r, mr_head *h, svm_model *m, int *done)
 			       "got another: %s", head_keys[key], h->at[key], shown(r, buf, sizeof buf));
 	h->at[key] = r->line;
 	if (key == K_SVM_TYPE)
-		return head_svm_type(r, p);
+		return head_svm_type(r, p, m);
 	if (key == K_KERNEL_TYPE)
 		return head_kernel_type(r, p, m);
 	if (key >= K_RHO)

@@ -119,6 +119,14 @@ static void point_kernels(const svm_model *m, const pred_model *pm, const svm_da
 	}
 }
 
+/* What a model predicts from the winning class and the decision values:
+ * a regression the value itself, else the class's label (one-class: +1
+ * for a value > 0, else -1, by svm_model's labels). */
+static double pred_value(const svm_model *m, int best, const double *dec)
+{
+	return SVM_IS_SVR(m->type) ? dec[0] : m->label[best];
+}
+
 /* The winning class of point i of d; kv[total_sv], dec[npairs] are filled. */
 static int predict_point(const svm_model *m, const pred_model *pm, const svm_data *d, long i,
 			 double *pivot, double *kv, double *dec)
@@ -154,7 +162,7 @@ static void cpu_body(void *ctx, long begin, long end, int thread)
 	for (long i = begin; i < end; i++) {
 		double *dec = c->dec ? c->dec + (size_t)i * c->pm->npairs : kv + c->m->total_sv;
 		int best = predict_point(c->m, c->pm, c->d, i, pivot, kv, dec);
-		c->pred[i] = c->m->label[best];
+		c->pred[i] = pred_value(c->m, best, dec);
 	}
 	free(kv);
 }
@@ -167,8 +175,10 @@ double svm_predict_row(const svm_model *m, const svm_data *d, long i)
 	if (pred_model_make(m, d, &pm, &err) != RT_OK)
 		return NAN;
 	kv = point_room(m, &pm, &pivot);
-	if (kv)
-		label = m->label[predict_point(m, &pm, d, i, pivot, kv, kv + m->total_sv)];
+	if (kv) {
+		int best = predict_point(m, &pm, d, i, pivot, kv, kv + m->total_sv);
+		label = pred_value(m, best, kv + m->total_sv);
+	}
 	free(kv);
 	free(pm.sqv);
 	return label;
@@ -399,14 +409,14 @@ static rt_status run_batch(pred_gpu *g, const svm_model *m, const pred_model *pm
 	    (st = launch_batch(g, m, pm, nb, err)) ||
 	    (st = gpu_download(g->ctx, h->best, g->best, (size_t)nb * sizeof *h->best, err)))
 		return st;
-	if (dec && (st = gpu_download(g->ctx, h->dec, g->dec, bp * (size_t)pm->npairs * sizeof *h->dec,
+	if ((dec || SVM_IS_SVR(m->type)) && (st = gpu_download(g->ctx, h->dec, g->dec, bp * (size_t)pm->npairs * sizeof *h->dec,
 				      err)))
 		return st;
 	for (long i = 0; i < nb; i++) {
 		if (h->best[i] < 0 || h->best[i] >= pm->k)
 			return rt_fail(err, RT_ERR_INTERNAL, "svm GPU prediction: point %ld: class %d of %d",
 				       first + i, h->best[i], pm->k);
-		pred[first + i] = m->label[h->best[i]];
+		pred[first + i] = SVM_IS_SVR(m->type) ? h->dec[i] : m->label[h->best[i]];
 		for (int p = 0; dec && p < pm->npairs; p++)
 			dec[(size_t)(first + i) * pm->npairs + p] = h->dec[(size_t)p * bp + i];
 	}
@@ -420,9 +430,11 @@ static rt_status run_batches(pred_gpu *g, const svm_model *m, const pred_model *
 	size_t bp = (size_t)g->bpad;
 	host_batch h = { rt_malloc(bp * (size_t)(pm->nf ? pm->nf : 1) * sizeof(float), err),
 			 rt_malloc(bp * sizeof(double), err),
-			 dec ? rt_malloc(bp * (size_t)pm->npairs * sizeof(double), err) : NULL,
+			 dec || SVM_IS_SVR(m->type) ? rt_malloc(bp * (size_t)pm->npairs * sizeof(double), err)
+			 : NULL,
 			 rt_malloc(bp * sizeof(int), err) };
-	rt_status st = h.xt && h.sqx && h.best && (h.dec || !dec) ? RT_OK : RT_ERR_SYSTEM;
+	rt_status st = h.xt && h.sqx && h.best && (h.dec || !(dec || SVM_IS_SVR(m->type)))
+		       ? RT_OK : RT_ERR_SYSTEM;
 	for (long first = 0; st == RT_OK && first < d->n; first += g->bpad) {
 		long nb = d->n - first < g->bpad ? d->n - first : g->bpad;
 		st = run_batch(g, m, pm, d, first, (int)nb, &h, pred, dec, err);
@@ -486,6 +498,14 @@ rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, doub
 		st = svm_predict_batch_cpu(m, d, pred, NULL, err);
 	if (st != RT_OK)
 		return st;
+	if (SVM_IS_SVR(m->type)) {   /* a regression: the mean squared error */
+		double se = 0;
+		for (long i = 0; i < d->n; i++)
+			se += (pred[i] - d->y[i]) * (pred[i] - d->y[i]);
+		if (acc)
+			*acc = d->n ? se / d->n : NAN;
+		return RT_OK;
+	}
 	for (long i = 0; i < d->n; i++)
 		right += pred[i] == d->y[i];
 	if (acc)

@@ -31,7 +31,7 @@ int svm_shard_owns(const svm_params *p, long g)
 
 /* What a pair sends besides its alpha. */
 typedef struct pair_head {
-	double rho, obj, nu;
+	double rho, obj, nu, extra;
 	long iterations, nsv, nbsv;
 } pair_head;
 
@@ -82,7 +82,7 @@ static rt_status pack_mine(svm_binary *const *bin, svm_pair_stats *const *stats,
 	if (!(*buf = rt_malloc(*bytes + 1, err)))
 		return RT_ERR_SYSTEM;
 	for (long g = rank; g < total; g += size) {
-		pair_head h = { bin[g]->rho, bin[g]->obj, stats[g]->nu, bin[g]->iterations,
+		pair_head h = { bin[g]->rho, bin[g]->obj, stats[g]->nu, stats[g]->extra, bin[g]->iterations,
 				bin[g]->nsv, bin[g]->nbsv };
 		memcpy(*buf + at, &h, sizeof h);
 		memcpy(*buf + at + sizeof h, bin[g]->alpha, (size_t)n[g] * sizeof(double));
@@ -112,7 +112,7 @@ static rt_status unpack_all(const char *all, svm_binary *const *bin, svm_pair_st
 			bin[g]->iterations = h.iterations;
 			bin[g]->nsv = h.nsv;
 			bin[g]->nbsv = h.nbsv;
-			*stats[g] = (svm_pair_stats){ h.iterations, h.nsv, h.nbsv, h.nu };
+			*stats[g] = (svm_pair_stats){ h.iterations, h.nsv, h.nbsv, h.nu, h.extra };
 			if (history &&
 			    unpack_history(all + at + pair_bytes(n[g], 0), &bin[g]->hist, err) != RT_OK)
 				return RT_ERR_SYSTEM;

@@ -41,6 +41,8 @@ typedef struct solver {
 	const signed char *y;
 	long n;
 	const svm_params *p;
+	const svm_kernel_params *kp;   /* p->kernel */
+	const svm_extra *ex;       /* NULL: C-SVC's problem */
 	double Cp, Cn;
 	long pair;                 /* the problem's name in checkpoints: (p->ckpt_model, pair) */
 	long it0;                  /* iterations done before (resumed), else 0 */
@@ -71,14 +73,14 @@ static void fill_body(void *ctx, long begin, long end, int thread)
 		for (long k = begin; k < end; k++) {
 			double dot = svm_row_dot(s->d, s->idx[k], s->pivot, s->d->nfeat);
 			s->fill_out[k] = (float)(s->y[i] * s->y[k] *
-						 svm_kernel_dot(&s->p->kernel, dot, s->sq[i], s->sq[k]));
+						 svm_kernel_dot(s->kp, dot, s->sq[i], s->sq[k]));
 		}
 		return;
 	}
 	const float *xi = point(s, i);
 	for (long k = begin; k < end; k++)
 		s->fill_out[k] = (float)(s->y[i] * s->y[k] *
-					 svm_kernel(&s->p->kernel, xi, point(s, k), s->d->nfeat,
+					 svm_kernel(s->kp, xi, point(s, k), s->d->nfeat,
 						    s->sq[i], s->sq[k]));
 }
 
@@ -102,7 +104,7 @@ static rt_status overflow_error(const svm_kernel_params *k, long a, long b, doub
 /* The error for a non-finite kernel value between solver points i and j. */
 static rt_status kernel_overflow(const solver *s, long i, long j, double v, rt_error *err)
 {
-	return overflow_error(&s->p->kernel, s->idx[i], s->idx[j], v, err);
+	return overflow_error(s->kp, s->idx[i], s->idx[j], v, err);
 }
 
 /* K(x, x) of the problem's points, as the solver stores it (a float). */
@@ -235,11 +237,121 @@ static long select_j(const solver *s, long i, const float *qi, double gmax, doub
 	return best;
 }
 
+/* The nu-form's working pair (Chang & Lin 2011, 4.1.3): i+ and i- the
+ * largest -G in I_up among y = +1 / largest G in I_up among y = -1 (I_up:
+ * alpha < C for +1, alpha > 0 for -1), then j by the second-order gain
+ * against the i of its own sign; *i gets that i, *stop 1 when the larger
+ * of the two signs' violations is below eps (or there is no j). */
+static rt_status select_nu(solver *s, long *i, long *j, int *stop, rt_error *err)
+{
+	double gp = -INFINITY, gn = -INFINITY, gp2 = -INFINITY, gn2 = -INFINITY, best = INFINITY;
+	long ip = -1, in = -1;
+	const float *qp = NULL, *qn = NULL;
+	rt_status st;
+	for (long t = 0; t < s->n; t++) {
+		if (s->y[t] > 0 && !at_upper(s, t) && -s->G[t] >= gp)
+			gp = -s->G[t], ip = t;
+		if (s->y[t] < 0 && !at_lower(s, t) && s->G[t] >= gn)
+			gn = s->G[t], in = t;
+	}
+	if (ip >= 0 && (st = q_row(s, ip, &qp, err)) != RT_OK)
+		return st;
+	if (in >= 0 && (st = q_row(s, in, &qn, err)) != RT_OK)
+		return st;
+	if (ip >= 0 && (st = q_row(s, ip, &qp, err)) != RT_OK)   /* in's row may have evicted ip's */
+		return st;
+	*j = -1;
+	for (long t = 0; t < s->n; t++) {
+		int pos = s->y[t] > 0;
+		if (pos ? at_lower(s, t) : at_upper(s, t))
+			continue;
+		double v = pos ? s->G[t] : -s->G[t], diff = (pos ? gp : gn) + v;
+		if (pos && v >= gp2)
+			gp2 = v;
+		if (!pos && v >= gn2)
+			gn2 = v;
+		if (diff > 0) {
+			long a = pos ? ip : in;
+			double obj = -svm_wss2_gain(diff, s->QD[a], s->QD[t], s->y[a], s->y[t],
+						    (pos ? qp : qn)[t]);
+			if (obj <= best) {
+				best = obj;
+				*j = t;
+			}
+		}
+	}
+	*stop = fmax(gp + gp2, gn + gn2) < s->p->eps || *j < 0;
+	*i = *j >= 0 ? (s->y[*j] > 0 ? ip : in) : -1;
+	return RT_OK;
+}
+
+/* The working pair by the problem's rule; *qi gets row i; *stop as select_nu's. */
+static rt_status select_pair(solver *s, long *i, long *j, const float **qi, int *stop,
+			     rt_error *err)
+{
+	double gmax, gmax2;
+	rt_status st;
+	if (s->ex && s->ex->nu) {
+		if ((st = select_nu(s, i, j, stop, err)) != RT_OK || *stop)
+			return st;
+		return q_row(s, *i, qi, err);
+	}
+	*i = select_i(s, &gmax);
+	if (*i < 0)
+		return (*stop = 1, RT_OK);
+	if ((st = q_row(s, *i, qi, err)) != RT_OK)
+		return st;
+	*j = select_j(s, *i, *qi, gmax, &gmax2);
+	*stop = gmax + gmax2 < s->p->eps || *j < 0;
+	return RT_OK;
+}
+
 /* The analytic update of alpha_i, alpha_j (svm_core.h). */
 static void update_pair(solver *s, long i, long j, const float *qi)
 {
 	svm_update_pair(&s->alpha[i], &s->alpha[j], s->y[i], s->y[j], bound(s, i), bound(s, j),
 			s->G[i], s->G[j], s->QD[i], s->QD[j], qi[j]);
+}
+
+/* The nu-form's rho and r: per sign, the mean G of its free points (else
+ * the middle of the feasible range); r = (r+ + r-) / 2, rho = (r+ - r-) / 2. */
+static void nu_rho(svm_binary *out, const double *alpha, const double *G, const signed char *y,
+		   long n, double Cp, double Cn)
+{
+	double ub[2] = { INFINITY, INFINITY }, lb[2] = { -INFINITY, -INFINITY }, sum[2] = { 0, 0 };
+	double r[2];
+	long nfree[2] = { 0, 0 };
+	for (long i = 0; i < n; i++) {
+		int s = y[i] > 0 ? 0 : 1;
+		if (alpha[i] >= (y[i] > 0 ? Cp : Cn))
+			lb[s] = fmax(lb[s], G[i]);
+		else if (alpha[i] <= 0)
+			ub[s] = fmin(ub[s], G[i]);
+		else {
+			nfree[s]++;
+			sum[s] += G[i];
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		r[s] = nfree[s] > 0 ? sum[s] / nfree[s] : (ub[s] + lb[s]) / 2;
+	out->r = (r[0] + r[1]) / 2;
+	out->rho = (r[0] - r[1]) / 2;
+}
+
+void svm_binary_finish_ex(svm_binary *out, double *alpha, const double *G, const signed char *y,
+			  long n, double Cp, double Cn, const svm_extra *ex)
+{
+	svm_binary_finish(out, alpha, G, y, n, Cp, Cn);
+	if (!ex)
+		return;
+	if (ex->lin) {   /* 1/2 a'Qa + lin'a = 1/2 sum a_i (G_i + lin_i) */
+		out->obj = 0;
+		for (long i = 0; i < n; i++)
+			out->obj += alpha[i] * (G[i] + ex->lin[i]);
+		out->obj /= 2;
+	}
+	if (ex->nu)
+		nu_rho(out, alpha, G, y, n, Cp, Cn);
 }
 
 void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const signed char *y,
@@ -265,6 +377,7 @@ void svm_binary_finish(svm_binary *out, double *alpha, const double *G, const si
 	}
 	out->obj /= 2;
 	out->rho = nr_free > 0 ? sum_free / nr_free : (ub + lb) / 2;
+	out->r = 0;
 	out->alpha = alpha;
 }
 
@@ -349,18 +462,13 @@ static rt_status smo_loop(solver *s, long *iterations, rt_error *err)
 	rt_status st;
 	for (; !done && it < max_iter && !rt_stop_requested(); it++) {
 		const float *qi, *qj;
-		double gmax, gmax2;
+		long i, j;
+		int stop;
 		if (svm_history_due(s->hist, it))
 			history_point(s, it);
-		long i = select_i(s, &gmax), j;
-		if (i < 0) {
-			done = 1;
-			break;
-		}
-		if ((st = q_row(s, i, &qi, err)) != RT_OK)
+		if ((st = select_pair(s, &i, &j, &qi, &stop, err)) != RT_OK)
 			return st;
-		j = select_j(s, i, qi, gmax, &gmax2);
-		if (gmax + gmax2 < s->p->eps || j < 0) {
+		if (stop) {
 			done = 1;
 			break;
 		}
@@ -404,29 +512,92 @@ rt_status svm_check_solved(svm_binary *out, long n, rt_error *err)
 }
 
 static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
-			   rt_error *err);
+			   const svm_params *p, double Cp, double Cn, const svm_extra *ex, long pair,
+			   svm_binary *out, rt_error *err);
 
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
 			   rt_error *err)
 {
+	return svm_solve_general(d, idx, y, n, p, Cp, Cn, NULL, pair, out, err);
+}
+
+rt_status svm_solve_general(const svm_data *d, const long *idx, const signed char *y, long n,
+			    const svm_params *p, double Cp, double Cn, const svm_extra *ex,
+			    long pair, svm_binary *out, rt_error *err)
+{
 	rt_status st = p->gpu ? svm_check_diagonal(d, idx, n, &p->kernel, err) : RT_OK;
-	if (st == RT_OK)
-		st = p->gpu ? svm_gpu_solve_binary(d, idx, y, n, p, Cp, Cn, pair, out, err)
-			    : solve_cpu(d, idx, y, n, p, Cp, Cn, pair, out, err);
+	if (st == RT_OK && p->gpu) {
+		svm_gpu_problem one = { d, p->kernel, idx, y, n, Cp, Cn, out, { NULL, NULL },
+					p->ckpt_model, pair, ex };
+		st = svm_gpu_solve_many(p, &one, 1, err);
+	} else if (st == RT_OK) {
+		st = solve_cpu(d, idx, y, n, p, Cp, Cn, ex, pair, out, err);
+	}
 	return st == RT_OK ? svm_check_solved(out, n, err) : st;
 }
 
+/* Room for one Q row and the solver fields fill_body reads. */
+static rt_status row_solver(solver *s, const svm_data *d, const long *idx,
+			    const signed char *y, long n, const svm_kernel_params *k, rt_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->d = d; s->idx = idx; s->y = y; s->n = n; s->kp = k;
+	s->sq = rt_malloc((size_t)n * sizeof(double) + 1, err);
+	s->fill_out = rt_malloc((size_t)n * sizeof(float) + 1, err);
+	if (d->sparse)
+		s->pivot = rt_calloc((size_t)d->nfeat + 1, sizeof *s->pivot, err);
+	if (!s->sq || !s->fill_out || (d->sparse && !s->pivot))
+		return RT_ERR_SYSTEM;
+	for (long i = 0; i < n; i++)
+		s->sq[i] = d->sparse ? d->sq[idx[i]] : svm_row_sq(d, idx[i], d->nfeat);
+	return RT_OK;
+}
+
+rt_status svm_initial_gradient(const svm_data *d, const long *idx, const signed char *y, long n,
+			       const svm_kernel_params *k, const svm_extra *ex, double *alpha,
+			       double *G, rt_error *err)
+{
+	solver s;
+	rt_status st;
+	for (long i = 0; i < n; i++) {
+		alpha[i] = ex && ex->alpha0 ? ex->alpha0[i] : 0;
+		G[i] = ex && ex->lin ? ex->lin[i] : -1.0;
+	}
+	if (!ex || !ex->alpha0)   /* alpha 0: G is the linear term */
+		return RT_OK;
+	st = row_solver(&s, d, idx, y, n, k, err);
+	for (long i = 0; st == RT_OK && i < n; i++) {
+		if (alpha[i] == 0)
+			continue;
+		s.fill_row = i;
+		if (d->sparse)
+			svm_row_scatter(d, idx[i], s.pivot, d->nfeat);
+		st = cpu_parallel_for(n, 2048, fill_body, &s, err);
+		if (d->sparse)
+			svm_row_unscatter(d, idx[i], s.pivot, d->nfeat);
+		for (long t = 0; st == RT_OK && t < n; t++) {
+			if (!isfinite(s.fill_out[t]))
+				st = kernel_overflow(&s, i, t, s.fill_out[t], err);
+			G[t] += alpha[i] * s.fill_out[t];
+		}
+	}
+	free(s.sq);
+	free(s.fill_out);
+	free(s.pivot);
+	return st;
+}
+
 static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char *y, long n,
-			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
-			   rt_error *err)
+			   const svm_params *p, double Cp, double Cn, const svm_extra *ex, long pair,
+			   svm_binary *out, rt_error *err)
 {
 	solver s;
 	rt_status st;
 	memset(&s, 0, sizeof s);
 	memset(out, 0, sizeof *out);
 	s.d = d; s.idx = idx; s.y = y; s.n = n; s.p = p; s.Cp = Cp; s.Cn = Cn; s.pair = pair;
+	s.kp = &p->kernel; s.ex = ex;
 	s.alpha = rt_calloc((size_t)n, sizeof(double), err);
 	s.G = rt_malloc((size_t)n * sizeof(double), err);
 	s.QD = rt_malloc((size_t)n * sizeof(double), err);
@@ -439,7 +610,6 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 		for (long i = 0; i < n; i++)
 			s.sq[i] = d->sparse ? d->sq[idx[i]] : svm_row_sq(d, idx[i], d->nfeat);
 		for (long i = 0; i < n; i++) {
-			s.G[i] = -1.0;
 			s.QD[i] = d->sparse ? svm_kernel_dot(&p->kernel, s.sq[i], s.sq[i], s.sq[i])
 				  : svm_kernel(&p->kernel, point(&s, i), point(&s, i), d->nfeat,
 					       s.sq[i], s.sq[i]);
@@ -448,6 +618,8 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 				break;
 			}
 		}
+		if (st == RT_OK)
+			st = svm_initial_gradient(d, idx, y, n, &p->kernel, ex, s.alpha, s.G, err);
 		if (st == RT_OK && p->history && (st = svm_history_start(&out->hist, n, p->history, err)) == RT_OK)
 			s.hist = &out->hist;
 		if (st == RT_OK && p->ckpt)   /* resumed: alpha, G, the count and history as recorded */
@@ -458,7 +630,7 @@ static rt_status solve_cpu(const svm_data *d, const long *idx, const signed char
 	}
 	if (st == RT_OK) {
 		long iterations = out->iterations;
-		svm_binary_finish(out, s.alpha, s.G, y, n, Cp, Cn);
+		svm_binary_finish_ex(out, s.alpha, s.G, y, n, Cp, Cn, ex);
 		out->iterations = iterations;
 		s.alpha = NULL;
 	} else {

@@ -5,7 +5,14 @@
  * on the GPU all pairs are solved at once; in a `run` of several MPI ranks
  * each rank solves its share and rank 0 gathers them, svm_shard.c), the
  * support vectors of all pairs gathered by class, and prediction by one-vs-
- * one votes. */
+ * one votes. nu-SVC's pairs are the same, each LIBSVM's nu-problem (Chang &
+ * Lin 2011, 2.2: bounds 1, e'a = nu n, the start filling each sign's nu n / 2
+ * in data order), its coefficients, rho and objective scaled by 1/r after.
+ * One-class and the regressions have one problem over every point:
+ * one-class's (bounds 1, e'a = nu n, the first nu n points at 1), epsilon-
+ * SVR's and nu-SVR's of 2n variables (a+ with y = +1, then a- with y = -1,
+ * linear terms eps -/+ z, nu-SVR's start min(C, C nu n / 2 left) on both);
+ * a point's coefficient is a+ - a-. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,43 @@ static rt_status group_classes(const svm_data *d, svm_model *m, int *cls, rt_err
 	if (m->nr_class < 2)
 		return rt_fail(err, RT_ERR_INPUT, "svm: the training data has one class (%d); "
 			       "C-SVC needs two or more", m->nr_class ? m->label[0] : 0);
+	return RT_OK;
+}
+
+const char *const svm_type_names[SVM_TYPE_COUNT] = { "c_svc", "nu_svc", "one_class",
+						      "epsilon_svr", "nu_svr" };
+
+/* nu-SVC: nu (n_a + n_b) / 2 <= min(n_a, n_b) for every pair of classes
+ * (else the problem has no feasible point; LIBSVM's check). */
+static rt_status nu_feasible(const svm_data *d, const svm_model *m, const int *cls, double nu,
+			     rt_error *err)
+{
+	long *per = rt_calloc((size_t)m->nr_class, sizeof *per, err);
+	rt_status st = per ? RT_OK : RT_ERR_SYSTEM;
+	for (long i = 0; per && i < d->n; i++)
+		per[cls[i]]++;
+	for (int a = 0; st == RT_OK && a < m->nr_class; a++)
+		for (int b = a + 1; st == RT_OK && b < m->nr_class; b++)
+			if (nu * (double)(per[a] + per[b]) / 2 > (double)(per[a] < per[b] ? per[a] : per[b]))
+				st = rt_fail(err, RT_ERR_INPUT, "svm: nu-SVC: nu %g is infeasible for "
+					     "classes %d (%ld points) and %d (%ld points): nu (n1 + n2) / 2 "
+					     "must be at most min(n1, n2); lower nu", nu, m->label[a],
+					     per[a], m->label[b], per[b]);
+	free(per);
+	return st;
+}
+
+/* One-class and the regressions: one "pair", every point in class 0. */
+static rt_status single_class(const svm_data *d, svm_model *m, int *cls, rt_error *err)
+{
+	if (d->n < 1)
+		return rt_fail(err, RT_ERR_INPUT, "svm: the training data has no points");
+	m->nr_class = 2;
+	if (!(m->label = rt_malloc(2 * sizeof *m->label, err)))
+		return RT_ERR_SYSTEM;
+	m->label[0] = 1;
+	m->label[1] = -1;
+	memset(cls, 0, (size_t)d->n * sizeof *cls);
 	return RT_OK;
 }
 
@@ -160,19 +204,154 @@ static void pair_done(svm_binary *bin, const signed char *y, long n, double Cp, 
 		bin->alpha[i] *= y[i];
 	}
 	*stats = (svm_pair_stats){ bin->iterations, bin->nsv, bin->nbsv,
-				   Cp == Cn ? sum / (Cp * n) : NAN };
+				   Cp == Cn ? sum / (Cp * n) : NAN, NAN };
+}
+
+/* One problem of a model as the solvers take it: its variables' points,
+ * signs and bounds, and (types other than C-SVC) the linear term and start. */
+typedef struct pair_task {
+	long *idx;
+	signed char *y;
+	long n;                    /* variables (the regressions: 2 per point) */
+	double Cp, Cn;
+	double *lin, *alpha0;
+	svm_extra ex;
+	const svm_extra *exp;      /* &ex, or NULL for C-SVC */
+} pair_task;
+
+static void task_free(pair_task *t)
+{
+	free(t->idx);
+	free(t->y);
+	free(t->lin);
+	free(t->alpha0);
+	memset(t, 0, sizeof *t);
+}
+
+/* nu-SVC's start: each sign's share nu n / 2 filled in order, at most 1 each. */
+static void nu_svc_start(pair_task *t, double nu)
+{
+	double left[2] = { nu * (double)t->n / 2, nu * (double)t->n / 2 };
+	for (long i = 0; i < t->n; i++) {
+		double *l = &left[t->y[i] > 0 ? 0 : 1];
+		t->alpha0[i] = *l < 1.0 ? *l : 1.0;
+		*l -= t->alpha0[i];
+	}
+}
+
+/* One-class, epsilon-SVR and nu-SVR over every point of d. */
+static void single_task(const svm_data *d, const svm_params *p, pair_task *t)
+{
+	long n = d->n, two = SVM_IS_SVR(p->type);
+	double left = p->C * p->nu * (double)n / 2;
+	long full = (long)(p->nu * (double)n);
+	t->n = two ? 2 * n : n;
+	t->Cp = t->Cn = p->type == SVM_ONE_CLASS ? 1.0 : p->C;
+	for (long i = 0; i < n; i++) {
+		t->idx[i] = i;
+		t->y[i] = 1;
+		if (p->type == SVM_ONE_CLASS) {
+			t->alpha0[i] = i < full ? 1.0 : i == full ? p->nu * (double)n - (double)full : 0;
+			continue;
+		}
+		t->idx[i + n] = i;
+		t->y[i + n] = -1;
+		t->lin[i] = (p->type == SVM_EPSILON_SVR ? p->p_eps : 0) - d->y[i];
+		t->lin[i + n] = (p->type == SVM_EPSILON_SVR ? p->p_eps : 0) + d->y[i];
+		if (p->type == SVM_NU_SVR) {
+			t->alpha0[i] = t->alpha0[i + n] = left < p->C ? left : p->C;
+			left -= t->alpha0[i];
+		}
+	}
+}
+
+/* The problem of pair (a, b) of model m (one-class, SVR: the model's one). */
+static rt_status task_make(const svm_data *d, const int *cls, const svm_params *p,
+			   const svm_model *m, int a, int b, pair_task *t, rt_error *err)
+{
+	size_t vars = (size_t)d->n * (SVM_IS_SVR(p->type) ? 2 : 1) + 1;
+	memset(t, 0, sizeof *t);
+	t->idx = rt_malloc(vars * sizeof *t->idx, err);
+	t->y = rt_malloc(vars, err);
+	if (p->type != SVM_C_SVC) {
+		t->lin = rt_calloc(vars, sizeof *t->lin, err);
+		t->alpha0 = rt_calloc(vars, sizeof *t->alpha0, err);
+	}
+	if (!t->idx || !t->y || (p->type != SVM_C_SVC && (!t->lin || !t->alpha0))) {
+		task_free(t);
+		return RT_ERR_SYSTEM;
+	}
+	if (SVM_IS_SINGLE(p->type)) {
+		single_task(d, p, t);
+	} else {
+		t->n = pair_points(d, cls, a, b, t->idx, t->y);
+		t->Cp = p->type == SVM_NU_SVC ? 1.0 : p->C * class_weight(p, m->label[a]);
+		t->Cn = p->type == SVM_NU_SVC ? 1.0 : p->C * class_weight(p, m->label[b]);
+		if (p->type == SVM_NU_SVC)
+			nu_svc_start(t, p->nu);
+	}
+	if (p->type != SVM_C_SVC) {   /* one-class, nu-SVC: the linear term stays 0 */
+		t->ex = (svm_extra){ t->lin, t->alpha0, p->type == SVM_NU_SVC || p->type == SVM_NU_SVR };
+		t->exp = &t->ex;
+	}
+	return RT_OK;
+}
+
+/* A solved problem of another type than C-SVC: the coefficients per point
+ * (nu-SVC: y a / r, rho / r, obj / r^2; the regressions: a+ - a-, the
+ * first n of alpha), and what svm-train prints of it. */
+static void task_done(svm_binary *bin, const pair_task *t, const svm_params *p,
+		      svm_pair_stats *stats)
+{
+	long n = SVM_IS_SVR(p->type) ? t->n / 2 : t->n;
+	double sum = 0;
+	*stats = (svm_pair_stats){ bin->iterations, bin->nsv, bin->nbsv, NAN, NAN };
+	if (p->type == SVM_NU_SVC) {
+		for (long i = 0; i < n; i++)
+			bin->alpha[i] *= t->y[i] / bin->r;
+		bin->rho /= bin->r;
+		bin->obj /= bin->r * bin->r;
+		stats->extra = 1 / bin->r;
+	}
+	if (!SVM_IS_SVR(p->type))
+		return;
+	stats->nsv = stats->nbsv = 0;
+	for (long i = 0; i < n; i++) {
+		bin->alpha[i] -= bin->alpha[i + n];
+		sum += fabs(bin->alpha[i]);
+		stats->nsv += bin->alpha[i] != 0;
+		stats->nbsv += fabs(bin->alpha[i]) >= p->C;
+	}
+	bin->nsv = stats->nsv;
+	bin->nbsv = stats->nbsv;
+	if (p->type == SVM_EPSILON_SVR)
+		stats->nu = sum / (p->C * (double)n);
+	else
+		stats->extra = -bin->r;
+}
+
+/* A solved problem: its coefficients and what svm-train prints of it. */
+static void problem_done(svm_binary *bin, const pair_task *t, const svm_params *p,
+			 svm_pair_stats *stats)
+{
+	if (p->type == SVM_C_SVC) {
+		pair_done(bin, t->y, t->n, t->Cp, t->Cn, stats);
+	} else {
+		task_done(bin, t, p, stats);
+	}
 }
 
 /* Solves pair q = (a, b) into bin. */
 static rt_status solve_pair(const svm_data *d, const int *cls, const svm_params *p, svm_model *m,
-			    int q, int a, int b, long *idx, signed char *y, svm_binary *bin,
-			    svm_pair_stats *stats, rt_error *err)
+			    int q, int a, int b, svm_binary *bin, svm_pair_stats *stats, rt_error *err)
 {
-	long n = pair_points(d, cls, a, b, idx, y);
-	double Cp = p->C * class_weight(p, m->label[a]), Cn = p->C * class_weight(p, m->label[b]);
-	rt_status st = svm_solve_binary(d, idx, y, n, p, Cp, Cn, q, bin, err);
+	pair_task t;
+	rt_status st = task_make(d, cls, p, m, a, b, &t, err);
 	if (st == RT_OK)
-		pair_done(bin, y, n, Cp, Cn, stats);
+		st = svm_solve_general(d, t.idx, t.y, t.n, p, t.Cp, t.Cn, t.exp, q, bin, err);
+	if (st == RT_OK)
+		problem_done(bin, &t, p, stats);
+	task_free(&t);
 	return st;
 }
 
@@ -196,7 +375,11 @@ static rt_status job_begin(train_job *j, rt_error *err)
 	j->cls = rt_malloc((size_t)j->d->n * sizeof *j->cls + 1, err);
 	if (!j->cls)
 		return RT_ERR_SYSTEM;
-	rt_status st = group_classes(j->d, m, j->cls, err);
+	m->type = j->p->type;
+	rt_status st = SVM_IS_SINGLE(m->type) ? single_class(j->d, m, j->cls, err)
+		       : group_classes(j->d, m, j->cls, err);
+	if (st == RT_OK && m->type == SVM_NU_SVC)
+		st = nu_feasible(j->d, m, j->cls, j->p->nu, err);
 	if (st != RT_OK)
 		return st;
 	j->npairs = m->nr_class * (m->nr_class - 1) / 2;
@@ -273,20 +456,13 @@ static pair_ref *list_pairs(const train_job *jobs, int count, long *total, rt_er
 /* This rank's pairs, one after another on the CPU. */
 static rt_status solve_jobs_cpu(train_job *jobs, const pair_ref *list, long total, rt_error *err)
 {
-	long most = 0;
-	for (long g = 0; g < total; g++)
-		most = jobs[list[g].job].d->n > most ? jobs[list[g].job].d->n : most;
-	long *idx = rt_malloc((size_t)most * sizeof *idx + 1, err);
-	signed char *y = rt_malloc((size_t)most + 1, err);
-	rt_status st = idx && y ? RT_OK : RT_ERR_SYSTEM;
+	rt_status st = RT_OK;
 	for (long g = 0; st == RT_OK && g < total; g++) {
 		train_job *j = &jobs[list[g].job];
 		if (svm_shard_owns(j->p, g))
-			st = solve_pair(j->d, j->cls, j->p, j->m, list[g].q, list[g].a, list[g].b, idx,
-					y, &j->bin[list[g].q], &j->m->pairs[list[g].q], err);
+			st = solve_pair(j->d, j->cls, j->p, j->m, list[g].q, list[g].a, list[g].b,
+					&j->bin[list[g].q], &j->m->pairs[list[g].q], err);
 	}
-	free(idx);
-	free(y);
 	return st;
 }
 
@@ -296,24 +472,20 @@ static rt_status solve_jobs_gpu(train_job *jobs, const pair_ref *list, long tota
 {
 	int mine = 0;
 	svm_gpu_problem *pr = rt_calloc((size_t)total + 1, sizeof *pr, err);
+	pair_task *task = rt_calloc((size_t)total + 1, sizeof *task, err);
 	long *at = rt_calloc((size_t)total + 1, sizeof *at, err);   /* pr[i] is list[at[i]] */
-	rt_status st = pr && at ? RT_OK : RT_ERR_SYSTEM;
+	rt_status st = pr && at && task ? RT_OK : RT_ERR_SYSTEM;
 	for (long g = 0; st == RT_OK && g < total; g++) {
 		train_job *j = &jobs[list[g].job];
-		int a = list[g].a, b = list[g].b;
+		pair_task *t = &task[mine];
 		if (!svm_shard_owns(j->p, g))
 			continue;
-		long *idx = rt_malloc((size_t)j->d->n * sizeof *idx + 1, err);
-		signed char *y = rt_malloc((size_t)j->d->n + 1, err);
+		if ((st = task_make(j->d, j->cls, j->p, j->m, list[g].a, list[g].b, t, err)) != RT_OK)
+			break;
 		at[mine] = g;
-		pr[mine++] = (svm_gpu_problem){ j->d, j->p->kernel, idx, y, 0,
-						j->p->C * class_weight(j->p, j->m->label[a]),
-						j->p->C * class_weight(j->p, j->m->label[b]),
-						&j->bin[list[g].q], j->from, j->p->ckpt_model, list[g].q };
-		if (!idx || !y)
-			st = RT_ERR_SYSTEM;
-		else
-			pr[mine - 1].n = pair_points(j->d, j->cls, a, b, idx, y);
+		pr[mine++] = (svm_gpu_problem){ j->d, j->p->kernel, t->idx, t->y, t->n, t->Cp, t->Cn,
+						&j->bin[list[g].q], j->from, j->p->ckpt_model,
+						list[g].q, t->exp };
 	}
 	/* the CPU's divergence checks, before and after (svm_solve_binary's) */
 	for (int r = 0; st == RT_OK && r < mine; r++)
@@ -323,12 +495,11 @@ static rt_status solve_jobs_gpu(train_job *jobs, const pair_ref *list, long tota
 	for (int r = 0; st == RT_OK && r < mine; r++)
 		st = svm_check_solved(pr[r].out, pr[r].n, err);
 	for (int r = 0; st == RT_OK && r < mine; r++)
-		pair_done(pr[r].out, pr[r].y, pr[r].n, pr[r].Cp, pr[r].Cn,
-			  &jobs[list[at[r]].job].m->pairs[list[at[r]].q]);
-	for (int i = 0; pr && i < mine; i++) {
-		free((void *)pr[i].idx);
-		free((void *)pr[i].y);
-	}
+		problem_done(pr[r].out, &task[r], jobs[list[at[r]].job].p,
+			     &jobs[list[at[r]].job].m->pairs[list[at[r]].q]);
+	for (int i = 0; task && i < mine; i++)
+		task_free(&task[i]);
+	free(task);
 	free(pr);
 	free(at);
 	return st;
@@ -369,12 +540,32 @@ static rt_status solve_jobs(train_job *jobs, int count, rt_error *err)
 	return st;
 }
 
+rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err)
+{
+	int t = p->type;
+	if (t < 0 || t >= SVM_TYPE_COUNT)
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm type %d: expected 0 (c_svc), 1 (nu_svc), "
+			       "2 (one_class), 3 (epsilon_svr) or 4 (nu_svr)", who, t);
+	if ((t == SVM_NU_SVC || t == SVM_ONE_CLASS || t == SVM_NU_SVR) &&
+	    !(p->nu > 0 && p->nu <= 1))
+		return rt_fail(err, RT_ERR_INPUT, "%s: nu %g: expected a number in (0, 1] for %s", who,
+			       p->nu, svm_type_names[t]);
+	if (t == SVM_EPSILON_SVR && !(p->p_eps >= 0))
+		return rt_fail(err, RT_ERR_INPUT, "%s: epsilon (-p) %g: expected a number >= 0", who,
+			       p->p_eps);
+	if ((t == SVM_C_SVC || SVM_IS_SVR(t)) && !(p->C > 0))
+		return rt_fail(err, RT_ERR_INPUT, "%s: C %g: expected a number > 0", who, p->C);
+	return RT_OK;
+}
+
 rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const svm_params *p,
 			 int count, svm_model *m, rt_error *err)
 {
 	train_job *jobs = rt_calloc((size_t)(count > 0 ? count : 1), sizeof *jobs, err);
 	rt_status st = jobs ? RT_OK : RT_ERR_SYSTEM;
 	int begun = 0, build = count == 0 || !svm_shard_active(&p[0]) || rt_comm_rank() == 0;
+	for (int k = 0; st == RT_OK && k < count; k++)
+		st = svm_params_check(&p[k], "svm", err);
 	for (; st == RT_OK && begun < count; begun++) {
 		jobs[begun] = (train_job){ .d = d[begun], .p = &p[begun], .m = &m[begun] };
 		if (from)

@@ -53,9 +53,10 @@
 #endif
 
 typedef struct svm_state {
-	int i, j, done, pad;
+	int i, j, done, in;        /* in: the nu-form's i- (i is its i+) */
 	long long iterations;
 	double gmax, gmax2, dai, daj;
+	double gmaxn;              /* the nu-form's largest G over I_up among y = -1 */
 } svm_state;
 
 __device__ __forceinline__ int svm_in_up(int y, double a, double Cp, double Cn)
@@ -561,6 +562,7 @@ typedef struct svm_cache {
 	int head, tail;            /* most and least recently used slot */
 	int slot_i, slot_j;
 	int miss_i, miss_j;
+	int slot_n, miss_n;        /* the nu-form's i- */
 } svm_cache;
 
 /* A team's barrier counters, zeroed before each launch. */
@@ -589,6 +591,7 @@ typedef struct svm_task {
 	svm_kernel_params kp;
 	double Cp, Cn, eps;
 	int n, npad, first_block, nblocks;
+	int nu, pad;               /* nu 1: the nu-form's working pair (svm_phase_a_nu ...) */
 } svm_task;
 
 /* The team's own block index and size, for the loops over own points. */
@@ -758,6 +761,133 @@ __device__ __forceinline__ void svm_phase_b(const svm_task &T, int b, int i, dou
 	svm_write_part(best, bi, g2, T.pv, T.pi, T.pg, b);
 }
 
+/* ---- the nu-form (Chang & Lin 2011, 4.1.3): the pair within one sign ----
+ * Phase A takes two i candidates, i+ (largest -G over I_up among y = +1,
+ * parts 0 .. nblocks - 1) and i- (largest G over I_up among y = -1, parts
+ * nblocks ..); block 0 keeps both rows in the cache; phase B's j is the
+ * best second-order gain against the i of its own sign, with each sign's
+ * largest y G over I_low (g2 parts 0 .. and nblocks ..); the stop is the
+ * larger of the two signs' violations below eps. The CPU's select_nu. */
+__device__ __forceinline__ void svm_phase_a_nu(const svm_task &T, int b, const float *row_i,
+					       const float *row_j, double dai, double daj)
+{
+	double best[2] = { SVM_NEG_HUGE, SVM_NEG_HUGE };
+	int bi[2] = { -1, -1 };
+	SVM_OWN_POINTS(t, T, b) {
+		double g = T.G[t];
+		if (row_i) {
+			g += (double)row_i[t] * dai + (double)row_j[t] * daj;
+			T.G[t] = g;
+		}
+		const int yt = T.y[t], s = yt > 0 ? 0 : 1;
+		svm_take_i(g, __ldcg(T.alpha + t), yt, t, T.Cp, T.Cn, &best[s], &bi[s]);
+	}
+	svm_write_part_i(best[0], bi[0], T.pv, T.pi, T.pg, b);
+	__syncthreads();
+	svm_write_part_i(best[1], bi[1], T.pv, T.pi, T.pg, b + T.nblocks);
+}
+
+__device__ __forceinline__ void svm_phase_b_nu(const svm_task &T, int b, int ip, int in,
+					       double gp, double gn, const float *row_p,
+					       const float *row_n)
+{
+	double best = SVM_NEG_HUGE, g2[2] = { SVM_NEG_HUGE, SVM_NEG_HUGE };
+	int bi = -1, dummy = 0;
+	SVM_OWN_POINTS(t, T, b) {
+		const int yt = T.y[t], s = yt > 0 ? 0 : 1;
+		if (!svm_in_low(yt, __ldcg(T.alpha + t), T.Cp, T.Cn))
+			continue;
+		const double yg = yt > 0 ? T.G[t] : -T.G[t], diff = (s ? gn : gp) + yg;
+		g2[s] = yg > g2[s] ? yg : g2[s];
+		if (!(diff > 0))
+			continue;
+		const int a = s ? in : ip;
+		const double v = svm_wss2_gain(diff, T.QD[a], T.QD[t], T.y[a], yt,
+					       (double)(s ? row_n : row_p)[t]);
+		if (v > best || (v == best && t > bi)) {
+			best = v;
+			bi = t;
+		}
+	}
+	svm_block_best(&best, &bi);
+	svm_block_best(&g2[0], &dummy);
+	svm_block_best(&g2[1], &dummy);
+	if (threadIdx.x == 0) {
+		T.pv[b] = best;
+		T.pi[b] = bi;
+		T.pg[b] = g2[0];
+		T.pg[b + T.nblocks] = g2[1];
+	}
+}
+
+/* Block 0 after the first barrier (nu-form): i+ and i-, their slots. */
+__device__ __forceinline__ void svm_serial_i_nu(const svm_task &T)
+{
+	double gp, gn, g2;
+	int ip, in;
+	svm_reduce_parts(T.pv, T.pi, T.pg, T.nblocks, &gp, &ip, &g2);
+	svm_reduce_parts(T.pv + T.nblocks, T.pi + T.nblocks, T.pg + T.nblocks, T.nblocks, &gn, &in,
+			 &g2);
+	if (threadIdx.x != 0)
+		return;
+	T.st->i = ip;
+	T.st->in = in;
+	T.st->gmax = gp;
+	T.st->gmaxn = gn;
+	if (ip < 0 && in < 0) {
+		T.st->done = 1;
+		return;
+	}
+	T.c->miss_i = T.c->miss_n = 0;
+	if (ip >= 0)
+		T.c->slot_i = svm_cache_take(T, ip, &T.c->miss_i);
+	if (in >= 0)
+		T.c->slot_n = svm_cache_take(T, in, &T.c->miss_n);
+}
+
+/* The pair's update from i (row in slot si) and j; block 0's thread 0. */
+__device__ __forceinline__ void svm_step_pair(const svm_task &T, int i, int j, int si)
+{
+	svm_state *st = T.st;
+	double ai = __ldcg(T.alpha + i), aj = __ldcg(T.alpha + j), oi = ai, oj = aj;
+	const float *row_i = T.rows + (size_t)si * T.npad;
+	const signed char *y = T.y;
+	svm_update_pair(&ai, &aj, y[i], y[j], y[i] > 0 ? T.Cp : T.Cn, y[j] > 0 ? T.Cp : T.Cn,
+			__ldcg(T.G + i), __ldcg(T.G + j), T.QD[i], T.QD[j],
+			(double)__ldcg(row_i + j));
+	__stcg(T.alpha + i, ai);
+	__stcg(T.alpha + j, aj);
+	st->dai = ai - oi;
+	st->daj = aj - oj;
+	st->iterations++;
+}
+
+/* Block 0 after the second barrier (nu-form): j, the stop, i of j's sign
+ * (its slot becomes slot_i), j's slot and the update. */
+__device__ __forceinline__ void svm_serial_j_nu(const svm_task &T)
+{
+	double best, gp2, gn2;
+	int bj;
+	svm_reduce_parts(T.pv, T.pi, T.pg, T.nblocks, &best, &bj, &gp2);
+	svm_reduce_parts(T.pv, T.pi, T.pg + T.nblocks, T.nblocks, &best, &bj, &gn2);
+	if (threadIdx.x != 0)
+		return;
+	svm_state *st = T.st;
+	const double vp = st->gmax + gp2, vn = st->gmaxn + gn2;
+	st->j = bj;
+	st->gmax2 = vp > vn ? gp2 : gn2;
+	if ((vp > vn ? vp : vn) < T.eps || bj < 0) {
+		st->done = 1;
+		return;
+	}
+	if (T.y[bj] < 0) {
+		st->i = st->in;
+		T.c->slot_i = T.c->slot_n;
+	}
+	T.c->slot_j = svm_cache_take(T, bj, &T.c->miss_j);
+	svm_step_pair(T, st->i, bj, T.c->slot_i);
+}
+
 /* Block 0 after the first barrier: i, gmax and i's slot. */
 __device__ __forceinline__ void svm_serial_i(const svm_task &T)
 {
@@ -791,19 +921,8 @@ __device__ __forceinline__ void svm_serial_j(const svm_task &T)
 		st->done = 1;
 		return;
 	}
-	const int i = st->i;
 	T.c->slot_j = svm_cache_take(T, bj, &T.c->miss_j);
-	double ai = __ldcg(T.alpha + i), aj = __ldcg(T.alpha + bj), oi = ai, oj = aj;
-	const float *row_i = T.rows + (size_t)T.c->slot_i * T.npad;
-	const signed char *y = T.y;
-	svm_update_pair(&ai, &aj, y[i], y[bj], y[i] > 0 ? T.Cp : T.Cn, y[bj] > 0 ? T.Cp : T.Cn,
-			__ldcg(T.G + i), __ldcg(T.G + bj), T.QD[i], T.QD[bj],
-			(double)__ldcg(row_i + bj));
-	__stcg(T.alpha + i, ai);
-	__stcg(T.alpha + bj, aj);
-	st->dai = ai - oi;
-	st->daj = aj - oj;
-	st->iterations++;
+	svm_step_pair(T, st->i, bj, T.c->slot_i);
 }
 
 /* Reads the state block 0 wrote (through L2). */
@@ -813,14 +932,18 @@ __device__ __forceinline__ void svm_read_state(const svm_task &T, svm_state *s, 
 	const volatile svm_cache *vc = T.c;
 	s->i = vs->i;
 	s->j = vs->j;
+	s->in = vs->in;
 	s->done = vs->done;
 	s->gmax = vs->gmax;
+	s->gmaxn = vs->gmaxn;
 	s->dai = vs->dai;
 	s->daj = vs->daj;
 	cc->slot_i = vc->slot_i;
 	cc->slot_j = vc->slot_j;
 	cc->miss_i = vc->miss_i;
 	cc->miss_j = vc->miss_j;
+	cc->slot_n = vc->slot_n;
+	cc->miss_n = vc->miss_n;
 }
 
 /* Team barrier, block 0's serial part (step 0: i, 1: j), then everyone
@@ -831,9 +954,9 @@ __device__ __forceinline__ int svm_team_sync(const svm_task &T, int b, unsigned 
 	svm_bar_gather(T.bar, b, T.nblocks, gen);
 	if (b == 0) {
 		if (step == 0)
-			svm_serial_i(T);
+			T.nu ? svm_serial_i_nu(T) : svm_serial_i(T);
 		else
-			svm_serial_j(T);
+			T.nu ? svm_serial_j_nu(T) : svm_serial_j(T);
 	}
 	svm_bar_release(T.bar, b, gen);
 	if (threadIdx.x == 0)
@@ -841,6 +964,41 @@ __device__ __forceinline__ int svm_team_sync(const svm_task &T, int b, unsigned 
 	__syncthreads();
 	return s->done;
 }
+
+#if SVM_PERSISTENT
+/* svm_persistent's iterations for a nu-form task: A (two i candidates), the
+ * rows of i+ and i- on misses, B, then row j and A again with the rows of
+ * the i block 0 chose and j. */
+__device__ __noinline__ void svm_persistent_nu(float *xp, const svm_task &T, int b, int iters,
+					      svm_state *s, svm_cache *cc)
+{
+	unsigned gen = 0;
+	svm_phase_a_nu(T, b, NULL, NULL, 0, 0);
+	for (int k = 0; k < iters; k++) {
+		if (svm_team_sync(T, b, ++gen, 0, s, cc))
+			return;
+		const float *row_p = T.rows + (size_t)cc->slot_i * T.npad;
+		const float *row_n = T.rows + (size_t)cc->slot_n * T.npad;
+		if (s->i >= 0 && cc->miss_i)
+			svm_row_own(xp, T, b, s->i, (float *)row_p);
+		if (s->in >= 0 && cc->miss_n)
+			svm_row_own(xp, T, b, s->in, (float *)row_n);
+		svm_phase_b_nu(T, b, s->i, s->in, s->gmax, s->gmaxn, row_p, row_n);
+		if (svm_team_sync(T, b, ++gen, 1, s, cc))
+			return;
+		const float *row_i = T.rows + (size_t)cc->slot_i * T.npad;
+		float *row_j = T.rows + (size_t)cc->slot_j * T.npad;
+		if (cc->miss_j)
+			svm_row_own(xp, T, b, s->j, row_j);
+		if (k + 1 < iters) {
+			svm_phase_a_nu(T, b, row_i, row_j, s->dai, s->daj);
+		} else {
+			SVM_OWN_POINTS(t, T, b)
+				T.G[t] += (double)row_i[t] * s->dai + (double)row_j[t] * s->daj;
+		}
+	}
+}
+#endif
 
 #if SVM_PERSISTENT   /* svm_persistent */
 extern "C" __global__ void __launch_bounds__(SVM_THREADS, 1)
@@ -857,6 +1015,10 @@ svm_persistent(const svm_task *tasks, const int *block_task, int iters)
 	const int b = blockIdx.x - T.first_block;
 	if (((volatile svm_state *)T.st)->done)
 		return;
+	if (T.nu) {
+		svm_persistent_nu(xp, T, b, iters, &s, &cc);
+		return;
+	}
 	svm_phase_a(T, b, NULL, NULL, 0, 0);
 	for (int k = 0; k < iters; k++) {
 		if (svm_team_sync(T, b, ++gen, 0, &s, &cc))

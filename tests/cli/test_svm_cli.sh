@@ -22,8 +22,8 @@ expect_exit 2 "unknown command still exits 2" "$evo" svm-frobnicate
 expect_output "unknown command message" "unknown command 'svm-frobnicate'"
 expect_exit 2 "kind command without arguments" "$evo" svm-train
 expect_output "kind command names what it expected" "svm-train: expected DATA [MODEL]"
-expect_exit 2 "LIBSVM flag -s 3" "$evo" svm-train -s 3 x
-expect_output "-s 3 message" "only C-SVC (-s 0) is supported"
+expect_exit 2 "LIBSVM flag -s 5" "$evo" svm-train -s 5 x
+expect_output "-s 5 message" "-s: expected an integer from 0 to 4, got '5'"
 
 # -h is LIBSVM's shrinking flag here, not help; -q quiet; a round trip.
 printf -- '-1 1:-1 2:-0.5\n-1 1:-0.8 2:-1\n-1 1:-1.2 2:-0.7\n+1 1:1 2:0.5\n+1 1:0.9 2:1.1\n+1 1:1.3 2:0.8\n' >"$cli_tmp/tiny.txt"

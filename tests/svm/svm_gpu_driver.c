@@ -6,7 +6,10 @@
  * objective, rho, SVs, iterations, training accuracy and seconds of each,
  * and the GPU's speed-up. Exit status 1 if an objective differs by more
  * than 1e-3 relative, or on the generated data the iterations differ. Then
- * the kernels' bandwidth against a copy (svm_gpu_bandwidth). */
+ * the kernels' bandwidth against a copy (svm_gpu_bandwidth). With --types
+ * instead: LIBSVM's other types (nu-SVC, one-class, epsilon-SVR, nu-SVR) on
+ * blobs, the GPU's iterations, SVs and objective (1e-9 relative) as the
+ * CPU's (tools/device-check's svm-types-check). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +132,69 @@ static int run_case(const char *name, const svm_data *d, double C, double gamma,
 	return good == 2;
 }
 
+/* Type `type` on d: the CPU, then the GPU's persistent kernel and (not the
+ * nu-forms, which run on the persistent kernel only) roles; one row each. */
+static int run_type_case(const char *name, const svm_data *d, int type)
+{
+	static const char *const variant[] = { "persistent", "roles" };
+	svm_params p;
+	svm_model cpu, gpu;
+	double sec[2], acc[2];
+	int good = 0, variants = type == SVM_NU_SVC || type == SVM_NU_SVR ? 1 : 2;
+	memset(&p, 0, sizeof p);
+	p.type = type;
+	p.kernel.type = SVM_RBF;
+	p.kernel.gamma = 0.1;
+	p.C = 10;
+	p.nu = 0.3;
+	p.p_eps = 0.1;
+	p.eps = 1e-3;
+	p.cache_mb = 4000;
+	if (!train(name, d, &p, &cpu, &sec[0], &acc[0]))
+		return 0;
+	p.gpu = 1;
+	for (int r = 0; r < variants; r++) {
+		p.gpu_roles = r;
+		if (!train(name, d, &p, &gpu, &sec[1], &acc[1]))
+			continue;
+		double rel = obj_difference(&cpu, &gpu);
+		printf("| %s %s (gpu %s) | %ld | %.9g | %.9g | %.9g | %.9g | %ld | %ld | %ld | %ld | "
+		       "%.3f | %.3f | %.1fx |\n", name, svm_type_names[type], variant[r], d->n,
+		       cpu.obj[0], gpu.obj[0], cpu.rho[0], gpu.rho[0], cpu.total_sv, gpu.total_sv,
+		       cpu.iterations, gpu.iterations, sec[0], sec[1], sec[0] / sec[1]);
+		fflush(stdout);
+		good += rel <= 1e-9 && gpu.iterations == cpu.iterations && gpu.total_sv == cpu.total_sv;
+		svm_model_free(&gpu);
+	}
+	svm_model_free(&cpu);
+	return good == variants;
+}
+
+/* The types' table: nu-SVC on 2 and 6 classes, one-class, and the SVRs on
+ * a target of the first feature plus half the label. */
+static int run_types(void)
+{
+	svm_data d;
+	int bad = 0;
+	printf("\n| data type | points | obj cpu | obj gpu | rho cpu | rho gpu | SVs cpu | SVs gpu | "
+	       "iter cpu | iter gpu | s cpu | s gpu | speed-up |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	blobs(&d, 3000, 16, 2);
+	bad += !run_type_case("blobs", &d, SVM_NU_SVC);
+	bad += !run_type_case("blobs", &d, SVM_ONE_CLASS);
+	for (long i = 0; i < d.n; i++)
+		d.y[i] = d.x[(size_t)i * d.nfeat] + 0.5 * d.y[i];
+	bad += !run_type_case("blobs", &d, SVM_EPSILON_SVR);
+	bad += !run_type_case("blobs", &d, SVM_NU_SVR);
+	free(d.x);
+	free(d.y);
+	blobs(&d, 6000, 16, 6);
+	bad += !run_type_case("blobs, 6 classes", &d, SVM_NU_SVC);
+	free(d.x);
+	free(d.y);
+	return bad;
+}
+
 /* One table cell: a kernel's time, bandwidth and share of the copy bound. */
 static void cell(double ms, double gbs, double copy_gbs)
 {
@@ -176,6 +242,11 @@ int main(int argc, char **argv)
 {
 	int bad = 0;
 	svm_data d;
+	if (argc > 1 && !strcmp(argv[1], "--types")) {
+		bad = run_types();
+		printf("\nsvm_gpu_driver: %d type case(s) outside tolerance\n", bad);
+		return bad ? 1 : 0;
+	}
 	printf("| data | points | wss | obj cpu | obj gpu | rho cpu | rho gpu | SVs cpu | SVs gpu | "
 	       "iter cpu | iter gpu | acc cpu | acc gpu | s cpu | s gpu | speed-up |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

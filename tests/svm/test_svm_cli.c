@@ -196,7 +196,11 @@ static void predict_backends(void **state)
 static void bad_flags_exit_2(void **state)
 {
 	static const char *const cases[][2] = {
-		{ "svm-train -s 1 bad.txt", "only C-SVC (-s 0) is supported" },
+		{ "svm-train -s 5 bad.txt", "-s: expected an integer from 0 to 4, got '5'" },
+		{ "svm-train -s 1 -n 0 bad.txt", "nu 0: expected a number in (0, 1] for nu_svc" },
+		{ "svm-train -s 2 -n 1.5 bad.txt", "nu 1.5: expected a number in (0, 1] for one_class" },
+		{ "svm-train -s 4 -n -1 bad.txt", "nu -1: expected a number in (0, 1] for nu_svr" },
+		{ "svm-train -s 3 -p -0.1 bad.txt", "-p: expected a number >= 0, got '-0.1'" },
 		{ "svm-train -b 1 bad.txt", "-b 1: probability estimates are not supported" },
 		{ "svm-train -c -1 bad.txt", "-c: expected a number > 0, got '-1'" },
 		{ "svm-train -t 4 bad.txt", "-t 4: precomputed kernels are not supported" },

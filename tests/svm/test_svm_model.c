@@ -278,6 +278,38 @@ static void reads_one_class(void **state)
 	svm_model_free(&m);
 }
 
+/* LIBSVM's file of a regression (and one-class): no label or nr_sv lines;
+ * read as label {1, -1}, nsv {total_sv, 0}, and written back the same. */
+static void reads_regression(void **state)
+{
+	static const char *const types[] = { "epsilon_svr", "nu_svr", "one_class" };
+	char path[400], text[512], *back;
+	svm_model m;
+	rt_error err;
+	(void)state;
+	for (int t = 0; t < 3; t++) {
+		snprintf(path, sizeof path, "%s/%s.model", tmpdir, types[t]);
+		snprintf(text, sizeof text, "svm_type %s\nkernel_type rbf\ngamma 0.5\nnr_class 2\n"
+			 "total_sv 2\nrho -0.25\nSV\n0.5 1:1 2:-1\n-0.75 2:3\n", types[t]);
+		write_text(path, text);
+		if (svm_model_read(path, &m, &err) != RT_OK)
+			fail_msg("%s", err.msg);
+		assert_int_equal(m.type, t == 2 ? SVM_ONE_CLASS : t == 0 ? SVM_EPSILON_SVR : SVM_NU_SVR);
+		assert_int_equal(m.nr_class, 2);
+		assert_int_equal(m.label[0], 1);
+		assert_int_equal(m.label[1], -1);
+		assert_int_equal(m.nsv[0], 2);
+		assert_int_equal(m.nsv[1], 0);
+		assert_true(m.rho[0] == -0.25 && m.sv_coef[0] == 0.5 && m.sv_coef[1] == -0.75);
+		if (svm_model_write(path, &m, &err) != RT_OK)
+			fail_msg("%s", err.msg);
+		back = slurp(path);
+		assert_string_equal(back, text);
+		free(back);
+		svm_model_free(&m);
+	}
+}
+
 /* ---- malformed files ---------------------------------------------------------------------- */
 
 #define H_TYPE "svm_type c_svc\n"
@@ -298,9 +330,10 @@ static const bad_case bad_cases[] = {
 	{ "\n\n", 3, RT_ERR_INPUT, "got end of file" },
 	{ H_TYPE H_KERN H_REST, 9, RT_ERR_INPUT, "got end of file" },
 	{ H_KERN H_REST "SV\n1 1:1\n-1 1:2\n", 8, RT_ERR_INPUT, "expected a 'svm_type' line before 'SV'" },
-	{ "svm_type nu_svc\n" H_KERN H_REST "SV\n", 1, RT_ERR_UNSUPPORTED, "only C-SVC" },
+	{ "svm_type nu-svc\n" H_KERN H_REST "SV\n", 1, RT_ERR_INPUT, "c_svc, nu_svc, one_class, epsilon_svr or nu_svr, got svm_type 'nu-svc'" },
+	{ "svm_type one_class\n" H_KERN "nr_class 3\ntotal_sv 0\nrho 1 2 3\nSV\n", 7, RT_ERR_INPUT, "expected 'nr_class 2' for svm_type one_class (line 1), got nr_class 3 (line 4)" },
 	{ "svm_type c-svc\n", 1, RT_ERR_INPUT, "got svm_type 'c-svc'" },
-	{ "svm_type\n", 1, RT_ERR_INPUT, "expected 'svm_type c_svc', got 'svm_type'" },
+	{ "svm_type\n", 1, RT_ERR_INPUT, "expected 'svm_type NAME', got 'svm_type'" },
 	{ H_TYPE "kernel_type precomputed\n", 2, RT_ERR_UNSUPPORTED, "got 'precomputed'" },
 	{ H_TYPE "kernel_type gaussian\n", 2, RT_ERR_INPUT, "linear, polynomial, rbf or sigmoid" },
 	{ H_TYPE "kernel_type rbf\n" H_REST "SV\n", 8, RT_ERR_INPUT, "'gamma' line before 'SV' (kernel_type rbf, line 2" },
@@ -694,6 +727,7 @@ int main(void)
 		cmocka_unit_test(round_trip_edges),
 		cmocka_unit_test(reads_libsvm_variants),
 		cmocka_unit_test(reads_one_class),
+		cmocka_unit_test(reads_regression),
 		cmocka_unit_test(rejects_malformed),
 		cmocka_unit_test(rejects_short_huge),
 		cmocka_unit_test(missing_file),
