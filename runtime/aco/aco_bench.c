@@ -32,7 +32,8 @@ const char aco_bench_help[] =
 	"  --cpu-iterations N   per CPU run (default 20: the CPU is for reference)\n"
 	"  --seeds K            runs per row with seeds 1..K; medians kept (default 1)\n"
 	"  --time-limit S       stop each run after S seconds (default none)\n"
-	"  --configs LIST       rule sets (default spec: the spec's own keys): acotsp, alpha1-beta2,\n"
+	"  --configs LIST       rule sets (default spec: the spec's own keys): evoforge, acotsp,\n"
+	"                       and each GPU MMAS choice alone over acotsp: alpha1-beta2,\n"
 	"                       cand32, pbest, taumin-half, ib-deposit, no-restart, ants-n,\n"
 	"                       gpu-mmas, gpu-mmas-ants-n, or ablation (all of them)\n"
 	"  --config NAME:SETS   one more rule set: ';'-separated section.key=value over ACOTSP's\n"
@@ -55,11 +56,14 @@ typedef struct bench_config {
 
 static const char acotsp_rules[] =
 	"aco.variant=acotsp;aco.alpha=2;aco.beta=3;aco.rho=0.1;aco.candidates=20;aco.restart=1";
+static const char evoforge_rules[] =
+	"aco.variant=evoforge;aco.alpha=1;aco.beta=2;aco.rho=0.1;aco.candidates=20;aco.restart=1";
 static const char gpu_mmas_rules[] =
 	"aco.variant=gpu-mmas;aco.alpha=1;aco.beta=2;aco.rho=0.1;aco.candidates=32;aco.restart=0";
 
 static const bench_config known_configs[] = {
 	{ "spec", 0, "", 0 },
+	{ "evoforge", 0, evoforge_rules, 0 },
 	{ "acotsp", 1, "", 0 },
 	{ "alpha1-beta2", 1, "aco.alpha=1;aco.beta=2", 0 },
 	{ "cand32", 1, "aco.candidates=32", 0 },

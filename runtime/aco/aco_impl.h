@@ -40,14 +40,17 @@ typedef enum aco_cand_memory {
 	ACO_CAND_AUTO = 0, ACO_CAND_SHARED = 1, ACO_CAND_GLOBAL = 2
 } aco_cand_memory;
 
-/* ACO's rule sets ([aco] variant): ACOTSP's MAX-MIN (Stützle) as the seed
- * paper runs it, or the choices of Skinderowicz's GPU MMAS (FGCS 2020).
- * A variant sets defaults only; every key still overrides. */
-typedef enum aco_variant { ACO_VARIANT_ACOTSP = 0, ACO_VARIANT_GPU_MMAS = 1 } aco_variant;
+/* ACO's rule sets ([aco] variant); a variant sets defaults only, every key
+ * still overrides. evoforge (the default): ACOTSP's MAX-MIN with alpha = 1,
+ * beta = 2 and the iteration-best deposit every iteration, the combination
+ * that measured best (docs/aco.md, the ablation); acotsp: ACOTSP's rules
+ * with the seed paper's alpha = 2, beta = 3 (evoforge's rules before
+ * 2026-11-27, for research comparisons); gpu-mmas: every choice of
+ * Skinderowicz's GPU MMAS (FGCS 2020). */
+typedef enum aco_variant {
+	ACO_VARIANT_ACOTSP = 0, ACO_VARIANT_GPU_MMAS = 1, ACO_VARIANT_EVOFORGE = 2
+} aco_variant;
 
-/* Who deposits without local search ([aco] deposit): ACOTSP's schedule (the
- * iteration-best, the best-so-far every 25th iteration) or always the
- * iteration-best. */
 typedef enum aco_deposit { ACO_DEPOSIT_SCHEDULE = 0, ACO_DEPOSIT_ITERATION_BEST = 1 } aco_deposit;
 
 /* The average number of choices in tau_min's formula ([aco] tau_min_choices):

@@ -1,7 +1,7 @@
 /* aco_job.c: kind `aco`'s job: the spec's [data] and [aco] sections turned
- * into parameters (ACOTSP's MMAS defaults and the seed paper's alpha = 2,
- * beta = 3, rho = 0.1, 1000 iterations, ants = the power of two nearest the
- * number of cities), and the instance turned into what both backends use:
+ * into parameters (the variant's defaults, aco_impl.h: ACOTSP's MMAS with
+ * alpha = 1, beta = 2, the iteration-best deposit, rho = 0.1, 1000
+ * iterations, ants = the power of two nearest the number of cities), and the instance turned into what both backends use:
  * the integer distance matrix, nearest-neighbour candidate lists (by
  * distance, then city index) and the heuristic matrix eta^beta.
  *
@@ -28,7 +28,7 @@
 static const char *const construct_names[] = { "thread", "warp", "auto", NULL };
 static const char *const ls_names[] = { "none", "2opt", "2.5opt", "oropt", NULL };
 static const char *const cand_memory_names[] = { "auto", "shared", "global", NULL };
-static const char *const variant_names[] = { "acotsp", "gpu-mmas", NULL };
+static const char *const variant_names[] = { "acotsp", "gpu-mmas", "evoforge", NULL };
 static const char *const deposit_names[] = { "schedule", "iteration_best", NULL };
 static const char *const choices_names[] = { "candidates", "half_cities", NULL };
 
@@ -42,24 +42,23 @@ const char *aco_tau_min_choices_name(int c) { return choices_names[c]; }
 /* The defaults a variant gives the keys it differs in. */
 static void variant_defaults(aco_job *job, int variant)
 {
+	int gpu_mmas = variant == ACO_VARIANT_GPU_MMAS, acotsp = variant == ACO_VARIANT_ACOTSP;
 	job->variant = variant;
-	job->alpha = variant == ACO_VARIANT_GPU_MMAS ? 1.0 : 2.0;
-	job->beta = variant == ACO_VARIANT_GPU_MMAS ? 2.0 : 3.0;
+	job->alpha = acotsp ? 2.0 : 1.0;
+	job->beta = acotsp ? 3.0 : 2.0;
 	job->rho = 0.1;
-	job->cand_len = variant == ACO_VARIANT_GPU_MMAS ? 32 : 20;
-	job->p_best = variant == ACO_VARIANT_GPU_MMAS ? 0.01 : 0.05;
-	job->tau_min_choices = variant == ACO_VARIANT_GPU_MMAS ? ACO_CHOICES_HALF_CITIES
-							       : ACO_CHOICES_CANDIDATES;
-	job->deposit = variant == ACO_VARIANT_GPU_MMAS ? ACO_DEPOSIT_ITERATION_BEST
-						       : ACO_DEPOSIT_SCHEDULE;
-	job->restart = variant == ACO_VARIANT_GPU_MMAS ? 0 : 1;
+	job->cand_len = gpu_mmas ? 32 : 20;
+	job->p_best = gpu_mmas ? 0.01 : 0.05;
+	job->tau_min_choices = gpu_mmas ? ACO_CHOICES_HALF_CITIES : ACO_CHOICES_CANDIDATES;
+	job->deposit = acotsp ? ACO_DEPOSIT_SCHEDULE : ACO_DEPOSIT_ITERATION_BEST;
+	job->restart = !gpu_mmas;
 }
 
 void aco_job_default(aco_job *job)
 {
 	memset(job, 0, sizeof *job);
 	snprintf(job->name, sizeof job->name, "aco");
-	variant_defaults(job, ACO_VARIANT_ACOTSP);
+	variant_defaults(job, ACO_VARIANT_EVOFORGE);
 	job->iterations = 1000;
 	job->optimum = -1;
 	job->lambda = 0.05;
@@ -117,7 +116,7 @@ static rt_status read_params(aco_job *job, rt_spec *spec, rt_error *err)
 	TRY(rt_spec_int(spec, "aco", "iterations", 1000, 1, LONG_MAX / 2, &job->iterations, err));
 	TRY(rt_spec_int(spec, "aco", "ants", 0, 0, 1 << 20, &v, err));
 	job->ants = (int)v;
-	TRY(rt_spec_enum(spec, "aco", "variant", variant_names, ACO_VARIANT_ACOTSP, &job->variant, err));
+	TRY(rt_spec_enum(spec, "aco", "variant", variant_names, ACO_VARIANT_EVOFORGE, &job->variant, err));
 	variant_defaults(job, job->variant);
 	TRY(rt_spec_double(spec, "aco", "alpha", job->alpha, 0.0, 100.0, &job->alpha, err));
 	TRY(rt_spec_double(spec, "aco", "beta", job->beta, 0.0, 100.0, &job->beta, err));

@@ -183,8 +183,13 @@ static void job_defaults_and_candidates(void **state)
 				       &job, &err), RT_OK);
 	assert_int_equal(job.n, 300);
 	assert_int_equal(job.ants, 256);          /* 300 is nearer 256 than 512 */
-	assert_true(job.alpha == 2 && job.beta == 3 && job.rho == 0.1 && job.iterations == 1000);
-	assert_int_equal(job.alpha_int, 2);
+	/* the evoforge rules: alpha 1, beta 2, the iteration-best deposit */
+	assert_true(job.alpha == 1 && job.beta == 2 && job.rho == 0.1 && job.iterations == 1000);
+	assert_int_equal(job.alpha_int, 1);
+	assert_int_equal(job.variant, ACO_VARIANT_EVOFORGE);
+	assert_int_equal(job.deposit, ACO_DEPOSIT_ITERATION_BEST);
+	assert_int_equal(job.tau_min_choices, ACO_CHOICES_CANDIDATES);
+	assert_true(job.p_best == 0.05 && job.restart == 1);
 	assert_int_equal(job.cand_len, 20);
 	assert_int_equal(job.optimum, -1);
 	for (int i = 0; i < job.n; i++) {
@@ -231,6 +236,16 @@ static void job_errors(void **state)
 }
 
 /* ---- the CPU backend and the loop ---------------------------------------------------- */
+
+/* The real update, and how many deposits came from a saved slot. */
+static rt_status (*counting_update)(aco_backend *, int, int, float, float, float, float, rt_error *);
+static int slot_deposits;
+static rt_status count_update(aco_backend *b, int slot, int ant, float keep, float deposit,
+			      float tau_min, float tau_max, rt_error *err)
+{
+	slot_deposits += slot >= 0;
+	return counting_update(b, slot, ant, keep, deposit, tau_min, tau_max, err);
+}
 
 /* Tours of one iteration, with `threads` threads. */
 static void tours_with(aco_job *job, int threads, int *tours, int64_t *lengths)
@@ -389,7 +404,7 @@ static void duplicate_cities(void **state)
 	assert_int_equal(job_from_text("dup.ini", ini, &job, &err), RT_OK);
 	for (size_t i = 0; i < (size_t)job.n * job.n; i++)
 		assert_true(isfinite(job.heur[i]));
-	assert_true(job.heur[1] == aco_heuristic(0, 3, 3.0f));   /* cities 1 and 2 */
+	assert_true(job.heur[1] == aco_heuristic(0, 2, 2.0f));   /* cities 1 and 2 (beta 2) */
 	assert_true(run_cpu(&job, &out) == brute_force(&job));
 	assert_true(out.best_length == 140);
 	aco_outcome_free(&out);
@@ -412,6 +427,95 @@ static void duplicate_cities(void **state)
 /* pcb442 (TSPLIB, not shipped: $EVOFORGE_DATA or ../shared/data, else SKIP):
  * 60 iterations on the CPU land within 10% of the optimum (the
  * nearest-neighbour tour is 20% above it). */
+/* [aco] variant sets the defaults of the keys it differs in; each key still
+ * overrides; a wrong name is an error naming the line. */
+static void job_variants(void **state)
+{
+	aco_job job;
+	rt_error err;
+	(void)state;
+	assert_int_equal(job_from_text("v1.ini", "[problem]\nkind = aco\n[data]\nrandom = 50\n[aco]\n"
+				       "variant = acotsp\n", &job, &err), RT_OK);
+	assert_true(job.alpha == 2 && job.beta == 3 && job.cand_len == 20 && job.restart == 1);
+	assert_int_equal(job.deposit, ACO_DEPOSIT_SCHEDULE);
+	aco_job_free(&job);
+	assert_int_equal(job_from_text("v2.ini", "[problem]\nkind = aco\n[data]\nrandom = 50\n[aco]\n"
+				       "variant = gpu-mmas\nbeta = 3\n", &job, &err), RT_OK);
+	assert_true(job.alpha == 1 && job.beta == 3 && job.cand_len == 32 && job.restart == 0);
+	assert_true(job.p_best == 0.01 && job.tau_min_choices == ACO_CHOICES_HALF_CITIES);
+	assert_int_equal(job.deposit, ACO_DEPOSIT_ITERATION_BEST);
+	aco_job_free(&job);
+	assert_int_equal(job_from_text("v3.ini", "[problem]\nkind = aco\n[data]\nrandom = 50\n[aco]\n"
+				       "variant = fastest\n", &job, &err), RT_ERR_INPUT);
+	assert_non_null(strstr(err.msg, "v3.ini:6"));
+	aco_job_free(&job);
+	assert_int_equal(job_from_text("v4.ini", "[problem]\nkind = aco\n[data]\nrandom = 50\n[aco]\n"
+				       "p_best = 0\n", &job, &err), RT_ERR_INPUT);
+	aco_job_free(&job);
+}
+
+/* tau_max = 1 / (rho L); tau_min = tau_max (1 - p) / (p avg), p = p_best^(1/n),
+ * avg = (candidates + 1) / 2 in whole numbers, or n / 2. */
+static void mmas_limits(void **state)
+{
+	aco_job job;
+	aco_mmas m;
+	(void)state;
+	aco_job_default(&job);
+	job.n = 100;
+	job.cand_len = 20;
+	job.cand = (int *)&job;   /* only "has candidate lists" is read */
+	job.rho = 0.1;
+	memset(&m, 0, sizeof m);
+	m.best = 1000;
+	for (int half = 0; half < 2; half++)
+		for (int k = 0; k < 2; k++) {
+			job.p_best = k ? 0.01 : 0.05;
+			job.tau_min_choices = half ? ACO_CHOICES_HALF_CITIES : ACO_CHOICES_CANDIDATES;
+			aco_mmas_set_limits(&job, &m);
+			double p = pow(job.p_best, 1.0 / 100), avg = half ? 50 : 10;
+			assert_true(fabs(m.tau_max - 1.0 / (0.1 * 1000)) < 1e-15);
+			assert_true(fabs(m.tau_min - m.tau_max * (1 - p) / (p * avg)) < 1e-15);
+		}
+}
+
+/* Who deposits: with the iteration-best rule every deposit is the
+ * iteration's best tour; with ACOTSP's schedule the best-so-far one deposits
+ * every 25th iteration. Counted through a backend whose update records it. */
+static int deposits_best_so_far(int deposit)
+{
+	aco_job job;
+	aco_backend *b = NULL;
+	aco_outcome out;
+	rt_error err;
+	assert_int_equal(job_from_text("d.ini", "[problem]\nkind = aco\n[data]\nrandom = 60\n[aco]\n"
+				       "iterations = 100\nants = 8\n", &job, &err), RT_OK);
+	assert_int_equal(aco_job_prepare(&job, &err), RT_OK);
+	job.deposit = deposit;
+	job.report_every = 1000;
+	rt_options opt = { RT_BACKEND_CPU, 1, 1, 0, NULL, 1, NULL, 0, NULL };
+	assert_int_equal(aco_backend_open(&job, &opt, &b, &err), RT_OK);
+	counting_update = b->ops->update;
+	aco_backend_ops ops = *b->ops;
+	ops.update = count_update;
+	const aco_backend_ops *orig = b->ops;
+	b->ops = &ops;
+	slot_deposits = 0;
+	assert_int_equal(aco_loop_run(&job, b, NULL, NULL, &out, &err), RT_OK);
+	b->ops = orig;
+	b->ops->destroy(b);
+	aco_outcome_free(&out);
+	aco_job_free(&job);
+	return slot_deposits;
+}
+
+static void loop_deposit_rules(void **state)
+{
+	(void)state;
+	assert_int_equal(deposits_best_so_far(ACO_DEPOSIT_ITERATION_BEST), 0);
+	assert_int_equal(deposits_best_so_far(ACO_DEPOSIT_SCHEDULE), 100 / 25);
+}
+
 static void loop_pcb442(void **state)
 {
 	char path[512];
@@ -429,7 +533,8 @@ static void loop_pcb442(void **state)
 		memset(&spec, 0, sizeof spec);
 		assert_int_equal(rt_spec_load_text(&spec, "problems/aco-pcb442.ini",
 			"[problem]\nkind = aco\n[data]\nfile = tsp/pcb442.tsp\n"
-			"optimal = tsp/optimal.txt\n[aco]\niterations = 60\n", &err), RT_OK);
+			"optimal = tsp/optimal.txt\n[aco]\niterations = 60\n"
+			"variant = acotsp\n", &err), RT_OK);   /* the seed's rules: faster start */
 		assert_int_equal(aco_job_from_spec(&spec, &opt, &job, &err), RT_OK);
 		rt_spec_free(&spec);
 	}
@@ -453,6 +558,9 @@ int main(void)
 		cmocka_unit_test(core_powers),
 		cmocka_unit_test(job_defaults_and_candidates),
 		cmocka_unit_test(job_errors),
+		cmocka_unit_test(job_variants),
+		cmocka_unit_test(mmas_limits),
+		cmocka_unit_test(loop_deposit_rules),
 		cmocka_unit_test(cpu_tours_valid_and_thread_independent),
 		cmocka_unit_test(loop_circle_optimum),
 		cmocka_unit_test(loop_small_optimum),
