@@ -334,20 +334,19 @@ static int have_gpu(void)
 	return st == EVOFORGE_OK;
 }
 
-/* On the GPU the callback gives the GPU's built-in run bit for bit (the
- * built-in's kernels are the reference), every strategy, one problem or several. */
+/* On the GPU the callback gives the GPU's built-in sphere run bit for bit
+ * (its float sum matches the host's double sum rounded to float on these
+ * sizes). Not rastrigin: the built-in's device cosf differs from the host's
+ * in the last bits (measured on the H100: the runs part after a few
+ * generations), so a callback run equals the CPU's runs instead, bit for
+ * bit: test_gpu_same_as_cpu, and test_adaptive on the CPU. */
 static void test_gpu_same_as_builtin(void **state)
 {
-	static const char *const strategies[] = { "jade", "shade", "lshade", "jso", "sade", "code" };
 	(void)state;
 	if (!have_gpu())
 		skip();
 	run_backend = "gpu";
 	same_as_builtin("sphere", sphere_cb, "rand/1/bin", 1);
-	same_as_builtin("rastrigin", rastrigin_cb, "rand/1/bin", 3);
-	same_as_builtin("rastrigin", rastrigin_cb, "best/1/bin", 2);
-	for (size_t k = 0; k < sizeof strategies / sizeof *strategies; k++)
-		same_as_builtin("rastrigin", rastrigin_cb, strategies[k], k == 2 ? 2 : 1);
 	run_backend = "cpu";
 }
 
