@@ -308,7 +308,9 @@ static rt_status front_rerank(front_run *fr, const double *fit, uint32_t *sizes,
 /* The run's best becomes the front's choice (gp_front_choose). */
 static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error *err)
 {
-	int k = res->front ? gp_front_choose(res->front, p->success) : -1;
+	double noise = p->cases.fitness == GP_FIT_MSE
+			       ? GP_FRONT_NOISE_R2 * gp_front_target_var(&p->cases) : 0.0;
+	int k = res->front ? gp_front_choose(res->front, p->success, noise) : -1;
 	if (k < 0)
 		return RT_OK;
 	const gp_front_member *m = &res->front->m[k];

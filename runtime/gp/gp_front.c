@@ -316,12 +316,12 @@ rt_status gp_front_update(gp_front *f, const double *fit, const int *obj2, const
 	return st;
 }
 
-int gp_front_choose(const gp_front *f, double success)
+int gp_front_choose(const gp_front *f, double success, double noise)
 {
 	if (f->n == 0)
 		return -1;
 	double best = f->m[f->n - 1].error;   /* errors fall along the archive */
-	double tol = best + GP_FRONT_BEST_TOLERANCE * fabs(best);
+	double tol = best + GP_FRONT_BEST_TOLERANCE * fabs(best) + (noise > 0 ? noise : 0);
 	if (best <= success && success > tol)
 		tol = success;
 	for (int k = 0; k < f->n; k++)
@@ -332,7 +332,7 @@ int gp_front_choose(const gp_front *f, double success)
 
 /* ---- report ---------------------------------------------------------------------------- */
 
-double gp_front_r2(const gp_cases *cases, double mse)
+double gp_front_target_var(const gp_cases *cases)
 {
 	double mean = 0, var = 0;
 	size_t n = cases->ncases;
@@ -341,7 +341,12 @@ double gp_front_r2(const gp_cases *cases, double mse)
 	mean = n ? mean / (double)n : 0;
 	for (size_t r = 0; r < n; r++)
 		var += ((double)cases->y[r] - mean) * ((double)cases->y[r] - mean);
-	var = n ? var / (double)n : 0;
+	return n ? var / (double)n : 0;
+}
+
+double gp_front_r2(const gp_cases *cases, double mse)
+{
+	double var = gp_front_target_var(cases);
 	return var > 0 ? 1.0 - mse / var : NAN;
 }
 

@@ -121,11 +121,21 @@ rt_status gp_front_update(gp_front *f, const double *fit, const int *obj2, const
 #if !defined(GP_FRONT_BEST_TOLERANCE)
 #define GP_FRONT_BEST_TOLERANCE 0.01
 #endif
+/* Errors this far apart, as a share of the training targets' variance (an R²
+ * difference of 1e-10), are float noise: an MSE fit near zero is 1e-17 on one
+ * member and 1e-16 on the next, and the 1 % rule alone would then pick the
+ * largest exact formula instead of the smallest. */
+#if !defined(GP_FRONT_NOISE_R2)
+#define GP_FRONT_NOISE_R2 1e-10
+#endif
 /* The rule: the member of smallest second objective among those whose error
- * is within GP_FRONT_BEST_TOLERANCE of the front's lowest error (or at most
- * success, when the lowest error is: a solved run stays solved). -1 when the
- * front is empty. */
-int gp_front_choose(const gp_front *f, double success);
+ * is within GP_FRONT_BEST_TOLERANCE of the front's lowest error plus
+ * noise (GP_FRONT_NOISE_R2 times the targets' variance for MSE, else 0), or
+ * at most success, when the lowest error is (a solved run stays solved).
+ * -1 when the front is empty. */
+int gp_front_choose(const gp_front *f, double success, double noise);
+/* The variance of the cases' targets (0 for none). */
+double gp_front_target_var(const gp_cases *cases);
 
 /* ---- report ---------------------------------------------------------------------------- */
 

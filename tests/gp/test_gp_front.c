@@ -247,12 +247,13 @@ static void choose_rule(void **state)
 		assert_int_equal(gp_front_offer(&f, &t, errs[i], i, NULL, &err), RT_OK);
 	}
 	assert_int_equal(f.n, 5);
-	assert_int_equal(gp_front_choose(&f, 0.0), 2);    /* 0.01005 <= 1.01 x 0.01 */
-	assert_int_equal(gp_front_choose(&f, 0.2), 1);    /* solved: the smallest solving one */
-	assert_int_equal(gp_front_choose(&f, 0.005), 2);  /* not solved: the 1 % rule */
+	assert_int_equal(gp_front_choose(&f, 0.0, 0.0), 2);    /* 0.01005 <= 1.01 x 0.01 */
+	assert_int_equal(gp_front_choose(&f, 0.2, 0.0), 1);    /* solved: the smallest solving one */
+	assert_int_equal(gp_front_choose(&f, 0.005, 0.0), 2);  /* not solved: the 1 % rule */
+	assert_int_equal(gp_front_choose(&f, 0.0, 0.1), 1);    /* errors within the noise: 0.1 <= 0.01 + 0.1 */
 	gp_front_free(&f);
 	gp_front empty = {GP_OBJ_ERROR_SIZE, NULL, 0, 0};
-	assert_int_equal(gp_front_choose(&empty, 0.0), -1);
+	assert_int_equal(gp_front_choose(&empty, 0.0, 0.0), -1);
 	gp_tree_free(&t);
 }
 
@@ -289,7 +290,7 @@ static void run_front(const char *objectives, const char *selection)
 		    memcmp(f->m[k].tree.nodes, r.best.nodes, (size_t)r.best.n * sizeof *r.best.nodes) == 0)
 			chosen = k;
 	}
-	assert_int_equal(chosen, gp_front_choose(f, p.success));
+	assert_int_equal(chosen, gp_front_choose(f, p.success, GP_FRONT_NOISE_R2 * gp_front_target_var(&p.cases)));
 	assert_true(r.best_fitness == f->m[chosen].error);
 	gp_front_row *rows;
 	gp_names nm = {1, NULL};

@@ -366,7 +366,8 @@ static void constopt_in_run(void **state)
 		gp_problem p;
 		gp_result r;
 		snprintf(text, sizeof text, "[problem]\nkind = gp\n[gp]\npopulation = 100\n"
-			 "generations = 10\nstop_on_success = false\noptimise_constants = %d\n[data]\n"
+			 "generations = 10\nstop_on_success = false\noptimise_constants = %d\n"
+			 "linear_scaling = off\n[data]\n"
 			 "source = csv\nfile = %s\nlabel = y\nfitness = mse\n", k ? 10 : 0, csv);
 		assert_int_equal(load_text(&spec, text, &p, &err), RT_OK);
 		assert_int_equal(p.optimise_constants, k ? 10 : 0);
