@@ -320,10 +320,28 @@ static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error
 	return gp_tree_copy(&res->best, &m->tree, err);
 }
 
+/* Does a solved run stop after generation g (stop_on_success)? At once
+ * without a front; with one, polish_generations after the first generation
+ * that solved it, so that the front can find smaller solving formulas. */
+static int solved_stop(const gp_problem *p, const gp_result *res, int g)
+{
+	if (!res->solved || !p->stop_on_success)
+		return 0;
+	if (p->objectives == GP_OBJ_ERROR || p->polish_generations <= 0)
+		return 1;
+	int first = g;
+	for (int k = 0; k < res->nhistory; k++)
+		if (res->history[k].best <= p->success) {
+			first = res->history[k].generation;
+			break;
+		}
+	return g >= first + p->polish_generations;
+}
+
 /* Is the run over after generation g (a stop request aside)? */
 static int run_over(const gp_problem *p, const gp_result *res, int g)
 {
-	return g == p->generations || (res->solved && p->stop_on_success);
+	return g == p->generations || solved_stop(p, res, g);
 }
 
 /* After generation g: the island model's migration when one is due (the
@@ -359,7 +377,7 @@ static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *c
 		/* resumed: generation g_first breeds from the checkpoint's population */
 		if ((st = gp_ckpt_restore(p->ckpt, cur, fit, n, res, ngen, g_first, err)))
 			return st;
-		if (res->solved && p->stop_on_success)
+		if (solved_stop(p, res, *g_first - 1))
 			*g_first = ngen;
 		return RT_OK;
 	}
@@ -622,6 +640,7 @@ void gp_json_params(rt_json *j, const gp_problem *p)
 		rt_json_double(j, "parsimony_coefficient", b->parsimony_coefficient);
 	rt_json_int(j, "optimise_constants", p->optimise_constants);
 	rt_json_bool(j, "linear_scaling", gp_scale_on(&p->cases));
+	rt_json_int(j, "polish_generations", p->objectives != GP_OBJ_ERROR ? p->polish_generations : 0);
 	rt_json_double(j, "success_threshold", p->success);
 	rt_json_bool(j, "stop_on_success", p->stop_on_success);
 	rt_json_string(j, "evaluator", gp_eval_method_name(p->evaluator));

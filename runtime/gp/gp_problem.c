@@ -318,7 +318,8 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	if (rt_spec_enum(spec, "gp", "objectives", gp_objectives_names, GP_OBJ_ERROR,
 			 &p->objectives, err) ||
 	    rt_spec_enum(spec, "gp", "front_selection", gp_front_selection_names,
-			 GP_FRONT_SELECTION_DEFAULT, &p->front_selection, err))
+			 GP_FRONT_SELECTION_DEFAULT, &p->front_selection, err) ||
+	    get_int(spec, "gp", "polish_generations", 20, 0, 1000000000, &p->polish_generations, err))
 		return err->status;
 
 	/* Perfect: MSE at most 1e-6 (regression), no wrong case (counts). */

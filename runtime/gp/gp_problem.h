@@ -57,6 +57,8 @@ typedef struct gp_problem {
 	int objectives;         /* enum gp_objectives (gp_front.h): [gp] objectives */
 	int objectives_auto;    /* [gp] objectives absent: chosen by the fitness */
 	int front_selection;    /* enum gp_front_selection: [gp] front_selection */
+	int polish_generations; /* [gp] polish_generations: with a front, the run goes on this
+				 * long after it is solved (stop_on_success), for smaller formulas */
 	struct gp_ckpt *ckpt;   /* checkpoints and resume (gp_ckpt.h; set by the run); NULL: none */
 	rt_islands_cfg islands; /* [islands]: the island model over MPI ranks (islands.h) */
 	gp_cases cases;

@@ -102,6 +102,27 @@ then
 else
 	cli_fail "csv front: errors == float64 recomputation" "$(tail -4 "$cli_tmp/check")"
 fi
+# A solved run with a front goes on polish_generations after the first
+# generation that solved it (stop_on_success); without a front it stops there.
+polish_gens() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1] + "/result.json"))
+h = r["history"]; s = r["parameters"]["success_threshold"]
+first = next(x["generation"] for x in h if x["best"] <= s)
+print(h[-1]["generation"] - first)' "$1"
+}
+for pg in 0 5; do
+	expect_exit 0 "sextic, polish_generations = $pg" "$evo" run problems/sextic.ini --backend cpu \
+		--seed 2 -q --set gp.polish_generations=$pg -o "$cli_tmp/polish$pg"
+	got=$(polish_gens "$cli_tmp/polish$pg" 2>&1)
+	if [ "$got" = "$pg" ]; then cli_ok "polish $pg: the run ended $got generations after solving"
+	else cli_fail "polish $pg: generations after solving" "got '$got'"; fi
+done
+expect_exit 0 "sextic, objectives = error" "$evo" run problems/sextic.ini --backend cpu --seed 2 -q \
+	--set gp.objectives=error -o "$cli_tmp/nofront"
+got=$(polish_gens "$cli_tmp/nofront" 2>&1)
+if [ "$got" = 0 ]; then cli_ok "no front: the run stops when solved"
+else cli_fail "no front: stops when solved" "got '$got'"; fi
 expect_exit 2 "objectives on a classification problem" "$evo" run problems/shuttle.ini --backend cpu -q \
 	--set gp.objectives=error,size -o "$cli_tmp/bad"
 expect_output "says why" "a Pareto front needs mse"
