@@ -386,6 +386,32 @@ template <typename A> RT_DEV A gpg_block_sum(A v, A *red_s)
 	return s;
 }
 
+#if GPG_FIT == 0 && GPG_LS
+/* Block sums of the four shifted sums v (linear scaling) in one go, in a
+ * fixed order (as gpg_block_sum; one barrier, not four); thread 0 gets
+ * them in t. */
+RT_DEV void gpg_block_sum4(const double v[4], double t[4], double (*red_s)[GPG_THREADS / 32])
+{
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		double x = v[k];
+#pragma unroll
+		for (int o = 16; o > 0; o >>= 1)
+			x += __shfl_down_sync(0xffffffffu, x, o);
+		if ((threadIdx.x & 31) == 0)
+			red_s[k][threadIdx.x >> 5] = x;
+	}
+	__syncthreads();
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		t[k] = 0.0;
+		if (threadIdx.x == 0)
+			for (int w = 0; w < GPG_THREADS / 32; w++)
+				t[k] += red_s[k][w];
+	}
+}
+#endif
+
 /* progs[p] = (first instruction, instructions, first constant, constants).
  * x: ninputs columns of dstride elements (cases or words); y: targets.
  * Block (blockIdx.x = program, blockIdx.y = chunk) covers passes *
@@ -462,13 +488,9 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 		}
 	}
 #if GPG_FIT == 0 && GPG_LS
-	__shared__ double red_s[GPG_THREADS / 32];
+	__shared__ double red_s[4][GPG_THREADS / 32];
 	double t[4];
-#pragma unroll
-	for (int k = 0; k < 4; k++) {
-		t[k] = gpg_block_sum<double>(ls[k], red_s);
-		__syncthreads();
-	}
+	gpg_block_sum4(ls, t, red_s);
 	if (threadIdx.x == 0) {
 		/* the block's cases: from its first to n or the chunk's end */
 		const uint32_t first = chunk * passes * pass_elems;
