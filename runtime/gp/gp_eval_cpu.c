@@ -277,34 +277,39 @@ typedef struct eval_job {
 	size_t per_thread;  /* scratch elements per thread */
 	void *scratch;      /* threads * per_thread elements, 64-byte aligned */
 	double *partial;    /* nprogs * nchunks * nsum */
-	int nsum;           /* sums per work item: 3 with linear scaling (gp_scale.h), else 1 */
+	int nsum;           /* sums per work item: GP_LS_NM moments with linear scaling
+			     * (gp_scale.h, gp_fitness.h), else 1 */
 } eval_job;
 
-/* Linear scaling's sums over n cases into s[0..2] (sum f, sum f^2, sum
- * yc*f with yc = (double)y - ymean; gp_fitness.h), in double, 8
- * independent lanes as block_sse. */
-AI_ void block_ls(const float *restrict out, const float *restrict y, double ymean, long n,
-		  double *s)
+/* Linear scaling's shifted sums over n cases into s[0..3] (gp_fitness.h's
+ * gp_ls_acc about the chunk's shift k: sum d, sum d^2, sum d*yc, sum yc
+ * with d = f - k, yc = (double)y - ymean), in double, 8 independent lanes
+ * as block_sse. */
+AI_ void block_ls(const float *restrict out, const float *restrict y, double ymean, double k,
+		  long n, double *s)
 {
-	double f1[8] = {0}, f2[8] = {0}, fy[8] = {0};
+	double l1[8] = {0}, l2[8] = {0}, ly[8] = {0}, lc[8] = {0};
 	long i = 0;
 	for (; i + 8 <= n; i += 8)
 		for (int j = 0; j < 8; j++) {
-			double f = (double)out[i + j];
-			f1[j] += f;
-			f2[j] += f * f;
-			fy[j] += ((double)y[i + j] - ymean) * f;
+			double d = (double)out[i + j] - k, yc = (double)y[i + j] - ymean;
+			l1[j] += d;
+			l2[j] += d * d;
+			ly[j] += d * yc;
+			lc[j] += yc;
 		}
 	for (; i < n; i++) {
-		double f = (double)out[i];
-		f1[0] += f;
-		f2[0] += f * f;
-		fy[0] += ((double)y[i] - ymean) * f;
+		double d = (double)out[i] - k, yc = (double)y[i] - ymean;
+		l1[0] += d;
+		l2[0] += d * d;
+		ly[0] += d * yc;
+		lc[0] += yc;
 	}
 	for (int j = 0; j < 8; j++) {
-		s[0] += f1[j];
-		s[1] += f2[j];
-		s[2] += fy[j];
+		s[0] += l1[j];
+		s[1] += l2[j];
+		s[2] += ly[j];
+		s[3] += lc[j];
 	}
 }
 
@@ -333,7 +338,7 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 								      : job->extent;
 		uint32_t b0 = pop->offset[p], n = pop->offset[p + 1] - b0;
 		const float *consts = pop->const_offset ? pop->consts + pop->const_offset[p] : NULL;
-		double acc = 0.0, ls[3] = {0.0, 0.0, 0.0};
+		double acc = 0.0, ls[4] = {0.0, 0.0, 0.0, 0.0}, shift = 0.0, nls = 0.0;
 		for (size_t off = cbeg; off < cend; off += (size_t)job->block) {
 			block_ref blk = {off, (long)(cend - off < (size_t)job->block ? cend - off
 										 : (size_t)job->block)};
@@ -357,8 +362,12 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 							fslot);
 				else
 					r = rpn_block_f(pop->rpn + b0, n, cs->x, cs->stride, blk, fslot);
-				if (job->nsum == 3)
-					block_ls(r, cs->y + off, cs->ymean, nscore, ls);
+				if (job->nsum == GP_LS_NM) {
+					if (off == cbeg && nscore > 0)
+						shift = (double)r[0];   /* the chunk's first output */
+					block_ls(r, cs->y + off, cs->ymean, shift, nscore, ls);
+					nls += (double)nscore;
+				}
 				else if (cs->fitness == GP_FIT_MSE)
 					acc += block_sse(r, cs->y + off, nscore);
 				else
@@ -366,8 +375,8 @@ AI_ void eval_items(eval_job *job, long begin, long end, int thread)
 			}
 		}
 		double *slot = job->partial + ((size_t)p * (size_t)job->nchunks + (size_t)c) * (size_t)job->nsum;
-		if (job->nsum == 3)
-			memcpy(slot, ls, sizeof ls);
+		if (job->nsum == GP_LS_NM)
+			gp_ls_moments(nls, shift, ls, slot);
 		else
 			slot[0] = acc;
 	}
@@ -410,18 +419,17 @@ const char *gp_eval_isa_name(int isa)
 }
 
 /* Turns the partial sums into fitness values (linear scaling: partial
- * holds 3 sums per chunk, added chunk by chunk). */
+ * holds GP_LS_NM moments per chunk, merged chunk by chunk in order). */
 static void finish(const gp_cases *cs, const double *partial, long nchunks, int nprogs,
 		   double *fitness)
 {
 	for (int p = 0; p < nprogs; p++) {
 		double s = 0.0;
 		if (gp_scale_on(cs)) {
-			double t[3] = {0.0, 0.0, 0.0};
+			double m[GP_LS_NM] = {0.0, 0.0, 0.0, 0.0, 0.0};
 			for (long c = 0; c < nchunks; c++)
-				for (int k = 0; k < 3; k++)
-					t[k] += partial[((size_t)p * (size_t)nchunks + (size_t)c) * 3 + (size_t)k];
-			fitness[p] = gp_scale_fitness(cs, t);
+				gp_ls_merge(m, partial + ((size_t)p * (size_t)nchunks + (size_t)c) * GP_LS_NM);
+			fitness[p] = gp_scale_fitness(cs, m);
 			continue;
 		}
 		for (long c = 0; c < nchunks; c++)
@@ -452,7 +460,7 @@ static rt_status eval_2d(const gp_packed *pop, const gp_cases *cs, int method,
 	job.pop = pop;
 	job.cases = cs;
 	job.method = method;
-	job.nsum = gp_scale_on(cs) ? 3 : 1;
+	job.nsum = gp_scale_on(cs) ? GP_LS_NM : 1;
 	if (cs->fitness == GP_FIT_BOOL) {
 		units = cs->nwords;
 		job.extent = units;
@@ -615,7 +623,7 @@ static rt_status eval_rpn1d(const gp_packed *pop, const gp_cases *cs, int maxdep
 	for (int p = 0; p < pop->nprogs; p++) {
 		const gp_node *code = pop->rpn + pop->offset[p];
 		uint32_t n = pop->offset[p + 1] - pop->offset[p];
-		double acc[3] = {0.0, 0.0, 0.0};
+		double acc[GP_LS_NM] = {0.0, 0.0, 0.0, 0.0, 0.0};
 		if (cs->fitness == GP_FIT_BOOL) {
 			for (size_t w = 0; w < cs->nwords; w++) {
 				uint32_t d = rpn1d_word_u(code, n, cs->bits, cs->nwords, w, ust) ^
@@ -623,10 +631,13 @@ static rt_status eval_rpn1d(const gp_packed *pop, const gp_cases *cs, int maxdep
 				acc[0] += __builtin_popcount(w + 1 == cs->nwords ? d & last : d);
 			}
 		} else if (gp_scale_on(cs)) {
+			double s[4] = {0.0, 0.0, 0.0, 0.0}, k = 0.0;
 			for (size_t i = 0; i < cs->ncases; i++) {
-				float f = rpn1d_case_f(code, n, cs->x, cs->stride, i, fst);
-				gp_scale_sums(&f, cs->y + i, cs->ymean, 1, acc);
+				double f = (double)rpn1d_case_f(code, n, cs->x, cs->stride, i, fst);
+				k = i == 0 ? f : k;   /* the shift: the first output */
+				gp_ls_acc(s, f, (double)cs->y[i] - cs->ymean, k);
 			}
+			gp_ls_moments((double)cs->ncases, k, s, acc);
 		} else if (cs->fitness == GP_FIT_MSE) {
 			for (size_t i = 0; i < cs->ncases; i++) {
 				double d = (double)rpn1d_case_f(code, n, cs->x, cs->stride, i, fst) -

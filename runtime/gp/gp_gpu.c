@@ -396,7 +396,7 @@ typedef struct gpg_slot {
 	size_t cap;
 	gpu_ptr dev;          /* same layout */
 	size_t dcap;
-	gpu_ptr partial, fit; /* nprogs * nchunks doubles; nprogs doubles */
+	gpu_ptr partial, fit; /* nprogs * nchunks doubles (GP_LS_NM each with scaling); nprogs */
 	size_t pcap, fcap;
 	double *hfit;         /* pinned, hcap bytes */
 	size_t hcap;
@@ -890,7 +890,7 @@ static rt_status launch_slot(gp_gpu *g, gpg_slot *s, gpu_ptr progs, gpu_ptr code
 			return st;
 		g->smem_set = (int)smem;
 	}
-	size_t nsum = gp_scale_on(&g->cases) ? 3 : 1;   /* sums per chunk (gpg_eval) */
+	size_t nsum = gp_scale_on(&g->cases) ? GP_LS_NM : 1;   /* values per chunk (gpg_eval) */
 	if ((st = grow_dev(g, &s->partial, &s->pcap, np * g->nchunks * nsum * sizeof(double), err)) != RT_OK ||
 	    (st = grow_dev(g, &s->fit, &s->fcap, np * sizeof(double), err)) != RT_OK)
 		return st;

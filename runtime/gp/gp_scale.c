@@ -30,30 +30,25 @@ rt_status gp_scale_prepare(gp_cases *c, rt_error *err)
 	return RT_OK;
 }
 
-void gp_scale_sums(const float *out, const float *y, double ymean, size_t n, double s[3])
+void gp_scale_moments(const float *out, const float *y, double ymean, size_t n,
+		      double m[GP_LS_NM])
 {
-	double sf = s[0], sff = s[1], syf = s[2];
-	for (size_t i = 0; i < n; i++) {
-		double f = (double)out[i];
-		sf += f;
-		sff += f * f;
-		syf += ((double)y[i] - ymean) * f;
-	}
-	s[0] = sf;
-	s[1] = sff;
-	s[2] = syf;
+	double s[4] = {0.0, 0.0, 0.0, 0.0}, k = n ? (double)out[0] : 0.0;
+	for (size_t i = 0; i < n; i++)
+		gp_ls_acc(s, (double)out[i], (double)y[i] - ymean, k);
+	gp_ls_moments((double)n, k, s, m);
 }
 
-double gp_scale_fitness(const gp_cases *c, const double s[3])
+double gp_scale_fitness(const gp_cases *c, const double m[GP_LS_NM])
 {
-	return gp_ls_mse(s[0], s[1], s[2], c->syc, c->syy, (double)c->ncases);
+	return gp_ls_mse(m, c->syc, c->syy, (double)c->ncases);
 }
 
 rt_status gp_scale_coeffs(const gp_tree *prog, const gp_cases *c, double *a, double *b,
 			  rt_error *err)
 {
 	gp_packed pk;
-	double s[3] = {0.0, 0.0, 0.0}, n = (double)c->ncases;
+	double m[GP_LS_NM], n = (double)c->ncases;
 	if (!gp_scale_on(c))
 		return rt_fail(err, RT_ERR_INPUT, "linear scaling is off for these cases");
 	float *out = rt_malloc(c->ncases * sizeof *out + 1, err);
@@ -64,11 +59,9 @@ rt_status gp_scale_coeffs(const gp_tree *prog, const gp_cases *c, double *a, dou
 	if (!st)
 		st = gp_eval_cpu_outputs(&pk, c, out, err);
 	if (!st) {
-		gp_scale_sums(out, c->y, c->ymean, c->ncases, s);
-		*b = gp_ls_slope(s[0], s[1], s[2], c->syc, n);
-		if (!isfinite(s[0]) || !isfinite(s[1]))
-			*b = 0.0;   /* a NaN or infinite output: the constant mean(y) */
-		*a = gp_ls_intercept(*b, *b != 0.0 ? s[0] : 0.0, c->syc, c->ymean, n);
+		gp_scale_moments(out, c->y, c->ymean, c->ncases, m);
+		*b = gp_ls_slope(m);   /* 0 for a NaN or infinite output: the constant mean(y) */
+		*a = gp_ls_intercept(*b, m, c->syc, c->ymean, n);
 	}
 	gp_packed_free(&pk);
 	free(out);

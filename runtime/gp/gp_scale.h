@@ -2,8 +2,11 @@
  * [gp] linear_scaling, on by default for mse fitness): a program's output
  * f stands for a + b*f, the least-squares line through the training cases,
  * and its fitness is that line's MSE (the formulas: templates/gp/gp_fitness.h,
- * gp_ls_*; the evaluators add up the sums in the pass that runs the
- * program). The search keeps bare programs; the run's best is rewritten as
+ * gp_ls_*; the evaluators add up shifted sums in the pass that runs the
+ * program, turn them into per-chunk moments (count, means, M2, co-moment)
+ * and merge the chunks in order with Chan et al.'s update, so the result
+ * is that of a float64 two-pass computation, on the CPU and the GPU alike,
+ * even when an output's mean is large beside its spread). The search keeps bare programs; the run's best is rewritten as
  * the tree + a * b (f) once the run is over (gp_scale_best), so its infix,
  * simplified formula, export, predictions and held-out scores all carry a
  * and b. Checkpoints hold the bare programs (a and b are recomputed). */
@@ -13,6 +16,7 @@
 #include "error.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
+#include "gp/gp_fitness.h"
 
 /* Turns scaling on for float MSE cases c: c->scale, and c->ymean, c->syc,
  * c->syy (case order, double). RT_ERR_INPUT for other fitness kinds. */
@@ -24,12 +28,14 @@ static inline int gp_scale_on(const gp_cases *c)
 	return c && c->scale;
 }
 
-/* s[0] += sum f, s[1] += sum f^2, s[2] += sum yc*f over out[0..n), with
- * yc = (double)y[i] - ymean, in double, in case order. */
-void gp_scale_sums(const float *out, const float *y, double ymean, size_t n, double s[3]);
+/* m = the moments (gp_fitness.h: n, mean f, mean yc, M2, co-moment) of
+ * out[0..n) with yc = (double)y[i] - ymean, in double, in case order,
+ * shifted by out[0]. */
+void gp_scale_moments(const float *out, const float *y, double ymean, size_t n,
+		      double m[GP_LS_NM]);
 
-/* The scaled fitness of the sums s over c's cases (gp_ls_mse). */
-double gp_scale_fitness(const gp_cases *c, const double s[3]);
+/* The scaled fitness of the moments m over c's cases (gp_ls_mse). */
+double gp_scale_fitness(const gp_cases *c, const double m[GP_LS_NM]);
 
 /* The line of program prog on cases c (scaling on): a and b from its
  * outputs on the CPU interpreter, the sums in case order. */

@@ -31,11 +31,18 @@
  * depend on scheduling, and GPU outputs are those of the CPU bit for bit
  * (gp_math.h, IEEE division, --fmad=false); only MSE summation order differs.
  *
- * Linear scaling (GPG_LS 1, MSE only; runtime/gp/gp_scale.h): each chunk
- * adds three sums instead of the squared error, sum f, sum f^2 and sum
- * yc*f with yc = (double)y - ymean, in double (partial[3 * (p * nchunks +
- * c) + k]); gpg_finish adds them chunk by chunk and scores them with
- * gp_fitness.h's gp_ls_mse, the CPU's function.
+ * Linear scaling (GPG_LS 1, MSE only; runtime/gp/gp_scale.h, the method in
+ * gp_fitness.h): raw sums of f and f^2 would cancel catastrophically when
+ * an output's mean is large beside its spread, so each block shifts its
+ * outputs by one of them, k = thread 0's first case of the first pass,
+ * broadcast through shared memory (one __syncthreads, no extra pass), and
+ * adds d = f - k in double: sum d, sum d^2, sum d*yc and sum yc with yc =
+ * (double)y - ymean (gp_ls_acc). Thread 0 turns the block's sums into its
+ * moments (gp_ls_moments: count, mean f, mean yc, M2, co-moment) at
+ * partial[GP_LS_NM * (p * nchunks + c) + k]; gpg_finish merges a program's
+ * chunks in order with gp_ls_merge (Chan et al.) and scores them with
+ * gp_ls_mse: the CPU evaluators' functions, so both give a float64
+ * two-pass result and agree to rounding.
  *
  * Generator #defines (runtime/gp/gp_gpu.c writes them; defaults let the file be
  * compiled on its own): GPG_FORM GPG_BOOL GPG_FIT GPG_LS GPG_W GPG_NV GPG_REGS
@@ -379,6 +386,32 @@ template <typename A> RT_DEV A gpg_block_sum(A v, A *red_s)
 	return s;
 }
 
+#if GPG_FIT == 0 && GPG_LS
+/* Block sums of the four shifted sums v (linear scaling) in one go, in a
+ * fixed order (as gpg_block_sum; one barrier, not four); thread 0 gets
+ * them in t. */
+RT_DEV void gpg_block_sum4(const double v[4], double t[4], double (*red_s)[GPG_THREADS / 32])
+{
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		double x = v[k];
+#pragma unroll
+		for (int o = 16; o > 0; o >>= 1)
+			x += __shfl_down_sync(0xffffffffu, x, o);
+		if ((threadIdx.x & 31) == 0)
+			red_s[k][threadIdx.x >> 5] = x;
+	}
+	__syncthreads();
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		t[k] = 0.0;
+		if (threadIdx.x == 0)
+			for (int w = 0; w < GPG_THREADS / 32; w++)
+				t[k] += red_s[k][w];
+	}
+}
+#endif
+
 /* progs[p] = (first instruction, instructions, first constant, constants).
  * x: ninputs columns of dstride elements (cases or words); y: targets.
  * Block (blockIdx.x = program, blockIdx.y = chunk) covers passes *
@@ -408,7 +441,8 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 
 	gpg_stack stk;
 #if GPG_FIT == 0 && GPG_LS
-	double acc = 0.0, acc2 = 0.0, acc3 = 0.0;
+	double ls[4] = {0.0, 0.0, 0.0, 0.0}, shift = 0.0;
+	__shared__ gpg_t shift_s;
 #elif GPG_FIT == 0
 	double acc = 0.0;
 #else
@@ -421,6 +455,14 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 			break;
 		gpg_v out = gpg_run(gpg_smem, pr.y, consts_s, x + base, stk);
 		gpg_v tgt = gpg_load(y + base);
+#if GPG_FIT == 0 && GPG_LS
+		if (ps == 0) {   /* the block's shift: its first case's output (base < n) */
+			if (threadIdx.x == 0)
+				shift_s = out.v[0];
+			__syncthreads();
+			shift = (double)shift_s;
+		}
+#endif
 #pragma unroll
 		for (int j = 0; j < GPG_NV; j++) {
 #pragma unroll
@@ -428,10 +470,8 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 				const uint32_t e = base + (j * GPG_THREADS + threadIdx.x) * GPG_W + w;
 				const int l = j * GPG_W + w;
 #if GPG_FIT == 0 && GPG_LS
-				const double f = e < n ? (double)out.v[l] : 0.0;
-				acc += f;
-				acc2 += f * f;
-				acc3 += ((double)tgt.v[l] - ymean) * f;
+				gp_ls_acc(ls, e < n ? (double)out.v[l] : shift,
+					  e < n ? (double)tgt.v[l] - ymean : 0.0, shift);
 #elif GPG_FIT == 0
 				double d = (double)out.v[l] - (double)tgt.v[l];
 				acc += e < n ? d * d : 0.0;
@@ -448,20 +488,18 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 		}
 	}
 #if GPG_FIT == 0 && GPG_LS
-	__shared__ double red_s[GPG_THREADS / 32];
-	double s = gpg_block_sum<double>(acc, red_s);
-	__syncthreads();
-	double s2 = gpg_block_sum<double>(acc2, red_s);
-	__syncthreads();
-	double s3 = gpg_block_sum<double>(acc3, red_s);
+	__shared__ double red_s[4][GPG_THREADS / 32];
+	double t[4];
+	gpg_block_sum4(ls, t, red_s);
 	if (threadIdx.x == 0) {
-		double *o = partial + 3 * ((size_t)p * gridDim.y + chunk);
-		o[0] = s;
-		o[1] = s2;
-		o[2] = s3;
+		/* the block's cases: from its first to n or the chunk's end */
+		const uint32_t first = chunk * passes * pass_elems;
+		const uint32_t end = n - first < passes * pass_elems ? n : first + passes * pass_elems;
+		gp_ls_moments(first < n ? (double)(end - first) : 0.0, shift, t,
+			      partial + GP_LS_NM * ((size_t)p * gridDim.y + chunk));
 	}
-	return;
-#elif GPG_FIT == 0
+#else
+#if GPG_FIT == 0
 	__shared__ double red_s[GPG_THREADS / 32];
 	double s = gpg_block_sum<double>(acc, red_s);
 #else
@@ -470,12 +508,13 @@ gpg_eval(const uint4 *__restrict__ progs, const void *__restrict__ code,
 #endif
 	if (threadIdx.x == 0)
 		partial[(size_t)p * gridDim.y + chunk] = s;
+#endif
 }
 
 /* fitness[p] = the sum of program p's chunks, in order; MSE divided by
  * ncases, NaN and inf made +inf (as the CPU evaluators do). Linear
- * scaling: the three sums of the chunks, in order, scored with the data
- * set's syc and syy (gp_ls_mse; unused otherwise). */
+ * scaling: the chunks' moments merged in order (gp_ls_merge), scored with
+ * the data set's syc and syy (gp_ls_mse; unused otherwise). */
 extern "C" __global__ void gpg_finish(const double *__restrict__ partial, double *fitness,
 				      uint32_t nprogs, uint32_t nchunks, double ncases,
 				      double syc, double syy)
@@ -484,14 +523,10 @@ extern "C" __global__ void gpg_finish(const double *__restrict__ partial, double
 	if (p >= nprogs)
 		return;
 #if GPG_FIT == 0 && GPG_LS
-	double t0 = 0.0, t1 = 0.0, t2 = 0.0;
-	for (uint32_t c = 0; c < nchunks; c++) {
-		const double *q = partial + 3 * ((size_t)p * nchunks + c);
-		t0 += q[0];
-		t1 += q[1];
-		t2 += q[2];
-	}
-	fitness[p] = gp_ls_mse(t0, t1, t2, syc, syy, ncases);
+	double m[GP_LS_NM] = {0.0, 0.0, 0.0, 0.0, 0.0};
+	for (uint32_t c = 0; c < nchunks; c++)
+		gp_ls_merge(m, partial + GP_LS_NM * ((size_t)p * nchunks + c));
+	fitness[p] = gp_ls_mse(m, syc, syy, ncases);
 	return;
 #else
 	(void)syc;

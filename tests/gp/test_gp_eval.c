@@ -5,7 +5,10 @@
  * accuracy of gp_math.h, and the generated CUDA interpreter compiling under
  * NVRTC for sm_90 without spills. Linear scaling (gp_scale.h): every method's
  * scaled fitness equals a float64 two-pass recomputation from the program's
- * outputs (within 1e-9 of var y), and the best line rewritten into the
+ * outputs (within 1e-9 of var y), also for adversarial programs (outputs
+ * with a mean far above their spread, over orders of magnitude, near
+ * constant), the GPU's chunked moment merge emulated on the CPU with the
+ * same functions agrees with it, and the best line rewritten into the
  * tree scores what the fitness said.
  *
  * Agreement tolerance: outputs are bit-identical between methods (same
@@ -468,7 +471,8 @@ static double scaled_mse_f64(const gp_tree *t, const gp_cases *c, double *a, dou
 	*b = isfinite(mf) && sff > 1e-12 * f2 ? sfy / sff : 0.0;
 	*a = my - *b * (*b != 0.0 ? mf : 0.0);
 	for (size_t i = 0; i < n; i++) {
-		double r = c->y[i] - (*a + *b * out[i]);
+		/* y - (a + b f), written without a + b f's cancellation */
+		double r = (c->y[i] - my) - *b * (out[i] - mf);
 		sse += r * r;
 	}
 	free(out);
@@ -582,6 +586,215 @@ static void scaled_known(void **state)
 	gp_tree_free(&sq);
 	gp_tree_free(&k);
 	gp_cases_free(&c);
+}
+
+/* Adversarial programs for linear scaling: outputs whose mean is large
+ * beside their spread (raw sums of f and f^2 cancel catastrophically),
+ * outputs over many orders of magnitude, near-constant and constant
+ * outputs. Every CPU evaluator, block size, thread count and ISA must give
+ * the float64 two-pass result within 1e-9 of max(fitness, var y). */
+typedef struct adv_prog {
+	const char *name;
+	gp_node nodes[12];
+	int n;
+} adv_prog;
+
+static const adv_prog *adv_progs(int *count)
+{
+	static adv_prog p[8];
+	int k = 0;
+	p[k++] = (adv_prog){"x + 1e4", {gp_fn(GP_OP_ADD), gp_var(0), gp_const(1e4f)}, 3};
+	p[k++] = (adv_prog){"1e6 x + 1e9",
+			    {gp_fn(GP_OP_ADD), gp_fn(GP_OP_MUL), gp_const(1e6f), gp_var(0),
+			     gp_const(1e9f)}, 5};
+	p[k++] = (adv_prog){"1e3 x + 1e9",
+			    {gp_fn(GP_OP_ADD), gp_fn(GP_OP_MUL), gp_const(1e3f), gp_var(0),
+			     gp_const(1e9f)}, 5};
+	p[k++] = (adv_prog){"exp(x1)", {gp_fn(GP_OP_EXP), gp_var(1)}, 2};
+	p[k++] = (adv_prog){"cube(x + 300)",
+			    {gp_fn(GP_OP_CUBE), gp_fn(GP_OP_ADD), gp_var(0), gp_const(300.0f)}, 4};
+	p[k++] = (adv_prog){"pow4(x + 50) + 1e8",
+			    {gp_fn(GP_OP_ADD), gp_fn(GP_OP_POW4), gp_fn(GP_OP_ADD), gp_var(0),
+			     gp_const(50.0f), gp_const(1e8f)}, 6};
+	p[k++] = (adv_prog){"1 + 1e-7 x (near constant)",
+			    {gp_fn(GP_OP_ADD), gp_const(1.0f), gp_fn(GP_OP_MUL), gp_const(1e-7f),
+			     gp_var(0)}, 5};
+	p[k++] = (adv_prog){"5 + 0 x (constant)",
+			    {gp_fn(GP_OP_ADD), gp_const(5.0f), gp_fn(GP_OP_MUL), gp_const(0.0f),
+			     gp_var(0)}, 5};
+	*count = k;
+	return p;
+}
+
+/* Every CPU method and tuning on tree t against want. */
+static void adv_check(const gp_tree *t, const gp_cases *c, const char *name, double want)
+{
+	static const int blocks[] = {64, 192, 1024};
+	rt_error err;
+	gp_packed rpn, lgp;
+	double var = c->syy / (double)c->ncases, f;
+	gp_packed_init(&rpn);
+	gp_packed_init(&lgp);
+	assert_int_equal(gp_pack_rpn(&rpn, t, 1, &err), RT_OK);
+	assert_int_equal(gp_pack_lgp(&lgp, t, 1, &err), RT_OK);
+	assert_int_equal(gp_eval_cpu(&rpn, c, GP_EVAL_RPN1D, &f, &err), RT_OK);
+	if (!(fabs(f - want) <= 1e-9 * fmax(want, var))) {
+		print_error("%s: rpn1d %.17g, float64 two-pass %.17g\n", name, f, want);
+		fail();
+	}
+	for (int m = GP_EVAL_LGP2D; m <= GP_EVAL_RPN2D; m++)
+		for (int b = 0; b < 3; b++)
+			for (int th = 1; th <= 2; th++)
+				for (int isa = 0; isa <= 1; isa++) {
+					gp_eval_tuning tun = {blocks[b], th, isa};
+					const gp_packed *pk = m == GP_EVAL_LGP2D ? &lgp : &rpn;
+					assert_int_equal(gp_eval_cpu_tuned(pk, c, m, &tun, &f, &err), RT_OK);
+					if (!(fabs(f - want) <= 1e-9 * fmax(want, var))) {
+						print_error("%s: %s block %d, %d threads: %.17g, float64 %.17g\n",
+							    name, gp_eval_method_name(m), blocks[b], th, f, want);
+						fail();
+					}
+				}
+	gp_packed_free(&rpn);
+	gp_packed_free(&lgp);
+}
+
+static void scaled_adversarial(void **state)
+{
+	static const size_t counts[] = {20011, 1000, 3};
+	rt_rng rng;
+	rt_error err;
+	int np;
+	const adv_prog *progs = adv_progs(&np);
+	(void)state;
+	for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+		for (int ys = 0; ys < 2; ys++) {   /* y near 0, y with a large mean */
+			gp_cases c;
+			float_cases(&c, 2, counts[ci], GP_FIT_MSE);
+			rt_rng_init(&rng, 31 + ci * 2 + (size_t)ys, 0);
+			for (size_t i = 0; i < c.ncases; i++) {
+				float x0 = (float)rt_rng_range(&rng, -3, 3);
+				c.x[i] = x0;
+				c.x[c.stride + i] = (float)rt_rng_range(&rng, -30, 30);
+				c.y[i] = (float)((ys ? 1e5 : 2.0) + 3.0 * x0 + 0.5 * x0 * x0 +
+						 rt_rng_range(&rng, -0.1, 0.1));
+			}
+			assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+			for (int p = 0; p < np; p++) {
+				gp_tree t = {0};
+				double a, b;
+				assert_int_equal(gp_tree_set(&t, progs[p].nodes, progs[p].n, &err), RT_OK);
+				double want = scaled_mse_f64(&t, &c, &a, &b);
+				assert_true(isfinite(want));
+				adv_check(&t, &c, progs[p].name, want);
+				if (p >= np - 2)   /* (near) constant: b = 0, the variance of y */
+					assert_true(b == 0.0);
+				gp_tree_free(&t);
+			}
+			gp_cases_free(&c);
+		}
+}
+
+/* The GPU's reduction emulated on the CPU with the same functions
+ * (gp_fitness.h): chunks of `chunk` cases, each shifted by its first
+ * output, `threads` interleaved per-thread sums added in order
+ * (gpg_block_sum's shape), gp_ls_moments per chunk and gp_ls_merge over
+ * the chunks in order, against the float64 two-pass result and against
+ * one shift over everything (gp_scale_moments). */
+static double emulate_gpu(const float *f, const float *y, size_t n, double ymean, size_t chunk,
+			  int threads, double syc, double syy)
+{
+	double m[GP_LS_NM] = {0, 0, 0, 0, 0}, part[GP_LS_NM], t[64][4];
+	for (size_t c0 = 0; c0 < n; c0 += chunk) {
+		size_t end = c0 + chunk < n ? c0 + chunk : n;
+		double k = (double)f[c0], s[4] = {0, 0, 0, 0};
+		memset(t, 0, sizeof t);
+		for (size_t i = c0; i < end; i++)
+			gp_ls_acc(t[(i - c0) % (size_t)threads], (double)f[i], (double)y[i] - ymean, k);
+		for (int th = 0; th < threads; th++)
+			for (int j = 0; j < 4; j++)
+				s[j] += t[th][j];
+		gp_ls_moments((double)(end - c0), k, s, part);
+		gp_ls_merge(m, part);
+	}
+	double empty[GP_LS_NM] = {0, 0, 0, 0, 0};
+	gp_ls_merge(m, empty);   /* an empty chunk changes nothing */
+	assert_true(m[0] == (double)n);
+	return gp_ls_mse(m, syc, syy, (double)n);
+}
+
+static void scaled_chunk_merge(void **state)
+{
+	static const size_t chunks[] = {1, 7, 1024, 4096, 100000};
+	static const double offsets[] = {0.0, 1e4, 1e7, -3e8};
+	const size_t n = 30011;
+	float *f = malloc(n * sizeof *f), *y = malloc(n * sizeof *y);
+	rt_rng rng;
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(y);
+	rt_rng_init(&rng, 77, 0);
+	for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; oi++) {
+		double ymean = 0, syc = 0, syy = 0, mf = 0, sff = 0, sfy = 0, f2 = 0;
+		for (size_t i = 0; i < n; i++) {
+			double x = rt_rng_range(&rng, -1, 1);
+			f[i] = (float)(offsets[oi] + 100.0 * x);
+			y[i] = (float)(10.0 + 4.0 * x + rt_rng_range(&rng, -0.5, 0.5));
+			ymean += y[i];
+		}
+		ymean /= (double)n;
+		for (size_t i = 0; i < n; i++) {
+			syc += y[i] - ymean;
+			syy += (y[i] - ymean) * (y[i] - ymean);
+			mf += f[i];
+		}
+		mf /= (double)n;
+		for (size_t i = 0; i < n; i++) {
+			sff += (f[i] - mf) * (f[i] - mf);
+			sfy += (f[i] - mf) * (y[i] - ymean);
+			f2 += (double)f[i] * f[i];
+		}
+		double b = sff > 1e-12 * f2 ? sfy / sff : 0.0, var = syy / (double)n;
+		double want = (syy - syc * syc / (double)n - b * sfy) / (double)n;
+		double one[GP_LS_NM];
+		gp_scale_moments(f, y, ymean, n, one);
+		double whole = gp_ls_mse(one, syc, syy, (double)n);
+		assert_true(fabs(whole - want) <= 1e-9 * fmax(want, var));
+		for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++)
+			for (int threads = 1; threads <= 64; threads *= 8) {
+				double got = emulate_gpu(f, y, n, ymean, chunks[ci], threads, syc, syy);
+				if (!(fabs(got - want) <= 1e-9 * fmax(want, var)) ||
+				    !(fabs(got - whole) <= 1e-9 * fmax(want, var))) {
+					print_error("offset %g, chunk %zu, %d threads: %.17g, two-pass %.17g, "
+						    "one shift %.17g\n", offsets[oi], chunks[ci], threads, got,
+						    want, whole);
+					fail();
+				}
+			}
+	}
+	/* constant outputs: M2 exactly 0 in every chunk and after merging, b = 0 */
+	for (size_t i = 0; i < n; i++)
+		f[i] = 12345.678f;
+	double m[GP_LS_NM] = {0, 0, 0, 0, 0}, part[GP_LS_NM];
+	for (size_t c0 = 0; c0 < n; c0 += 1000) {
+		double s[4] = {0, 0, 0, 0};
+		size_t end = c0 + 1000 < n ? c0 + 1000 : n;
+		for (size_t i = c0; i < end; i++)
+			gp_ls_acc(s, (double)f[i], (double)y[i], (double)f[c0]);
+		gp_ls_moments((double)(end - c0), (double)f[c0], s, part);
+		gp_ls_merge(m, part);
+	}
+	assert_true(m[3] == 0.0 && m[1] == (double)12345.678f && gp_ls_slope(m) == 0.0);
+	/* a NaN or infinite output: +inf */
+	f[5] = INFINITY;
+	double one[GP_LS_NM];
+	gp_scale_moments(f, y, 0.0, n, one);
+	assert_true(isinf(gp_ls_mse(one, 0.0, 1.0, (double)n)) && gp_ls_slope(one) == 0.0);
+	f[5] = NAN;
+	gp_scale_moments(f, y, 0.0, n, one);
+	assert_true(isinf(gp_ls_mse(one, 0.0, 1.0, (double)n)));
+	free(f);
+	free(y);
 }
 
 /* ---- errors --------------------------------------------------------------------- */
@@ -774,6 +987,8 @@ int main(void)
 		cmocka_unit_test(odd_counts),
 		cmocka_unit_test(random_scaled),
 		cmocka_unit_test(scaled_known),
+		cmocka_unit_test(scaled_adversarial),
+		cmocka_unit_test(scaled_chunk_merge),
 		cmocka_unit_test(rejects_bad),
 		cmocka_unit_test(math_accuracy),
 		cmocka_unit_test(gen_compiles),
