@@ -489,8 +489,7 @@ static int deposits_best_so_far(int deposit)
 	aco_outcome out;
 	rt_error err;
 	assert_int_equal(job_from_text("d.ini", "[problem]\nkind = aco\n[data]\nrandom = 60\n[aco]\n"
-				       "iterations = 100\nants = 8\n", &job, &err), RT_OK);
-	assert_int_equal(aco_job_prepare(&job, &err), RT_OK);
+				       "iterations = 100\nants = 8\n", &job, &err), RT_OK);   /* prepared */
 	job.deposit = deposit;
 	job.report_every = 1000;
 	rt_options opt = { RT_BACKEND_CPU, 1, 1, 0, NULL, 1, NULL, 0, NULL };
