@@ -282,7 +282,7 @@ static void run_front_with(const char *objectives, const char *selection, const 
 	gp_front *f = r.front;
 	assert_non_null(f);
 	assert_true(f->n > 0);
-	assert_int_equal(r.fitted > 0, *extra != 0);
+	assert_int_equal(r.fitted > 0, p.fit_front_steps > 0);
 	int chosen = -1;
 	for (int k = 0; k < f->n; k++) {
 		for (int j = 0; j < f->n; j++)
