@@ -320,6 +320,32 @@ static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error
 	return gp_tree_copy(&res->best, &m->tree, err);
 }
 
+/* [gp] fit_front_steps: the constants of the front's members fitted
+ * (gp_constopt_front, on the host whatever the backend) before the best is
+ * chosen on it; without a front, the run's best program's. */
+static rt_status fit_constants(const gp_problem *p, gp_result *res, rt_error *err)
+{
+	if (p->fit_front_steps <= 0 || p->cases.fitness != GP_FIT_MSE)
+		return RT_OK;
+	double t0 = rt_now(), mse;
+	rt_status st = RT_OK;
+	if (res->front) {
+		res->fitted = res->front->n;
+		st = gp_constopt_front(res->front, &p->cases, p->fit_front_steps, &res->fit_improved,
+				       err);
+	} else if (res->best.n > 0) {
+		res->fitted = 1;
+		st = gp_constopt_tree(&res->best, &p->cases, p->fit_front_steps, &mse, err);
+		if (!st && mse < res->best_fitness) {
+			res->fit_improved = 1;
+			res->best_fitness = mse;
+			res->solved = mse <= p->success;
+		}
+	}
+	res->fit_s = rt_now() - t0;
+	return st;
+}
+
 /* Does a solved run stop after generation g (stop_on_success)? At once
  * without a front; with one, polish_generations after the first generation
  * that solved it, so that the front can find smaller solving formulas. */
@@ -583,6 +609,8 @@ rt_status gp_evolve_with(const gp_problem *p, uint64_t seed, const gp_evaluator 
 	rt_run_ends();
 	gp_front_gen_free(&fr.g);
 	if (!st)
+		st = fit_constants(p, res, err);
+	if (!st)
 		st = front_choose_best(p, res, err);
 	if (st) {
 		rt_islands_free(isl);   /* no more messages: the job ends on this failure */
@@ -639,6 +667,7 @@ void gp_json_params(rt_json *j, const gp_problem *p)
 	if (b->parsimony == GP_PARSIMONY_PENALTY)
 		rt_json_double(j, "parsimony_coefficient", b->parsimony_coefficient);
 	rt_json_int(j, "optimise_constants", p->optimise_constants);
+	rt_json_int(j, "fit_front_steps", p->fit_front_steps);
 	rt_json_bool(j, "linear_scaling", gp_scale_on(&p->cases));
 	rt_json_int(j, "polish_generations", p->objectives != GP_OBJ_ERROR ? p->polish_generations : 0);
 	rt_json_double(j, "success_threshold", p->success);
@@ -992,6 +1021,10 @@ static rt_status gp_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	p.ckpt = &ck;
 	if ((st = gp_run_evolve(&p, seed, gpu, &r, err)))
 		goto out;
+	if (r.fitted > 0)
+		rt_info("constants fitted (Levenberg-Marquardt, %d trials): %d of %d %s improved, "
+			"%.3f s", p.fit_front_steps, r.fit_improved, r.fitted,
+			r.front ? "front members" : "programs", r.fit_s);
 	double ls_a, ls_b;   /* linear scaling: the best as a + b*f from here on (gp_scale.h) */
 	if ((st = gp_scale_best(&p.cases, &r.best, &ls_a, &ls_b, err)))
 		goto out;

@@ -47,6 +47,10 @@ typedef struct gp_result {
 	/* [gp] objectives != error: the run's Pareto front (gp_front.h), and
 	 * best is the member gp_front_choose picks; NULL otherwise. */
 	struct gp_front *front;
+	/* [gp] fit_front_steps: the end of run's constant fitting (gp_constopt.h):
+	 * programs fitted, those it improved, seconds. */
+	int fitted, fit_improved;
+	double fit_s;
 } gp_result;
 
 /* Runs the generational loop on p: ramped half-and-half, then evaluate /

@@ -1,12 +1,30 @@
-/* gp_constopt.c: Levenberg-Marquardt on a GP program's constants.
+/* gp_constopt.c: Levenberg-Marquardt on a GP program's constants
+ * (gp_constopt.h), on the host.
  *
- * Why finite differences: the CPU interpreter (gp_eval_cpu_outputs) is the
- * one definition of every operation, protected forms included; derivatives
- * of our own would be a second one. A forward difference per constant costs
- * one more evaluation of one program, which is cheap next to a generation.
- * Outputs are floats, so the step h = 1e-3 max(1, |c|) keeps the rounding
- * error of a Jacobian entry near 1e-4 of the output's scale; LM only needs
- * a descent direction, and every step is accepted on the true MSE. */
+ * Derivatives: forward mode. The prefix tree is run right to left over a
+ * stack of frames (value, d value / d c_1..c_m) in double precision, one
+ * fitness case at a time, with the protected forms of gp_ops.h (a guarded
+ * branch has derivative 0: a / b with |b| < 1e-6 is the constant 1, exp
+ * above 80 the constant e^80, clamped powers constants). The double outputs
+ * differ from the float interpreter's in the last bits only (a value
+ * past the float range is made infinite, as the interpreter's is); LM needs a
+ * descent direction and an objective to accept steps on, and the float
+ * fitness evaluator has the last word: a tree whose fitted constants do not
+ * lower its fitness there gets its old constants back. (Before this the
+ * Jacobian was a forward difference of float outputs, one more evaluation
+ * per constant with 1e-4 relative noise in each entry.)
+ *
+ * Linear scaling: variable projection (Golub and Pereyra 1973) with
+ * Kaufman's (1975) Jacobian. The model is a + b f(x; c); for fixed c the
+ * best a, b are the least-squares line, so the objective is
+ * min_{a,b} |y - a - b f|^2 / n -- exactly the scaled fitness the search
+ * ranks programs by (gp_fitness.h) -- and LM runs on c alone with
+ * J = -b P (df/dc), P the projection off span{1, f}. Why not LM on
+ * (a, b, c) jointly: the joint problem minimises the same function but
+ * needs 2 more unknowns, starts from a, b that are stale after each step,
+ * and converges in more iterations (Ruhe and Wedin 1980); the projected one
+ * costs two means and one covariance a column. Kaufman's Jacobian drops a
+ * rank-one term orthogonal to the residual, so the gradient is exact. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,42 +38,175 @@ typedef struct opt_state {
 	gp_tree *t;
 	const gp_cases *cases;
 	int m;                                 /* constants */
+	size_t ns;                             /* cases LM fits on (a sample; case_of) */
+	double *y;                             /* their targets */
 	int idx[GP_CONSTOPT_MAX_CONSTS];       /* their node indices */
-	gp_packed packed;
-	float *out;                            /* outputs at the current constants */
-	float *trial;                          /* outputs of a trial */
-	float *jac;                            /* m columns of ncases: d out / d c_k */
+	int *slot;                             /* per node: its constant's column, or -1 */
+	double *stack;                         /* t->n frames of m + 1 */
+	unsigned char *live;                   /* per frame: derivatives written */
+	double *f, *jac;                       /* outputs, n x m d f / d c (row per case) */
+	double *r[2], *jr[2];                  /* residuals and d r / d c: current, trial */
 } opt_state;
 
-/* Outputs of s->t as it is now into out. */
-static rt_status outputs(opt_state *s, float *out, rt_error *err)
+/* The value and partial derivatives of op at (a, b) (the protected forms). */
+static double partials(int op, double a, double b, double *pa, double *pb)
 {
-	if (gp_pack_lgp(&s->packed, s->t, 1, err))
-		return err->status;
-	return gp_eval_cpu_outputs(&s->packed, s->cases, out, err);
-}
-
-/* MSE of outputs against y, in double; +inf when not finite. */
-static double mse_of(const float *out, const gp_cases *c)
-{
-	double sum = 0;
-	for (size_t i = 0; i < c->ncases; i++) {
-		double r = (double)out[i] - (double)c->y[i];
-		sum += r * r;
+	double v, s;
+	*pa = *pb = 0.0;
+	switch (op) {
+	case GP_OP_ADD: *pa = 1; *pb = 1; return a + b;
+	case GP_OP_SUB: *pa = 1; *pb = -1; return a - b;
+	case GP_OP_MUL: *pa = b; *pb = a; return a * b;
+	case GP_OP_DIV:
+		if (fabs(b) < (double)GP_DIV_EPS)
+			return 1.0;
+		*pa = 1 / b;
+		*pb = -a / (b * b);
+		return a / b;
+	case GP_OP_SIN: *pa = cos(a); return sin(a);
+	case GP_OP_COS: *pa = -sin(a); return cos(a);
+	case GP_OP_LOG:
+		if (fabs(a) < (double)GP_DIV_EPS)
+			return 0.0;
+		*pa = 1 / a;
+		return log(fabs(a));
+	case GP_OP_EXP:
+		if (!(a < (double)GP_EXP_MAX))   /* NaN too, as GP_FMIN */
+			return exp((double)GP_EXP_MAX);
+		v = exp(a);
+		*pa = v;
+		return v;
+	case GP_OP_GT: return a > b ? 1.0 : 0.0;
+	case GP_OP_LT: return a < b ? 1.0 : 0.0;
+	case GP_OP_EQ: return a == b ? 1.0 : 0.0;
+	case GP_OP_AND: return a != 0 && b != 0 ? 1.0 : 0.0;
+	case GP_OP_OR: return a != 0 || b != 0 ? 1.0 : 0.0;
+	case GP_OP_SQRT:
+		v = sqrt(fabs(a));
+		*pa = v > 0 ? (a > 0 ? 0.5 : -0.5) / v : 0.0;
+		return v;
+	case GP_OP_SQUARE: *pa = 2 * a; v = a * a; break;
+	case GP_OP_CUBE: *pa = 3 * a * a; v = a * a * a; break;
+	case GP_OP_POW4: *pa = 4 * a * a * a; v = a * a * a * a; break;
+	case GP_OP_TANH: v = tanh(a); *pa = 1 - v * v; return v;
+	case GP_OP_ABS: *pa = a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0; return fabs(a);
+	case GP_OP_AQ:
+		s = sqrt(1 + b * b);
+		*pa = 1 / s;
+		*pb = -a * b / (s * s * s);
+		return a / s;
+	default: return NAN;   /* Boolean words: not regression */
 	}
-	sum /= (double)c->ncases;
-	return isfinite(sum) ? sum : INFINITY;
+	/* the powers, clamped to +-FLT_MAX as gp_clamp_big */
+	if (fabs(v) > (double)GP_BIG) {
+		*pa = 0.0;
+		return v > 0 ? (double)GP_BIG : -(double)GP_BIG;
+	}
+	return v;
 }
 
-/* The fitness evaluator's MSE of s->t (what a run reports). */
-static rt_status fitness_of(opt_state *s, double *mse, rt_error *err)
+/* Case i through the tree: f[row] and row `row` of jac. A frame's derivatives
+ * are only written (and read) when its subtree holds a fitted constant
+ * (live[]): most subtrees hold none. */
+static void eval_case(opt_state *s, size_t row, size_t i)
 {
-	if (gp_pack_lgp(&s->packed, s->t, 1, err) ||
-	    gp_eval_cpu(&s->packed, s->cases, GP_EVAL_LGP2D, mse, err))
-		return err->status;
-	if (!isfinite(*mse))
-		*mse = INFINITY;
-	return RT_OK;
+	const gp_node *t = s->t->nodes;
+	const gp_cases *c = s->cases;
+	int m = s->m, w = m + 1, sp = 0;
+	double *st = s->stack;
+	unsigned char *live = s->live;
+	for (int j = s->t->n - 1; j >= 0; j--) {
+		const gp_node *nd = &t[j];
+		if (nd->op == GP_TERM_VAR || nd->op == GP_TERM_CONST) {
+			double *fr = st + (size_t)sp * w;
+			fr[0] = nd->op == GP_TERM_VAR ? (double)c->x[(size_t)nd->var * c->stride + i]
+						      : (double)nd->value;
+			live[sp++] = s->slot[j] >= 0;
+			if (s->slot[j] >= 0) {
+				memset(fr + 1, 0, sizeof *fr * (size_t)m);
+				fr[1 + s->slot[j]] = 1.0;
+			}
+			continue;
+		}
+		int k = gp_op_arity(nd->op), la = live[sp - 1], lb = k > 1 && live[sp - 2];
+		double *a = st + (size_t)(sp - 1) * w, *b = k > 1 ? st + (size_t)(sp - 2) * w : a;
+		double *res = st + (size_t)(sp - k) * w;
+		if (nd->op == GP_OP_IF) {   /* a ? b : c, the chosen branch's derivatives */
+			if (a[0] != 0) {
+				memcpy(res, b, sizeof *res * (size_t)(lb ? w : 1));
+				live[sp - 3] = (unsigned char)lb;
+			}
+		} else {
+			double pa, pb, v = partials(nd->op, a[0], b[0], &pa, &pb);
+			la = la && pa != 0;
+			lb = lb && pb != 0;
+			for (int q = 1; q < w && (la || lb); q++)
+				res[q] = (la ? pa * a[q] : 0.0) + (lb ? pb * b[q] : 0.0);
+			live[sp - k] = (unsigned char)(la || lb);
+			/* past the float range the interpreter has an inf: so do we (the
+			 * objective is then +inf and LM steps back) */
+			res[0] = fabs(v) > (double)GP_BIG ? v * INFINITY : v;
+		}
+		sp -= k - 1;
+	}
+	s->f[row] = st[0];
+	if (live[0])
+		memcpy(s->jac + row * (size_t)m, st + 1, sizeof *st * (size_t)m);
+	else
+		memset(s->jac + row * (size_t)m, 0, sizeof *st * (size_t)m);
+}
+
+/* The fitness case behind row k of the sample (evenly spaced). */
+static size_t case_of(const opt_state *s, size_t k)
+{
+	return s->ns == s->cases->ncases ? k : k * s->cases->ncases / s->ns;
+}
+
+/* Residuals r and their Jacobian jr at the current constants (scaled: the
+ * variable projection of the file's comment); the objective (MSE), +inf
+ * when not finite. */
+static double residuals(opt_state *s, double *r, double *jr)
+{
+	const gp_cases *c = s->cases;
+	size_t n = s->ns;
+	int m = s->m;
+	double fm = 0, ym = 0, sff = 0, sfy = 0, b = 1, obj = 0;
+	for (size_t i = 0; i < n; i++) {
+		eval_case(s, i, case_of(s, i));
+		fm += s->f[i];
+		ym += s->y[i];
+	}
+	fm /= (double)n;
+	ym /= (double)n;
+	if (c->scale) {
+		for (size_t i = 0; i < n; i++) {
+			sff += (s->f[i] - fm) * (s->f[i] - fm);
+			sfy += (s->f[i] - fm) * (s->y[i] - ym);
+		}
+		b = sff > 0 && isfinite(sff) ? sfy / sff : 0.0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r[i] = c->scale ? (s->y[i] - ym) - b * (s->f[i] - fm) : s->y[i] - s->f[i];
+		obj += r[i] * r[i];
+	}
+	for (int k = 0; k < m; k++) {
+		double jm = 0, cov = 0;
+		if (c->scale) {
+			for (size_t i = 0; i < n; i++)
+				jm += s->jac[i * m + k];
+			jm /= (double)n;
+			for (size_t i = 0; i < n; i++)
+				cov += (s->f[i] - fm) * (s->jac[i * m + k] - jm);
+			cov = sff > 0 ? cov / sff : 0.0;
+		}
+		for (size_t i = 0; i < n; i++) {
+			double d = c->scale ? b * (s->jac[i * m + k] - jm - cov * (s->f[i] - fm))
+					    : s->jac[i * m + k];
+			jr[i * m + k] = isfinite(d) ? -d : 0.0;
+		}
+	}
+	obj /= (double)n;
+	return isfinite(obj) ? obj : INFINITY;
 }
 
 /* Solves a x = b (m x m, row-major; a and b are overwritten) by Gaussian
@@ -95,64 +246,39 @@ static int solve(double *a, double *b, double *x, int m)
 	return 1;
 }
 
-/* Forward-difference Jacobian at the current constants into s->jac. */
-static rt_status jacobian(opt_state *s, rt_error *err)
+/* The normal equations at the current point: a = jr' jr, g = jr' r. */
+static void normal(const opt_state *s, const double *r, const double *jr, double *a, double *g)
 {
-	size_t n = s->cases->ncases;
-	for (int k = 0; k < s->m; k++) {
-		gp_node *nd = &s->t->nodes[s->idx[k]];
-		float c = nd->value;
-		float h = 1e-3f * (fabsf(c) > 1.0f ? fabsf(c) : 1.0f);
-		nd->value = c + h;
-		double hh = (double)nd->value - (double)c;   /* the step as represented */
-		rt_status st = outputs(s, s->trial, err);
-		nd->value = c;
-		if (st)
-			return st;
-		float *col = s->jac + (size_t)k * n;
-		for (size_t i = 0; i < n; i++) {
-			double d = ((double)s->trial[i] - (double)s->out[i]) / hh;
-			col[i] = isfinite(d) ? (float)d : 0.0f;
+	size_t n = s->ns;
+	int m = s->m;
+	for (int p = 0; p < m; p++) {
+		double gp = 0;
+		for (size_t i = 0; i < n; i++)
+			gp += jr[i * m + p] * r[i];
+		g[p] = gp;
+		for (int q = 0; q <= p; q++) {
+			double sum = 0;
+			for (size_t i = 0; i < n; i++)
+				sum += jr[i * m + p] * jr[i * m + q];
+			a[p * m + q] = a[q * m + p] = sum;
 		}
 	}
-	return RT_OK;
 }
 
-/* The LM loop: `steps` trials, each solving (J'J + lambda diag(J'J)) d = -J'r. */
-static rt_status lm(opt_state *s, int steps, rt_error *err)
+/* The LM loop: up to `steps` trials, each solving
+ * (J'J + lambda diag(J'J)) d = -J'r; a trial is kept when it lowers the
+ * double objective. Stops early once a kept step gains < 1e-12 of the
+ * objective or lambda grows past 1e10 (no descent left). */
+static void lm(opt_state *s, int steps)
 {
-	const gp_cases *c = s->cases;
-	size_t n = c->ncases;
+	enum { M = GP_CONSTOPT_MAX_CONSTS };
 	int m = s->m;
-	double a[GP_CONSTOPT_MAX_CONSTS * GP_CONSTOPT_MAX_CONSTS], g[GP_CONSTOPT_MAX_CONSTS];
-	double sys[GP_CONSTOPT_MAX_CONSTS * GP_CONSTOPT_MAX_CONSTS], rhs[GP_CONSTOPT_MAX_CONSTS];
-	double d[GP_CONSTOPT_MAX_CONSTS];
-	float saved[GP_CONSTOPT_MAX_CONSTS];
-	double lambda = 1e-3;
-	if (outputs(s, s->out, err))
-		return err->status;
-	double cur = mse_of(s->out, c);
-	int fresh = 0;   /* is the Jacobian for the current constants? */
-	for (int step = 0; step < steps && isfinite(cur) && cur > 0; step++) {
-		if (!fresh) {
-			if (jacobian(s, err))
-				return err->status;
-			for (int p = 0; p < m; p++) {
-				const float *jp = s->jac + (size_t)p * n;
-				double gp = 0;
-				for (size_t i = 0; i < n; i++)
-					gp += (double)jp[i] * ((double)s->out[i] - (double)c->y[i]);
-				g[p] = gp;
-				for (int q = 0; q <= p; q++) {
-					const float *jq = s->jac + (size_t)q * n;
-					double sum = 0;
-					for (size_t i = 0; i < n; i++)
-						sum += (double)jp[i] * (double)jq[i];
-					a[p * m + q] = a[q * m + p] = sum;
-				}
-			}
-			fresh = 1;
-		}
+	double a[M * M], g[M], sys[M * M], rhs[M], d[M];
+	float saved[M];
+	double lambda = 1e-3, cur = residuals(s, s->r[0], s->jr[0]);
+	if (isfinite(cur))
+		normal(s, s->r[0], s->jr[0], a, g);
+	for (int step = 0; step < steps && isfinite(cur) && cur > 0 && lambda < 1e30; step++) {
 		memcpy(sys, a, sizeof(double) * (size_t)(m * m));
 		for (int p = 0; p < m; p++) {
 			sys[p * m + p] += lambda * (a[p * m + p] > 0 ? a[p * m + p] : 1.0);
@@ -167,23 +293,105 @@ static rt_status lm(opt_state *s, int steps, rt_error *err)
 			saved[k] = nd->value;
 			nd->value = (float)((double)nd->value + d[k]);
 		}
-		if (outputs(s, s->trial, err))
-			return err->status;
-		double next = mse_of(s->trial, c);
+		double next = residuals(s, s->r[1], s->jr[1]);
+#ifdef GP_DEBUG_LM
+		fprintf(stderr, "step %d lambda %g cur %.9g next %.9g d0 %g\n", step, lambda, cur, next, d[0]);
+#endif
 		if (next < cur) {
-			float *tmp = s->out;
-			s->out = s->trial;
-			s->trial = tmp;
+			double *tr = s->r[0], *tj = s->jr[0];
+			s->r[0] = s->r[1];
+			s->jr[0] = s->jr[1];
+			s->r[1] = tr;
+			s->jr[1] = tj;
+			int done = cur - next <= 1e-12 * cur;
 			cur = next;
 			lambda = lambda / 10 > 1e-12 ? lambda / 10 : 1e-12;
-			fresh = 0;
+			normal(s, s->r[0], s->jr[0], a, g);
+			if (done)
+				break;
 		} else {
 			for (int k = 0; k < m; k++)
 				s->t->nodes[s->idx[k]].value = saved[k];
 			lambda *= 10;
 		}
 	}
+}
+
+/* The fitness evaluator's MSE of t (what a run reports); +inf when not finite. */
+static rt_status fitness_of(gp_packed *pk, const gp_tree *t, const gp_cases *c, double *mse,
+			    rt_error *err)
+{
+	if (gp_pack_lgp(pk, t, 1, err) || gp_eval_cpu(pk, c, GP_EVAL_LGP2D, mse, err))
+		return err->status;
+	if (!isfinite(*mse))
+		*mse = INFINITY;
 	return RT_OK;
+}
+
+/* Is this constant node one of the named constants (pi, e), kept fixed? */
+static int is_named(const gp_node *nd)
+{
+	for (int k = 0; k < GP_NAMED_COUNT; k++)
+		if (nd->value == gp_named_value(k))
+			return 1;
+	return 0;
+}
+
+/* s's constants (idx, m, slot); 0 when there are none or too many. */
+static int find_constants(opt_state *s, rt_error *err, rt_status *st)
+{
+	gp_tree *t = s->t;
+	*st = RT_OK;
+	if (!(s->slot = rt_malloc(((size_t)t->n + 1) * sizeof *s->slot, err))) {
+		*st = err->status;
+		return 0;
+	}
+	for (int i = 0; i < t->n; i++) {
+		s->slot[i] = -1;
+		if (t->nodes[i].op != GP_TERM_CONST || is_named(&t->nodes[i]))
+			continue;
+		if (s->m == GP_CONSTOPT_MAX_CONSTS)
+			return s->m = 0;   /* too many: leave the tree alone */
+		s->slot[i] = s->m;
+		s->idx[s->m++] = i;
+	}
+	return s->m;
+}
+
+/* The working arrays of s for its m constants. */
+static rt_status state_alloc(opt_state *s, rt_error *err)
+{
+	size_t n = s->cases->ncases < GP_CONSTOPT_MAX_CASES ? s->cases->ncases : GP_CONSTOPT_MAX_CASES;
+	size_t w = (size_t)s->m + 1, nm = n * (size_t)s->m;
+	s->ns = n;
+	if (!(s->y = rt_malloc((n + 1) * sizeof(double), err)))
+		return err->status;
+	for (size_t k = 0; k < n; k++)
+		s->y[k] = (double)s->cases->y[case_of(s, k)];
+	if (!(s->stack = rt_malloc(((size_t)s->t->n + 1) * w * sizeof(double), err)) ||
+	    !(s->live = rt_malloc((size_t)s->t->n + 1, err)) ||
+	    !(s->f = rt_malloc((n + 1) * sizeof(double), err)) ||
+	    !(s->jac = rt_malloc((nm + 1) * sizeof(double), err)))
+		return err->status;
+	for (int k = 0; k < 2; k++)
+		if (!(s->r[k] = rt_malloc((n + 1) * sizeof(double), err)) ||
+		    !(s->jr[k] = rt_malloc((nm + 1) * sizeof(double), err)))
+			return err->status;
+	return RT_OK;
+}
+
+static void state_free(opt_state *s)
+{
+	free(s->slot);
+	free(s->stack);
+	free(s->live);
+	free(s->y);
+	free(s->f);
+	free(s->jac);
+	for (int k = 0; k < 2; k++) {
+		free(s->r[k]);
+		free(s->jr[k]);
+	}
 }
 
 rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double *mse,
@@ -193,55 +401,36 @@ rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double 
 	memset(&s, 0, sizeof s);
 	s.t = t;
 	s.cases = cases;
-	gp_packed_init(&s.packed);
 	if (cases->fitness != GP_FIT_MSE)
 		return rt_fail(err, RT_ERR_INPUT, "constant optimisation needs mse fitness cases");
-	for (int i = 0; i < t->n; i++)
-		if (t->nodes[i].op == GP_TERM_CONST) {
-			if (s.m == GP_CONSTOPT_MAX_CONSTS) {
-				s.m = 0;   /* too many: leave the tree alone */
-				break;
-			}
-			s.idx[s.m++] = i;
-		}
+	gp_packed pk;
+	gp_packed_init(&pk);
 	double before;
-	rt_status st = fitness_of(&s, &before, err);
+	rt_status st = fitness_of(&pk, t, cases, &before, err);
 	*mse = before;
-	if (st || s.m == 0 || steps <= 0)
-		goto out;
 	float orig[GP_CONSTOPT_MAX_CONSTS];
+	if (st || steps <= 0 || cases->ncases == 0 || !find_constants(&s, err, &st) ||
+	    (st = state_alloc(&s, err)))
+		goto out;
 	for (int k = 0; k < s.m; k++)
 		orig[k] = t->nodes[s.idx[k]].value;
-	size_t n = cases->ncases;
-	s.out = rt_malloc(n * sizeof(float), err);
-	s.trial = s.out ? rt_malloc(n * sizeof(float), err) : NULL;
-	s.jac = s.trial ? rt_malloc((size_t)s.m * n * sizeof(float), err) : NULL;
-	if (!s.jac) {
-		st = err->status;
-		goto out;
-	}
-	if ((st = lm(&s, steps, err)) || (st = fitness_of(&s, mse, err)))
-		goto restore;
+	lm(&s, steps);
 	/* The evaluator's own sum decides: never hand back a worse program. */
-	if (!(*mse < before))
-		goto restore;
-	goto out;
-restore:
-	for (int k = 0; k < s.m; k++)
-		t->nodes[s.idx[k]].value = orig[k];
-	*mse = before;
+	if ((st = fitness_of(&pk, t, cases, mse, err)) || !(*mse < before)) {
+		for (int k = 0; k < s.m; k++)
+			t->nodes[s.idx[k]].value = orig[k];
+		*mse = before;
+	}
 out:
-	free(s.out);
-	free(s.trial);
-	free(s.jac);
-	gp_packed_free(&s.packed);
+	state_free(&s);
+	gp_packed_free(&pk);
 	return st;
 }
 
 rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
 				 const gp_cases *cases, int steps, rt_error *err)
 {
-	unsigned char *taken = rt_calloc((size_t)n, 1, err);
+	unsigned char *taken = rt_calloc((size_t)n + 1, 1, err);
 	if (!taken)
 		return err->status;
 	rt_status st = RT_OK;
@@ -261,4 +450,35 @@ rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
 	}
 	free(taken);
 	return st;
+}
+
+rt_status gp_constopt_front(gp_front *f, const gp_cases *cases, int steps, int *improved,
+			    rt_error *err)
+{
+	gp_front nf = {f->objectives, NULL, 0, 0};
+	gp_tree t = {0};
+	int nimp = 0;
+	rt_status st = RT_OK;
+	for (int k = 0; k < f->n && !st; k++) {
+		const gp_front_member *mb = &f->m[k];
+		double mse;
+		if ((st = gp_tree_copy(&t, &mb->tree, err)) ||
+		    (st = gp_constopt_tree(&t, cases, steps, &mse, err)))
+			break;
+		int better = mse < mb->error;
+		nimp += better;
+		/* offered again: the new archive keeps the non-dominated members */
+		st = better ? gp_front_offer(&nf, &t, mse, mb->generation, NULL, err)
+			    : gp_front_offer(&nf, &mb->tree, mb->error, mb->generation, NULL, err);
+	}
+	gp_tree_free(&t);
+	if (st) {
+		gp_front_free(&nf);
+		return st;
+	}
+	gp_front_free(f);
+	*f = nf;
+	if (improved)
+		*improved = nimp;
+	return RT_OK;
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "gp_constopt.h"
 #include "gp_eval.h"
 #include "gp_front.h"
 #include "gp_gpu.h"
@@ -309,7 +310,9 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	 * checked once the data's fitness is known). */
 	if (get_int(spec, "gp", "optimise_constants", 0, 0, p->population, &p->optimise_constants,
 		    err) ||
-	    get_int(spec, "gp", "optimise_steps", 10, 1, 10000, &p->optimise_steps, err))
+	    get_int(spec, "gp", "optimise_steps", 10, 1, 10000, &p->optimise_steps, err) ||
+	    get_int(spec, "gp", "fit_front_steps", GP_FIT_FRONT_STEPS_DEFAULT, 0, 10000,
+		    &p->fit_front_steps, err))
 		return err->status;
 
 	/* Multi-objective selection and the Pareto front (gp_front.h); absent:
@@ -892,6 +895,13 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 	if (p->optimise_constants > 0 && p->cases.fitness != GP_FIT_MSE) {
 		rt_fail(err, RT_ERR_INPUT, "optimise_constants needs mse fitness (regression)");
 		return key_error(spec, "gp", "optimise_constants", err);
+	}
+	if (p->cases.fitness != GP_FIT_MSE) {
+		if (p->fit_front_steps > 0 && rt_spec_find(spec, "gp", "fit_front_steps")) {
+			rt_fail(err, RT_ERR_INPUT, "fit_front_steps needs mse fitness (regression)");
+			return key_error(spec, "gp", "fit_front_steps", err);
+		}
+		p->fit_front_steps = 0;   /* the default is for regression */
 	}
 	if (p->fset.const_prob < 0)
 		p->fset.const_prob = 1.0 / (p->cases.ninputs + 1);

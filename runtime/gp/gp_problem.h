@@ -6,7 +6,8 @@
  *          mutation point_mutation crossover_internal elitism init_min_depth
  *          init_max_depth mutation_depth functions constants const_prob
  *          success_threshold stop_on_success evaluator cpu_block gpu_variant
- *          parsimony parsimony_coefficient optimise_constants optimise_steps breeding
+ *          parsimony parsimony_coefficient optimise_constants optimise_steps
+ *          fit_front_steps breeding
  *          objectives front_selection (gp_front.h)
  *          multiclass = round | one-vs-rest (classification only; gp_ovr.h)
  *   [data] source = sextic | quintic | quartic | csv | multiplexer
@@ -53,6 +54,8 @@ typedef struct gp_problem {
 	int parsimony_auto;     /* [gp] parsimony absent: chosen by the fitness (gp_tree.h) */
 	int optimise_constants; /* [gp] optimise_constants: top-k programs tuned each generation */
 	int optimise_steps;     /* [gp] optimise_steps: Levenberg-Marquardt steps per program */
+	int fit_front_steps;    /* [gp] fit_front_steps: LM trials on each front member's constants
+				 * at the end of the run (0: off; gp_constopt.h) */
 	int linear_scaling;     /* [gp] linear_scaling: fitness of a + b*f (gp_scale.h; mse only) */
 	int objectives;         /* enum gp_objectives (gp_front.h): [gp] objectives */
 	int objectives_auto;    /* [gp] objectives absent: chosen by the fitness */

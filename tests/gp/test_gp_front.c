@@ -4,7 +4,9 @@
  * brute-force non-dominated set of everything offered, complexity weights,
  * the best-choosing rule, and a run on sextic cases whose front is sorted,
  * non-dominated, holds the reported best, and whose reported errors equal a
- * float64 recomputation of each member's program. */
+ * float64 recomputation of each member's program -- also after the end of
+ * run's constant fitting (fit_front_steps), which keeps the front
+ * non-dominated. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include "gp/gp_conv.h"
 #include "gp/gp_eval.h"
 #include "gp/gp_front.h"
+#include "gp/gp_scale.h"
 #include "gp/gp_simplify.h"
 #include "log.h"
 #include "rng.h"
@@ -260,15 +263,15 @@ static void choose_rule(void **state)
 static const char *const run_spec =
 	"[problem]\nkind = gp\nname = t\nseed = 3\n"
 	"[gp]\npopulation = 300\ngenerations = 15\nfunctions = + - * / sin\n"
-	"constants = -1 1\nobjectives = %s\nfront_selection = %s\n"
+	"constants = -1 1\nobjectives = %s\nfront_selection = %s\n%s"
 	"[data]\nsource = sextic\ncases = 300\ntest_fraction = 0.25\n";
 
 /* A run's front: sorted, non-dominated, the best on it, and each member's
  * reported train/test MSE equal to a double recomputation of its program. */
-static void run_front(const char *objectives, const char *selection)
+static void run_front_with(const char *objectives, const char *selection, const char *extra)
 {
 	char text[1024];
-	snprintf(text, sizeof text, run_spec, objectives, selection);
+	snprintf(text, sizeof text, run_spec, objectives, selection, extra);
 	rt_error err = {0};
 	rt_spec spec;
 	gp_problem p;
@@ -279,6 +282,7 @@ static void run_front(const char *objectives, const char *selection)
 	gp_front *f = r.front;
 	assert_non_null(f);
 	assert_true(f->n > 0);
+	assert_int_equal(r.fitted > 0, p.fit_front_steps > 0);
 	int chosen = -1;
 	for (int k = 0; k < f->n; k++) {
 		for (int j = 0; j < f->n; j++)
@@ -325,6 +329,18 @@ static void run_front(const char *objectives, const char *selection)
 	rt_spec_free(&spec);
 }
 
+static void run_front(const char *objectives, const char *selection)
+{
+	run_front_with(objectives, selection, "");
+}
+
+/* The members' constants fitted at the end of the run. */
+static void run_front_fitted(void **state)
+{
+	(void)state;
+	run_front_with("error,size", "archive", "fit_front_steps = 20\n");
+}
+
 static void run_front_nsga2(void **state)
 {
 	(void)state;
@@ -348,7 +364,7 @@ static void single_objective_has_no_front(void **state)
 {
 	(void)state;
 	char text[1024];
-	snprintf(text, sizeof text, run_spec, "error", "nsga2");
+	snprintf(text, sizeof text, run_spec, "error", "nsga2", "");
 	rt_error err = {0};
 	rt_spec spec;
 	gp_problem p;
@@ -373,6 +389,7 @@ int main(void)
 		cmocka_unit_test(run_front_nsga2),
 		cmocka_unit_test(run_front_archive),
 		cmocka_unit_test(run_front_complexity),
+		cmocka_unit_test(run_front_fitted),
 		cmocka_unit_test(single_objective_has_no_front),
 	};
 	rt_log_set_quiet(1);

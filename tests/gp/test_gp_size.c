@@ -1,7 +1,9 @@
 /* test_gp_size.c: program size and constants in kind gp: parsimony pressure
  * in tournament selection (lexicographic, penalty), the default constant
  * range of csv problems, `constants = none`, the [gp] keys' errors, and the
- * Levenberg-Marquardt constant optimiser (gp_constopt.h). */
+ * Levenberg-Marquardt constant optimiser (gp_constopt.h): known constants
+ * recovered with and without linear scaling, named constants kept, top-k in
+ * a run. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,7 @@
 #include "gp/gp_conv.h"
 #include "gp/gp_eval.h"
 #include "gp/gp_problem.h"
+#include "gp/gp_scale.h"
 #include "gp/gp_tree.h"
 #include "out.h"
 #include "rng.h"
@@ -341,8 +344,77 @@ static void constopt_linear(void **state)
 	gp_cases_free(&c);
 }
 
+/* y = 2.5 sin(1.7 x) + 0.3 on 1000 cases x in [-3, 3). */
+static void sine_cases(gp_cases *c)
+{
+	rt_error err = {0};
+	assert_int_equal(gp_cases_alloc_float(c, 1, 1000, &err), RT_OK);
+	c->fitness = GP_FIT_MSE;
+	rt_rng rng;
+	rt_rng_init(&rng, 12, 0);
+	for (size_t i = 0; i < c->ncases; i++) {
+		c->x[i] = (float)rt_rng_range(&rng, -3.0, 3.0);
+		c->y[i] = (float)(2.5 * sin(1.7 * (double)c->x[i]) + 0.3);
+	}
+}
+
+/* Linear scaling on: sin(c x) from c = 1.4 reaches c = 1.7, and the line
+ * a + b f of the fitted program is 0.3 + 2.5 f (variable projection). */
+static void constopt_scaled_sine(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	gp_cases c;
+	sine_cases(&c);
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	gp_node nodes[] = {gp_fn(GP_OP_SIN), gp_fn(GP_OP_MUL), gp_const(1.4f), gp_var(0)};
+	gp_tree t = {0};
+	assert_int_equal(gp_tree_set(&t, nodes, 4, &err), RT_OK);
+	double mse, a, b;
+	assert_int_equal(gp_constopt_tree(&t, &c, 30, &mse, &err), RT_OK);
+	if (!(fabs(t.nodes[2].value - 1.7) < 1e-4) || !(mse < 1e-9))
+		fail_msg("c = %.9g, scaled mse %g", t.nodes[2].value, mse);
+	assert_int_equal(gp_scale_coeffs(&t, &c, &a, &b, &err), RT_OK);
+	assert_true(fabs(a - 0.3) < 1e-4 && fabs(b - 2.5) < 1e-4);
+	gp_tree_free(&t);
+	gp_cases_free(&c);
+}
+
+/* Scaling off: c1 sin(c2 x) + c3 from (2, 1.6, 0) reaches (2.5, 1.7, 0.3)
+ * with forward-mode derivatives; pi (a named constant) is never changed. */
+static void constopt_plain_sine(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	gp_cases c;
+	sine_cases(&c);
+	gp_node nodes[] = {gp_fn(GP_OP_ADD), gp_fn(GP_OP_MUL), gp_const(2.0f), gp_fn(GP_OP_SIN),
+			   gp_fn(GP_OP_MUL), gp_const(1.6f), gp_var(0), gp_const(0.0f)};
+	gp_tree t = {0};
+	assert_int_equal(gp_tree_set(&t, nodes, 8, &err), RT_OK);
+	double mse;
+	assert_int_equal(gp_constopt_tree(&t, &c, 40, &mse, &err), RT_OK);
+	if (!(fabs(t.nodes[2].value - 2.5) < 1e-4 && fabs(t.nodes[5].value - 1.7) < 1e-4 &&
+	      fabs(t.nodes[7].value - 0.3) < 1e-4 && mse < 1e-9))
+		fail_msg("constants %.7g %.7g %.7g, mse %g", t.nodes[2].value, t.nodes[5].value,
+			 t.nodes[7].value, mse);
+	/* (pi + c) x against 2.5 sin(1.7 x) + 0.3: c moves, pi stays */
+	float pi = gp_named_value(GP_NAMED_PI);
+	gp_node named[] = {gp_fn(GP_OP_MUL), gp_fn(GP_OP_ADD), gp_const(pi), gp_const(1.0f),
+			   gp_var(0)};
+	assert_int_equal(gp_tree_set(&t, named, 5, &err), RT_OK);
+	assert_int_equal(gp_constopt_tree(&t, &c, 10, &mse, &err), RT_OK);
+	assert_true(t.nodes[2].value == pi);
+	assert_true(t.nodes[3].value != 1.0f);
+	gp_tree_free(&t);
+	gp_cases_free(&c);
+}
+
 /* In a run: with optimise_constants = 10 the best MSE is lower than without,
- * on the same seed. A property of this seed and problem (y = 2.5 x + 1.3,
+ * on the same seed (0.0898 against 0.102 with forward-mode LM; the finite
+ * differences before reached < 1 % of it here: this default function set's
+ * comparisons and IF have derivative 0 exactly, where a difference quotient
+ * saw their steps). A property of this seed and problem (y = 2.5 x + 1.3,
  * population 100, 10 generations, seed 3), not a theorem: the optimiser only ever
  * lowers the programs it touches, but breeding then takes other paths. */
 static void constopt_in_run(void **state)
@@ -385,8 +457,56 @@ static void constopt_in_run(void **state)
 		gp_problem_free(&p);
 		rt_spec_free(&spec);
 	}
-	if (!(best[1] < best[0] * 0.01))
+	if (!(best[1] < best[0]))
 		fail_msg("best MSE with optimisation %g, without %g", best[1], best[0]);
+}
+
+/* Top-k with linear scaling on (the default) and the end of run's front
+ * fitting: the run's best fitness is the evaluator's scaled fitness of the
+ * best program, and fitting the front never raises the best error. */
+static void constopt_scaled_in_run(void **state)
+{
+	(void)state;
+	char csv[300], text[900];
+	rt_buf b = {0};
+	rt_rng rng;
+	rt_rng_init(&rng, 6, 0);
+	rt_buf_puts(&b, "x,y\n");
+	for (int i = 0; i < 300; i++) {
+		double x = rt_rng_range(&rng, -3.0, 3.0);
+		rt_buf_printf(&b, "%.6f,%.9g\n", x, 2.5 * sin(1.7 * x) + 0.3);
+	}
+	write_file("sine.csv", b.data, csv, sizeof csv);
+	rt_buf_free(&b);
+	double best[2];
+	for (int k = 0; k < 2; k++) {
+		rt_error err = {0};
+		rt_spec spec;
+		gp_problem p;
+		gp_result r;
+		snprintf(text, sizeof text, "[problem]\nkind = gp\n[gp]\npopulation = 100\n"
+			 "generations = 8\nstop_on_success = false\noptimise_constants = 5\n"
+			 "functions = + - * sin\nfit_front_steps = %d\n[data]\n"
+			 "source = csv\nfile = %s\nlabel = y\nfitness = mse\n", k ? 30 : 0, csv);
+		assert_int_equal(load_text(&spec, text, &p, &err), RT_OK);
+		assert_true(p.cases.scale);
+		assert_int_equal(gp_evolve(&p, 3, gp_eval_cpu, &r, &err), RT_OK);
+		assert_non_null(r.front);
+		assert_int_equal(r.fitted > 0, k);
+		best[k] = r.front->m[r.front->n - 1].error;
+		gp_packed pk;
+		gp_packed_init(&pk);
+		double f;
+		assert_int_equal(gp_pack_lgp(&pk, &r.best, 1, &err), RT_OK);
+		assert_int_equal(gp_eval_cpu(&pk, &p.cases, GP_EVAL_LGP2D, &f, &err), RT_OK);
+		assert_true(f == r.best_fitness);
+		gp_packed_free(&pk);
+		gp_result_free(&r);
+		gp_problem_free(&p);
+		rt_spec_free(&spec);
+	}
+	if (!(best[1] <= best[0]))
+		fail_msg("lowest front error with fitting %g, without %g", best[1], best[0]);
 }
 
 static int group_setup(void **state)
@@ -403,7 +523,10 @@ int main(void)
 		cmocka_unit_test(default_constant_range),
 		cmocka_unit_test(size_key_errors),
 		cmocka_unit_test(constopt_linear),
+		cmocka_unit_test(constopt_scaled_sine),
+		cmocka_unit_test(constopt_plain_sine),
 		cmocka_unit_test(constopt_in_run),
+		cmocka_unit_test(constopt_scaled_in_run),
 	};
 	return cmocka_run_group_tests(tests, group_setup, tmp_teardown);
 }
