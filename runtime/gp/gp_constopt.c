@@ -32,6 +32,7 @@
 #include "gp_constopt.h"
 #include "gp_conv.h"
 #include "gp_eval.h"
+#include "gp_simplify.h"
 
 /* Working state for one tree. */
 typedef struct opt_state {
@@ -328,6 +329,39 @@ static rt_status fitness_of(gp_packed *pk, const gp_tree *t, const gp_cases *c, 
 	return RT_OK;
 }
 
+/* Fitted constants can make a program that fits the cases only by huge
+ * outputs cancelling under the line a + b*f (b tiny): its float evaluation
+ * then overflows on nearby inputs (a held-out set) where the formula in
+ * double does not. A fit is kept only if every output on the cases stays
+ * below this in magnitude (float overflows at 3.4e38). */
+#define GP_CONSTOPT_MAX_OUTPUT 1e15
+
+/* Are t's outputs on the cases finite and at most GP_CONSTOPT_MAX_OUTPUT
+ * (double)? No (0) also when out of memory: the fit is then not kept. */
+static int outputs_moderate(const gp_tree *t, const gp_cases *c)
+{
+	double *x = malloc(((size_t)c->ninputs + 1) * sizeof *x);
+	int ok = x != NULL;
+	for (size_t i = 0; ok && i < c->ncases; i++) {
+		for (int v = 0; v < c->ninputs; v++)
+			x[v] = (double)c->x[(size_t)v * c->stride + i];
+		ok = fabs(gp_simplify_eval_prefix(t->nodes, t->n, x)) <= GP_CONSTOPT_MAX_OUTPUT;
+	}
+	free(x);
+	return ok;
+}
+
+/* Are the fitted constants finite and at most GP_CONSTOPT_MAX_OUTPUT? (A
+ * constant in a branch that does not reach the output, e.g. under
+ * protexp, could otherwise go to infinity as a float and be printed so.) */
+static int constants_moderate(const gp_tree *t, const opt_state *s)
+{
+	for (int k = 0; k < s->m; k++)
+		if (!(fabsf(t->nodes[s->idx[k]].value) <= (float)GP_CONSTOPT_MAX_OUTPUT))
+			return 0;
+	return 1;
+}
+
 /* Is this constant node one of the named constants (pi, e), kept fixed? */
 static int is_named(const gp_node *nd)
 {
@@ -415,8 +449,10 @@ rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double 
 	for (int k = 0; k < s.m; k++)
 		orig[k] = t->nodes[s.idx[k]].value;
 	lm(&s, steps);
-	/* The evaluator's own sum decides: never hand back a worse program. */
-	if ((st = fitness_of(&pk, t, cases, mse, err)) || !(*mse < before)) {
+	/* The evaluator's own sum decides: never hand back a worse program, nor
+	 * one whose outputs only fit by their size (outputs_moderate). */
+	if ((st = fitness_of(&pk, t, cases, mse, err)) || !(*mse < before) ||
+	    !constants_moderate(t, &s) || !outputs_moderate(t, cases)) {
 		for (int k = 0; k < s.m; k++)
 			t->nodes[s.idx[k]].value = orig[k];
 		*mse = before;

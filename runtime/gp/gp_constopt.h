@@ -32,7 +32,7 @@
 /* [gp] fit_front_steps when the spec has none (mse fitness with a front;
  * 0: off). Measured: bench/results/gp-constants-cpu-2026-11-27.md. */
 #if !defined(GP_FIT_FRONT_STEPS_DEFAULT)
-#define GP_FIT_FRONT_STEPS_DEFAULT 0
+#define GP_FIT_FRONT_STEPS_DEFAULT 50
 #endif
 
 /* Runs up to `steps` Levenberg-Marquardt trials on the constants of t

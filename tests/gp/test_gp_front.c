@@ -315,6 +315,8 @@ static void run_front_with(const char *objectives, const char *selection, const 
 				sum += d * d;
 			}
 			double mse = sum / (double)sets[s]->ncases;
+			if (!(fabs(got[s] - mse) <= 1e-4 * mse + 1e-9))
+				print_message("member %d set %d: got %.9g float64 %.9g size %d\n", k, s, got[s], mse, f->m[k].size);
 			assert_true(fabs(got[s] - mse) <= 1e-4 * mse + 1e-9);
 		}
 		gp_tree_free(&t);
