@@ -193,7 +193,7 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 	TRY(rt_spec_bool(spec, "svm", "probability", 0, &p->probability, err));
 	if (p->probability && p->type == SVM_ONE_CLASS) {
 		char where[RT_PATH_MAX + 32];
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: svm.probability = on: expected off for "
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm.probability = on: expected off for "
 			       "type = one_class (LIBSVM 3.24 has no one-class probabilities)",
 			       rt_spec_key_where(spec, "svm", "probability", where, sizeof where));
 	}

@@ -643,6 +643,9 @@ static rt_status cmd_grid(int argc, char **argv, const rt_options *opt, rt_error
 	if (c.npos != 1)
 		return rt_fail(err, RT_ERR_INPUT, "svm-grid: expected DATA (see evoforge help svm-grid)");
 	TRY(setup(&c, &f.t.p, err));
+	if (f.t.p.probability)
+		rt_warn("svm-grid: -b 1 is not used (the accuracy is of the one-vs-one votes)");
+	f.t.p.probability = 0;
 	TRY(load_training(c.pos[0], c.storage, &f.t.p, &d, err));
 	st = svm_grid_search(&d, &f.t.p, &f.c, &f.g, f.folds, c.seed, &g, err);
 	if (st == RT_OK)

@@ -340,7 +340,7 @@ static rt_status fold_values(const svm_model *m, const prob_fold *f, int regress
 	double *pred = rt_malloc((size_t)f->held.n * sizeof *pred + 1, err);
 	double *dec = rt_malloc((size_t)f->held.n * sizeof *dec + 1, err);
 	rt_status st = pred && dec ? RT_OK : RT_ERR_SYSTEM;
-	if (st == RT_OK)
+	if (st == RT_OK && f->held.n > 0)
 		st = svm_predict_values(m, &f->held, gpu ? SVM_PREDICT_GPU_OR_CPU : SVM_PREDICT_CPU,
 					pred, dec, err);
 	for (long i = 0; st == RT_OK && i < f->held.n; i++)
@@ -563,7 +563,7 @@ rt_status svm_prob_fit(const svm_data *d, const int *cls, const svm_params *p, s
 	svm_rand g;
 	svm_rand_seed(&g, 1);
 	if (p->type == SVM_ONE_CLASS)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "svm: probability estimates of one_class are "
+		return rt_fail(err, RT_ERR_INPUT, "svm: probability estimates of one_class are "
 			       "not supported (as LIBSVM 3.24: 'one-class SVM probability output not "
 			       "supported yet'); train without -b 1 / [svm] probability");
 	if (SVM_IS_SVR(p->type))

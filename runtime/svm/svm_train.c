@@ -554,7 +554,7 @@ rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err)
 		return rt_fail(err, RT_ERR_INPUT, "%s: epsilon (-p) %g: expected a number >= 0", who,
 			       p->p_eps);
 	if (p->probability && t == SVM_ONE_CLASS)
-		return rt_fail(err, RT_ERR_UNSUPPORTED, "%s: probability estimates (-b 1) of one_class "
+		return rt_fail(err, RT_ERR_INPUT, "%s: probability estimates (-b 1) of one_class "
 			       "are not supported, as in LIBSVM 3.24 ('one-class SVM probability output "
 			       "not supported yet'); expected -b 0 for -s 2", who);
 	if ((t == SVM_C_SVC || SVM_IS_SVR(t)) && !(p->C > 0))
