@@ -136,7 +136,7 @@ grep -q '^probA ' "$t/run/model.txt" && cli_ok "run's model.txt has probA" ||
 	cli_fail "run's model.txt" "no probA line"
 
 # bad use: clear messages
-expect_exit 1 "-b 1 with one-class" "$evo" svm-train -s 2 -b 1 "$t/bin.txt" "$t/x.model"
+expect_exit 2 "-b 1 with one-class" "$evo" svm-train -s 2 -b 1 "$t/bin.txt" "$t/x.model"
 expect_output "-b 1 with one-class message" "probability estimates (-b 1) of one_class are not supported"
 expect_exit 2 "-b 2" "$evo" svm-train -b 2 "$t/bin.txt" "$t/x.model"
 expect_output "-b 2 message" "-b: expected an integer from 0 to 1, got '2'"
@@ -146,6 +146,6 @@ expect_exit 2 "svm-predict -b 1 without a probability model" "$evo" svm-predict 
 expect_output "svm-predict -b 1 message" "has no probability model"
 printf '[problem]\nkind = svm\n[svm]\ntype = one_class\nprobability = on\n[data]\ntrain = %s\n' \
 	"$t/bin.txt" >"$t/o.ini"
-expect_exit 1 "spec: one_class with probability" "$evo" run "$t/o.ini" --backend cpu -q -o "$t/o"
+expect_exit 2 "spec: one_class with probability" "$evo" run "$t/o.ini" --backend cpu -q -o "$t/o"
 expect_output "spec: one_class message" "svm.probability = on: expected off for type = one_class"
 finish
