@@ -17,6 +17,10 @@
  *   eps = 0.001         ; -e
  *   cache_mb = 100      ; -m
  *   shrinking = 1       ; -h: accepted for compatibility; the solver does not shrink
+ *   probability = off   ; on (-b 1): a probability model too (LIBSVM's: Platt scaling
+ *                       ;   from a 5-fold CV per pair, pairwise coupling; the regressions'
+ *                       ;   Laplace sigma); not for one_class. predictions.csv gets each
+ *                       ;   class's probability and the label of the largest
  *   weights = 1:2 -1:1  ; -wi: C of class label i times its weight
  *   wss = second        ; second (LIBSVM's WSS2) or first (maximal violating pair)
  *   max_iter = 0        ; 0: LIBSVM's limit, max(10^7, 100 n)
@@ -186,6 +190,13 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 	TRY(rt_spec_double(spec, "svm", "eps", 0.001, 1e-12, 1e6, &p->eps, err));
 	TRY(rt_spec_double(spec, "svm", "cache_mb", 100.0, 1.0, 1e6, &p->cache_mb, err));
 	TRY(rt_spec_bool(spec, "svm", "shrinking", 1, &p->shrinking, err));
+	TRY(rt_spec_bool(spec, "svm", "probability", 0, &p->probability, err));
+	if (p->probability && p->type == SVM_ONE_CLASS) {
+		char where[RT_PATH_MAX + 32];
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm.probability = on: expected off for "
+			       "type = one_class (LIBSVM 3.24 has no one-class probabilities)",
+			       rt_spec_key_where(spec, "svm", "probability", where, sizeof where));
+	}
 	TRY(rt_spec_enum(spec, "svm", "wss", wss_names, SVM_WSS_SECOND, &p->wss, err));
 	TRY(rt_spec_int(spec, "svm", "max_iter", 0, 0, 1L << 50, &p->max_iter, err));
 	TRY(rt_spec_enum(spec, "svm", "gpu_kernels", gpu_kernel_names, 0, &p->gpu_roles, err));
@@ -293,6 +304,10 @@ static rt_status run_search(svm_job *job, const rt_options *opt, rt_error *err)
 	rt_status st = rt_job_outdir(opt, job->name, dir, sizeof dir, err);
 	if (st != RT_OK)
 		return st;
+	if (job->params.probability)
+		rt_warn("svm: probability = on is not used by cross-validation or the grid (their "
+			"accuracy is of the one-vs-one votes)");
+	job->params.probability = 0;
 	if (job->grid)
 		return run_grid(job, dir, err);
 	if ((st = svm_cross_validation(&job->train, &job->params, job->folds, job->seed, NULL, &acc,
@@ -304,13 +319,57 @@ static rt_status run_search(svm_job *job, const rt_options *opt, rt_error *err)
 	return RT_OK;
 }
 
+/* result.json's probability model: "probability" true with probA, probB
+ * per pair (classification) or sigma (the regressions), else false. */
+static void json_probability(rt_json *j, const svm_model *m)
+{
+	int pairs = m->nr_class * (m->nr_class - 1) / 2;
+	rt_json_bool(j, "probability", svm_has_prob(m));
+	if (svm_has_prob(m) && SVM_IS_SVR(m->type)) {
+		rt_json_double(j, "sigma", m->probA[0]);
+		return;
+	}
+	for (int ab = 0; svm_has_prob(m) && ab < 2; ab++) {
+		rt_json_begin_array(j, ab ? "probB" : "probA");
+		for (int q = 0; q < pairs; q++)
+			rt_json_double(j, NULL, (ab ? m->probB : m->probA)[q]);
+		rt_json_end_array(j);
+	}
+}
+
+/* predictions.csv: point, label, predicted (with a classification model's
+ * probabilities prob[n * k]: then p_<label> per class). */
+static rt_status write_predictions(const svm_job *job, const svm_model *m, const double *pred,
+				   const double *prob, const char *dir, rt_error *err)
+{
+	char path[RT_PATH_MAX + 32];
+	rt_buf b;
+	rt_status st;
+	int k = m->nr_class;
+	memset(&b, 0, sizeof b);
+	rt_buf_puts(&b, "point,label,predicted");
+	for (int c = 0; prob && c < k; c++)
+		rt_buf_printf(&b, ",p_%d", m->label[c]);
+	rt_buf_puts(&b, "\n");
+	for (long i = 0; i < job->test.n; i++) {
+		rt_buf_printf(&b, "%ld,%.17g,%.17g", i, job->test.y[i], pred[i]);
+		for (int c = 0; prob && c < k; c++)
+			rt_buf_printf(&b, ",%.17g", prob[(size_t)i * k + c]);
+		rt_buf_puts(&b, "\n");
+	}
+	snprintf(path, sizeof path, "%s/predictions.csv", dir);
+	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
+		      : rt_write_file_atomic(path, b.data, b.len, err);
+	rt_buf_free(&b);
+	return st;
+}
+
 static rt_status write_outputs(const svm_job *job, const svm_model *m, double seconds,
 			       double train_acc, double test_acc, const double *pred,
-			       const char *dir, rt_error *err)
+			       const double *prob, const char *dir, rt_error *err)
 {
 	char path[RT_PATH_MAX + 32];
 	rt_json j;
-	rt_buf b;
 	double obj = 0;
 	rt_status st;
 	int pairs = m->nr_class * (m->nr_class - 1) / 2;
@@ -326,6 +385,7 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 		rt_json_double(&j, "epsilon", job->params.p_eps);
 	rt_json_double(&j, "gamma", m->kernel.gamma);
 	rt_json_string(&j, "wss", wss_names[job->params.wss]);
+	json_probability(&j, m);
 	rt_json_int(&j, "classes", m->nr_class);
 	rt_json_int(&j, "support_vectors", m->total_sv);
 	rt_json_int(&j, "iterations", m->iterations);
@@ -347,15 +407,28 @@ static rt_status write_outputs(const svm_job *job, const svm_model *m, double se
 	rt_buf_free(&j.buf);
 	if (st != RT_OK || !job->test.n)
 		return st;
-	memset(&b, 0, sizeof b);
-	rt_buf_puts(&b, "point,label,predicted\n");
+	return write_predictions(job, m, pred, prob, dir, err);
+}
+
+/* The test set's predictions: with a classification model's probabilities,
+ * the labels of the largest (LIBSVM's -b 1) and prob[n * k] (else NULL). */
+static rt_status predict_test(const svm_job *job, const svm_model *m, int where, double *pred,
+			      double *acc, double **prob, rt_error *err)
+{
+	long right = 0;
+	rt_status st;
+	*prob = NULL;
+	if (!svm_has_prob(m) || SVM_IS_SVR(m->type))
+		return svm_predict_all(m, &job->test, where, pred, acc, err);
+	*prob = rt_malloc((size_t)job->test.n * m->nr_class * sizeof **prob + 1, err);
+	if (!*prob)
+		return RT_ERR_SYSTEM;
+	if ((st = svm_predict_prob(m, &job->test, where, pred, *prob, err)) != RT_OK)
+		return st;
 	for (long i = 0; i < job->test.n; i++)
-		rt_buf_printf(&b, "%ld,%.17g,%.17g\n", i, job->test.y[i], pred[i]);
-	snprintf(path, sizeof path, "%s/predictions.csv", dir);
-	st = b.failed ? rt_fail(err, RT_ERR_SYSTEM, "out of memory writing %s", path)
-		      : rt_write_file_atomic(path, b.data, b.len, err);
-	rt_buf_free(&b);
-	return st;
+		right += pred[i] == job->test.y[i];
+	*acc = job->test.n ? (double)right / job->test.n : NAN;
+	return RT_OK;
 }
 
 /* history.csv: every pair's rows (svm_history), pair by pair in LIBSVM's
@@ -392,7 +465,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	svm_model m;
 	svm_ckpt ck;
 	char dir[RT_PATH_MAX];
-	double *pred = NULL, train_acc, test_acc = NAN, t0;
+	double *pred = NULL, *prob = NULL, train_acc, test_acc = NAN, t0;
 	rt_status st;
 	memset(&m, 0, sizeof m);
 	memset(&ck, 0, sizeof ck);
@@ -448,9 +521,9 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 	int where = !job.params.gpu ? SVM_PREDICT_CPU
 		    : opt->backend == RT_BACKEND_GPU ? SVM_PREDICT_GPU : SVM_PREDICT_GPU_OR_CPU;
 	if ((st = svm_predict_all(&m, &job.train, where, pred, &train_acc, err)) != RT_OK ||
-	    (job.test.n && (st = svm_predict_all(&m, &job.test, where, pred, &test_acc, err)) != RT_OK) ||
+	    (job.test.n && (st = predict_test(&job, &m, where, pred, &test_acc, &prob, err)) != RT_OK) ||
 	    (st = rt_job_outdir(opt, job.name, dir, sizeof dir, err)) != RT_OK ||
-	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, dir, err)) != RT_OK ||
+	    (st = write_outputs(&job, &m, seconds, train_acc, test_acc, pred, prob, dir, err)) != RT_OK ||
 	    (st = write_history(&m, dir, err)) != RT_OK)
 		goto done;
 	if (SVM_IS_SVR(m.type)) {
@@ -470,6 +543,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		job.test.n ? " and predictions.csv" : "");
 done:
 	free(pred);
+	free(prob);
 	svm_model_free(&m);
 	svm_ckpt_close(&ck);
 	svm_job_free(&job);

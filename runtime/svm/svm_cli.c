@@ -40,7 +40,10 @@ static const char usage_train[] =
 	"  -wi weight    C of class i times weight (default 1), e.g. -w1 2 -w-1 0.5\n"
 	"  -v n          n-fold cross-validation: prints the accuracy, writes no model\n"
 	"                (C-SVC and nu-SVC)\n"
-	"  -b 0          probability estimates are not supported (-b 0 only)\n"
+	"  -b 0|1        1: a probability model too (Platt scaling from an internal\n"
+	"                5-fold cross-validation per pair, pairwise coupling for\n"
+	"                several classes; the regressions: the Laplace scale sigma);\n"
+	"                not for one-class (default 0)\n"
 	"  -q            quiet\n"
 	"evoforge's:\n"
 	"  --backend auto|cpu|gpu  where to train (default auto)\n"
@@ -58,7 +61,10 @@ static const char usage_predict[] =
 	"(regression models: one value per line, the mean squared error and the\n"
 	"squared correlation coefficient).\n"
 	"\n"
-	"options: -b 0 (probability estimates are not supported), -q quiet,\n"
+	"options: -b 0|1 1: probability estimates (a model of svm-train -b 1): a\n"
+	"                'labels ...' line, then per point the label of the largest\n"
+	"                probability and each class's probability (default 0)\n"
+	"         -q quiet,\n"
 	"         --backend auto|cpu|gpu  where to predict (default auto: the GPU\n"
 	"                                 when there is one, else the CPU)\n"
 	"         --threads N             CPU threads (default: all cores)\n"
@@ -165,9 +171,8 @@ static rt_status flag_choice(const char *cmd, const char *flag, const char *v, t
 	TRY(flag_long(cmd, flag, v, 0, flag[1] == 'b' ? 1 : flag[1] == 't' ? 3 : 4, &n, err));
 	if (flag[1] == 's')
 		t->p.type = (int)n;
-	if (flag[1] == 'b' && n != 0)
-		return rt_fail(err, RT_ERR_INPUT, "%s: -b 1: probability estimates are not "
-			       "supported; expected -b 0", cmd);
+	if (flag[1] == 'b')
+		t->p.probability = (int)n;
 	if (flag[1] == 't')
 		t->p.kernel.type = (int)n;
 	return RT_OK;
@@ -349,7 +354,12 @@ static rt_status train_or_cv(const cli_common *c, const train_flags *t, const sv
 		return rt_fail(err, RT_ERR_INPUT, "svm-train: -v: cross-validation of %s is not "
 			       "supported (C-SVC and nu-SVC only)", svm_type_names[t->p.type]);
 	if (t->folds) {
-		TRY(svm_cross_validation(d, &t->p, t->folds, c->seed, NULL, &acc, err));
+		svm_params cv = t->p;
+		if (cv.probability)
+			rt_warn("svm-train: -v: -b 1 is not used in cross-validation (the accuracy is of "
+				"the one-vs-one votes; LIBSVM's is of the probabilities' labels)");
+		cv.probability = 0;
+		TRY(svm_cross_validation(d, &cv, t->folds, c->seed, NULL, &acc, err));
 		printf("Cross Validation Accuracy = %g%%\n", 100 * acc);
 		return RT_OK;
 	}
@@ -391,11 +401,14 @@ static rt_status cmd_train(int argc, char **argv, const rt_options *opt, rt_erro
 static rt_status predict_flag(const char *cmd, const char *flag, const char *v, void *ctx,
 			      rt_error *err)
 {
-	train_flags ignored;
-	(void)ctx;
-	if (!strcmp(flag, "-b"))
-		return flag_choice(cmd, flag, v, &ignored, err);
-	return rt_fail(err, RT_ERR_INPUT, "%s: unknown option '%s' (expected -b 0 or -q; see "
+	train_flags b;
+	memset(&b, 0, sizeof b);
+	if (!strcmp(flag, "-b")) {
+		TRY(flag_choice(cmd, flag, v, &b, err));
+		*(int *)ctx = b.p.probability;
+		return RT_OK;
+	}
+	return rt_fail(err, RT_ERR_INPUT, "%s: unknown option '%s' (expected -b 0|1 or -q; see "
 		       "evoforge help %s)", cmd, flag, cmd);
 }
 
@@ -450,17 +463,53 @@ static void print_regression(const double *v, const double *y, long n)
 		((l * svy - sv * sy) * (l * svy - sv * sy)) / ((l * svv - sv * sv) * (l * syy - sy * sy)));
 }
 
-/* Predicts d with m where says, writes the labels to out, prints the accuracy. */
-static rt_status predict_write(const svm_model *m, const svm_data *d, int where, const char *out,
-			       rt_error *err)
+/* svm-predict -b 1 of a classification model, as LIBSVM's: a "labels ..."
+ * line, then per point the label of the largest probability and every
+ * class's probability ("%g"); pred[n] gets the labels. */
+static rt_status predict_prob_lines(const svm_model *m, const svm_data *d, int where,
+				    double *pred, rt_buf *b, rt_error *err)
 {
-	double *pred = rt_malloc((size_t)d->n * sizeof *pred + 1, err), acc;
+	int k = m->nr_class;
+	double *prob = rt_malloc((size_t)d->n * k * sizeof *prob + 1, err);
+	rt_status st = prob ? svm_predict_prob(m, d, where, pred, prob, err) : RT_ERR_SYSTEM;
+	if (st == RT_OK) {
+		rt_buf_puts(b, "labels");
+		for (int c = 0; c < k; c++)
+			rt_buf_printf(b, " %d", m->label[c]);
+		rt_buf_puts(b, "\n");
+	}
+	for (long i = 0; st == RT_OK && i < d->n; i++) {
+		rt_buf_printf(b, "%g", pred[i]);
+		for (int c = 0; c < k; c++)
+			rt_buf_printf(b, " %g", prob[(size_t)i * k + c]);
+		rt_buf_puts(b, "\n");
+	}
+	free(prob);
+	return st;
+}
+
+/* Predicts d with m where says (prob: -b 1), writes the labels to out,
+ * prints the accuracy. */
+static rt_status predict_write(const svm_model *m, const svm_data *d, int where, int prob,
+			       const char *out, rt_error *err)
+{
+	double *pred = rt_malloc((size_t)d->n * sizeof *pred + 1, err);
 	long right = 0;
 	rt_buf b;
-	rt_status st = pred ? svm_predict_all(m, d, where, pred, &acc, err) : RT_ERR_SYSTEM;
+	rt_status st = pred ? RT_OK : RT_ERR_SYSTEM;
 	memset(&b, 0, sizeof b);
+	if (!prob && svm_has_prob(m))
+		rt_info("Model supports probability estimates, but disabled in prediction.");
+	if (prob && SVM_IS_SVR(m->type))
+		rt_info("Prob. model for test data: target value = predicted value + z,\n"
+			"z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma=%g", m->probA[0]);
+	if (st == RT_OK && prob && !SVM_IS_SVR(m->type))
+		st = predict_prob_lines(m, d, where, pred, &b, err);
+	else if (st == RT_OK)
+		st = svm_predict_values(m, d, where, pred, NULL, err);
 	for (long i = 0; st == RT_OK && i < d->n; i++) {
-		rt_buf_printf(&b, "%.17g\n", pred[i]);
+		if (!prob || SVM_IS_SVR(m->type))
+			rt_buf_printf(&b, "%.17g\n", pred[i]);
 		right += pred[i] == d->y[i];
 	}
 	if (st == RT_OK)
@@ -476,7 +525,7 @@ static rt_status predict_write(const svm_model *m, const svm_data *d, int where,
 	return st;
 }
 
-static rt_status predict_file(svm_model *m, const char *data, int storage, int where,
+static rt_status predict_file(svm_model *m, const char *data, int storage, int where, int prob,
 			      const char *out, rt_error *err);
 
 static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_error *err)
@@ -484,9 +533,9 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 	cli_common c;
 	svm_model m;
 	rt_status st;
-	int where;
+	int where, prob = 0;
 	(void)opt;
-	TRY(parse_args("svm-predict", argc, argv, predict_flag, NULL, 3, &c, err));
+	TRY(parse_args("svm-predict", argc, argv, predict_flag, &prob, 3, &c, err));
 	if (c.help)
 		return (fputs(usage_predict, stdout), RT_OK);
 	if (c.npos != 3)
@@ -495,7 +544,13 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 	TRY(setup(&c, NULL, err));
 	TRY(predict_where(&c, &where, err));
 	TRY(svm_model_read(c.pos[1], &m, err));
-	st = predict_file(&m, c.pos[0], c.storage, where, c.pos[2], err);
+	if (prob && !svm_has_prob(&m))
+		st = rt_fail(err, RT_ERR_INPUT, "svm-predict: -b 1: %s has no probability model "
+			     "(%s); expected a model of svm-train -b 1 (C-SVC, nu-SVC or a regression)",
+			     c.pos[1], m.type == SVM_ONE_CLASS ? "one-class models have none"
+			     : "no probA/probB lines");
+	else
+		st = predict_file(&m, c.pos[0], c.storage, where, prob, c.pos[2], err);
 	svm_model_free(&m);
 	return st;
 }
@@ -503,10 +558,10 @@ static rt_status cmd_predict(int argc, char **argv, const rt_options *opt, rt_er
 rt_status svm_predict_file(svm_model *m, const char *data, int where, const char *out,
 			   rt_error *err)
 {
-	return predict_file(m, data, SVM_STORAGE_AUTO, where, out, err);
+	return predict_file(m, data, SVM_STORAGE_AUTO, where, 0, out, err);
 }
 
-static rt_status predict_file(svm_model *m, const char *data, int storage, int where,
+static rt_status predict_file(svm_model *m, const char *data, int storage, int where, int prob,
 			      const char *out, rt_error *err)
 {
 	svm_data d;
@@ -516,7 +571,7 @@ static rt_status predict_file(svm_model *m, const char *data, int storage, int w
 	if (st == RT_OK) {
 		st = widen_model(m, d.nfeat, err);
 		if (st == RT_OK)
-			st = predict_write(m, &d, where, out, err);
+			st = predict_write(m, &d, where, prob, out, err);
 		svm_data_free(&d);
 	}
 	return st;
@@ -588,6 +643,9 @@ static rt_status cmd_grid(int argc, char **argv, const rt_options *opt, rt_error
 	if (c.npos != 1)
 		return rt_fail(err, RT_ERR_INPUT, "svm-grid: expected DATA (see evoforge help svm-grid)");
 	TRY(setup(&c, &f.t.p, err));
+	if (f.t.p.probability)
+		rt_warn("svm-grid: -b 1 is not used (the accuracy is of the one-vs-one votes)");
+	f.t.p.probability = 0;
 	TRY(load_training(c.pos[0], c.storage, &f.t.p, &d, err));
 	st = svm_grid_search(&d, &f.t.p, &f.c, &f.g, f.folds, c.seed, &g, err);
 	if (st == RT_OK)

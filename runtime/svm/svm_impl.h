@@ -172,6 +172,7 @@ typedef struct svm_params {
 	double eps;                /* -e stopping tolerance */
 	double cache_mb;           /* -m kernel row cache */
 	int shrinking;             /* -h (accepted; the solver does not shrink) */
+	int probability;           /* -b 1: fit the probability model (svm_prob.c) */
 	int nweights;              /* -wi: class label -> weight */
 	double *weight_label, *weight;
 	int wss;                   /* enum svm_wss */
@@ -378,6 +379,9 @@ typedef struct svm_model {
 	                              file; NULL for a model read back) */
 	svm_history *hist;         /* [k(k-1)/2] each pair's history (trained with
 	                              p->history; else NULL) */
+	double *probA, *probB;     /* NULL: no probability model. C-SVC, nu-SVC: [k(k-1)/2]
+	                              each, Platt's A and B per pair; the regressions: probA[1],
+	                              the Laplace scale sigma, probB NULL (LIBSVM's fields) */
 } svm_model;
 
 /* ---- several MPI ranks (svm_shard.c): with p->spread, pair g of a training
@@ -452,6 +456,45 @@ rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, d
 rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src, rt_error *err);
 /* The features prediction compares for m on d: the data's and the model's fewer. */
 int svm_predict_features(const svm_model *m, const svm_data *d);
+
+/* pred[n] and (dec not NULL) the decision values dec[n * k(k-1)/2] of
+ * every point of d, where enum svm_predict_where says. */
+rt_status svm_predict_values(const svm_model *m, const svm_data *d, int where, double *pred,
+			     double *dec, rt_error *err);
+
+/* ---- probability estimates (svm_prob.c; LIBSVM's -b 1) ---- */
+
+/* glibc's rand() rebuilt, with its own state (LIBSVM's fold shuffles). */
+typedef struct svm_rand {
+	uint32_t ring[31];         /* the last 31 values r_{k-31} .. r_{k-1} at r % 31 */
+	long k;                    /* the next value's index */
+} svm_rand;
+/* Seeds as srand(seed) (0 as 1) / the next value as rand() gives it. */
+void svm_rand_seed(svm_rand *g, uint32_t seed);
+int svm_rand_next(svm_rand *g);
+/* Platt's A, B fitted to decision values f[n] with signs y[n] (Lin, Lin &
+ * Weng 2007's Newton method) / the sigmoid 1 / (1 + exp(A f + B)). */
+rt_status svm_sigmoid_fit(const double *f, const signed char *y, long n, double *A, double *B,
+			  rt_error *err);
+double svm_sigmoid(double f, double A, double B);
+/* Fills m->probA (and probB) for model m of d being trained with p (cls:
+ * each point's class, m->label set; unused for regressions): the fold
+ * models trained through svm_train_many (CPU or GPU as p says). One-class:
+ * RT_ERR_UNSUPPORTED, as LIBSVM 3.24. */
+rt_status svm_prob_fit(const svm_data *d, const int *cls, const svm_params *p, svm_model *m,
+		       rt_error *err);
+/* Does m carry a probability model (LIBSVM's svm_check_probability_model)? */
+int svm_has_prob(const svm_model *m);
+/* The class probabilities prob[k] of one point from its decision values
+ * dec[k(k-1)/2] (work: 2 k^2 + k doubles); returns the class index of the
+ * largest (the label LIBSVM's -b 1 predicts). */
+int svm_prob_of(const svm_model *m, const double *dec, double *prob, double *work);
+/* Every point of d: pred[n] labels from the probabilities and prob[n * k]
+ * (classification models with probA/probB; decision values where says). */
+rt_status svm_predict_prob(const svm_model *m, const svm_data *d, int where, double *pred,
+			   double *prob, rt_error *err);
+/* The weight of class label in p (-wi), 1 if not given. */
+double svm_class_weight(const svm_params *p, int label);
 
 /* `evoforge build` (rt_kind.kernels, svm_build.c): every module a GPU run
  * of the spec's job compiles. */

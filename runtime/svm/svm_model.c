@@ -22,8 +22,9 @@
  * atomically.
  *
  * Reading: as LIBSVM's loader, the header lines may come in any order but
- * end with "SV", and probA / probB lines (written by `svm-train -b 1`) are
- * checked and ignored. Stricter than LIBSVM: every header key once; rho,
+ * end with "SV"; probA / probB lines (`svm-train -b 1`: Platt's A and B
+ * per pair, a regression's sigma as its one probA) are kept in m->probA /
+ * probB and written back between label and nr_sv, as LIBSVM does. Stricter than LIBSVM: every header key once; rho,
  * label, probA, probB and nr_sv after nr_class, with exactly the right
  * number of values; nr_sv adding up to total_sv; the kernel's own
  * parameters present; labels distinct; numbers finite and nothing after
@@ -76,6 +77,8 @@ void svm_model_free(svm_model *m)
 	for (int q = 0; m->hist && q < m->nr_class * (m->nr_class - 1) / 2; q++)
 		svm_history_free(&m->hist[q]);
 	free(m->hist);
+	free(m->probA);
+	free(m->probB);
 	memset(m, 0, sizeof *m);
 }
 
@@ -128,8 +131,9 @@ static rt_status check_finite(const char *path, const svm_model *m, rt_error *er
 	    (uses_coef0(m->kernel.type) && !isfinite(m->kernel.coef0)))
 		bad = "a kernel parameter";
 	for (long q = 0; !bad && q < npairs; q++)
-		if (!isfinite(m->rho[q]))
-			bad = "a rho";
+		if (!isfinite(m->rho[q]) || (m->probA && !isfinite(m->probA[q])) ||
+		    (m->probB && !isfinite(m->probB[q])))
+			bad = "a rho or probA / probB";
 	for (size_t i = 0; !bad && i < ncoef; i++)
 		if (!isfinite(m->sv_coef[i]))
 			bad = "a coefficient";
@@ -139,6 +143,16 @@ static rt_status check_finite(const char *path, const svm_model *m, rt_error *er
 	if (bad)
 		return rt_fail(err, RT_ERR_INTERNAL, "%s: %s is not finite; not written", path, bad);
 	return RT_OK;
+}
+
+/* A probA / probB line (after label, before nr_sv: LIBSVM's order); v NULL: none. */
+static void put_prob(rt_buf *b, const char *key, const double *v, int n)
+{
+	if (!v)
+		return;
+	rt_buf_printf(b, "\n%s", key);
+	for (int q = 0; q < n; q++)
+		rt_buf_printf(b, " %.17g", v[q]);
 }
 
 /* Everything up to and including the "SV" line. */
@@ -159,6 +173,10 @@ static void put_header(rt_buf *b, const svm_model *m)
 		rt_buf_puts(b, "\nlabel");
 		for (int c = 0; c < k; c++)
 			rt_buf_printf(b, " %d", m->label[c]);
+	}
+	put_prob(b, "probA", m->probA, k * (k - 1) / 2);
+	put_prob(b, "probB", m->probB, k * (k - 1) / 2);
+	if (!SVM_IS_SINGLE(m->type)) {
 		rt_buf_puts(b, "\nnr_sv");
 		for (int c = 0; c < k; c++)
 			rt_buf_printf(b, " %ld", m->nsv[c]);
@@ -490,15 +508,14 @@ static rt_status head_number(mr_reader *r, mr_head *h, int key, const char *p, s
 	return key == K_TOTAL_SV ? check_total(r, h, m) : RT_OK;
 }
 
-/* Value i of a list line into its array (probA and probB: checked, dropped). */
+/* Value i of a list line into its array. */
 static int list_value(int key, const mr_word *w, long i, svm_model *m, long *sum)
 {
-	double d;
 	long v;
 	if (key == K_RHO)
 		return parse_double(w->s, w->len, &m->rho[i]);
 	if (key == K_PROBA || key == K_PROBB)
-		return parse_double(w->s, w->len, &d);
+		return parse_double(w->s, w->len, key == K_PROBA ? &m->probA[i] : &m->probB[i]);
 	if (key == K_LABEL) {
 		if (!parse_long(w, INT_MIN, INT_MAX, &v))
 			return 0;
@@ -525,6 +542,8 @@ static rt_status head_list(mr_reader *r, mr_head *h, int key, const char *p, svm
 			       head_keys[key], shown(r, buf, sizeof buf));
 	if ((key == K_RHO && !(m->rho = rt_calloc((size_t)n, sizeof *m->rho, r->err))) ||
 	    (key == K_LABEL && !(m->label = rt_calloc((size_t)n, sizeof *m->label, r->err))) ||
+	    (key == K_PROBA && !(m->probA = rt_calloc((size_t)n, sizeof *m->probA, r->err))) ||
+	    (key == K_PROBB && !(m->probB = rt_calloc((size_t)n, sizeof *m->probB, r->err))) ||
 	    (key == K_NR_SV && !(m->nsv = rt_calloc((size_t)n, sizeof *m->nsv, r->err))))
 		return RT_ERR_SYSTEM;
 	for (; next_word(&p, &w); count++)

@@ -477,11 +477,10 @@ rt_status svm_gpu_predict(const svm_model *m, const svm_data *d, double *pred, d
 
 /* ---- the callers' entry -------------------------------------------------------------- */
 
-rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
-			  double *acc, rt_error *err)
+rt_status svm_predict_values(const svm_model *m, const svm_data *d, int where, double *pred,
+			     double *dec, rt_error *err)
 {
 	static int told;
-	long right = 0;
 	rt_error why;
 	rt_status st = RT_ERR_NOGPU;
 	if (where != SVM_PREDICT_CPU && (d->sparse || m->sparse)) {
@@ -491,11 +490,19 @@ rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, doub
 		where = SVM_PREDICT_CPU;
 	}
 	if (where != SVM_PREDICT_CPU)
-		st = svm_gpu_predict(m, d, pred, NULL, where == SVM_PREDICT_GPU ? err : &why);
+		st = svm_gpu_predict(m, d, pred, dec, where == SVM_PREDICT_GPU ? err : &why);
 	if (st != RT_OK && where == SVM_PREDICT_GPU_OR_CPU && !told++)
 		rt_warn("svm: predicting on the CPU: %s", why.msg);
 	if (st != RT_OK && where != SVM_PREDICT_GPU)
-		st = svm_predict_batch_cpu(m, d, pred, NULL, err);
+		st = svm_predict_batch_cpu(m, d, pred, dec, err);
+	return st;
+}
+
+rt_status svm_predict_all(const svm_model *m, const svm_data *d, int where, double *pred,
+			  double *acc, rt_error *err)
+{
+	long right = 0;
+	rt_status st = svm_predict_values(m, d, where, pred, NULL, err);
 	if (st != RT_OK)
 		return st;
 	if (SVM_IS_SVR(m->type)) {   /* a regression: the mean squared error */

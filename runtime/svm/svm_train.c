@@ -12,7 +12,8 @@
  * one-class's (bounds 1, e'a = nu n, the first nu n points at 1), epsilon-
  * SVR's and nu-SVR's of 2n variables (a+ with y = +1, then a- with y = -1,
  * linear terms eps -/+ z, nu-SVR's start min(C, C nu n / 2 left) on both);
- * a point's coefficient is a+ - a-. */
+ * a point's coefficient is a+ - a-. With p->probability, svm_prob.c's
+ * cross-validations fit the probability model before the pairs are solved. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,8 +94,7 @@ static rt_status single_class(const svm_data *d, svm_model *m, int *cls, rt_erro
 	return RT_OK;
 }
 
-/* The weight of class c (-wi), 1 if not given. */
-static double class_weight(const svm_params *p, int label)
+double svm_class_weight(const svm_params *p, int label)
 {
 	for (int w = 0; w < p->nweights; w++)
 		if ((int)p->weight_label[w] == label)
@@ -285,8 +285,8 @@ static rt_status task_make(const svm_data *d, const int *cls, const svm_params *
 		single_task(d, p, t);
 	} else {
 		t->n = pair_points(d, cls, a, b, t->idx, t->y);
-		t->Cp = p->type == SVM_NU_SVC ? 1.0 : p->C * class_weight(p, m->label[a]);
-		t->Cn = p->type == SVM_NU_SVC ? 1.0 : p->C * class_weight(p, m->label[b]);
+		t->Cp = p->type == SVM_NU_SVC ? 1.0 : p->C * svm_class_weight(p, m->label[a]);
+		t->Cn = p->type == SVM_NU_SVC ? 1.0 : p->C * svm_class_weight(p, m->label[b]);
 		if (p->type == SVM_NU_SVC)
 			nu_svc_start(t, p->nu);
 	}
@@ -553,6 +553,10 @@ rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err)
 	if (t == SVM_EPSILON_SVR && !(p->p_eps >= 0))
 		return rt_fail(err, RT_ERR_INPUT, "%s: epsilon (-p) %g: expected a number >= 0", who,
 			       p->p_eps);
+	if (p->probability && t == SVM_ONE_CLASS)
+		return rt_fail(err, RT_ERR_INPUT, "%s: probability estimates (-b 1) of one_class "
+			       "are not supported, as in LIBSVM 3.24 ('one-class SVM probability output "
+			       "not supported yet'); expected -b 0 for -s 2", who);
 	if ((t == SVM_C_SVC || SVM_IS_SVR(t)) && !(p->C > 0))
 		return rt_fail(err, RT_ERR_INPUT, "%s: C %g: expected a number > 0", who, p->C);
 	return RT_OK;
@@ -572,6 +576,10 @@ rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const
 			jobs[begun].from = from[begun];
 		st = job_begin(&jobs[begun], err);
 	}
+	/* probabilities first (their fold models' trainings), as LIBSVM's svm_train */
+	for (int k = 0; st == RT_OK && k < count; k++)
+		if (jobs[k].p->probability)
+			st = svm_prob_fit(jobs[k].d, jobs[k].cls, jobs[k].p, jobs[k].m, err);
 	if (st == RT_OK && count > 0)
 		st = solve_jobs(jobs, count, err);
 	for (int k = 0; k < begun; k++) {

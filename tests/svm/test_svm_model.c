@@ -255,6 +255,16 @@ static void reads_libsvm_variants(void **state)
 	assert_true(m.sv_coef[0] == 0.5 && m.sv_coef[1] == 1 && m.sv_coef[2] == -1 && m.sv_coef[3] == -0.5);
 	assert_true(m.sv_coef[4] == -0.25 && m.sv_coef[5] == 2 && m.sv_coef[6] == 0.125 && m.sv_coef[7] == -1);
 	assert_memory_equal(m.sv, sv, sizeof sv);
+	assert_true(m.probA && m.probA[0] == -1.5 && m.probA[1] == -2.5 && m.probA[2] == -3.5);
+	assert_true(m.probB && m.probB[0] == 0.1 && m.probB[1] == 0.2 && m.probB[2] == 0.3);
+	/* written back between label and nr_sv (LIBSVM's order), read back the same */
+	snprintf(path, sizeof path, "%s/variants-out.model", tmpdir);
+	if (svm_model_write(path, &m, &err) != RT_OK)
+		fail_msg("%s", err.msg);
+	svm_model_free(&m);
+	if (svm_model_read(path, &m, &err) != RT_OK)
+		fail_msg("%s", err.msg);
+	assert_true(m.probA && m.probA[2] == -3.5 && m.probB && m.probB[1] == 0.2);
 	svm_model_free(&m);
 }
 
