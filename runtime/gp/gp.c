@@ -310,6 +310,8 @@ static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error
 {
 	double noise = p->cases.fitness == GP_FIT_MSE
 			       ? GP_FRONT_NOISE_R2 * gp_front_target_var(&p->cases) : 0.0;
+	for (int j = 0; res->front && j < res->front->n; j++)
+		res->front->m[j].unfaithful = !gp_constopt_faithful(&res->front->m[j].tree, &p->cases);
 	int k = res->front ? gp_front_choose(res->front, p->success, noise) : -1;
 	if (k < 0)
 		return RT_OK;

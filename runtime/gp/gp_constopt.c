@@ -330,24 +330,45 @@ static rt_status fitness_of(gp_packed *pk, const gp_tree *t, const gp_cases *c, 
 }
 
 /* Fitted constants can make a program that fits the cases only by huge
- * outputs cancelling under the line a + b*f (b tiny): its float evaluation
- * then overflows on nearby inputs (a held-out set) where the formula in
- * double does not. A fit is kept only if every output on the cases stays
- * below this in magnitude (float overflows at 3.4e38). */
+ * outputs cancelling under the line a + b*f (b tiny), or by terms that
+ * cancel inside it: its float evaluation (what the run scores, exports and
+ * predicts with) then no longer renders the formula (held-out sets
+ * overflowed; predictions differed from the printed formula by 1e-3). A fit
+ * is kept only if, on the cases, every output is at most
+ * GP_CONSTOPT_MAX_OUTPUT in magnitude and the float outputs equal the
+ * formula's in double within GP_CONSTOPT_FAITHFUL of the outputs' spread. */
 #define GP_CONSTOPT_MAX_OUTPUT 1e15
+#define GP_CONSTOPT_FAITHFUL 1e-4
 
-/* Are t's outputs on the cases finite and at most GP_CONSTOPT_MAX_OUTPUT
- * (double)? No (0) also when out of memory: the fit is then not kept. */
-static int outputs_moderate(const gp_tree *t, const gp_cases *c)
+/* Does pk (t packed) evaluate in float as t does in double on the cases,
+ * with moderate outputs? No (0) also when out of memory: the fit is then
+ * not kept. */
+static int outputs_faithful(const gp_tree *t, const gp_packed *pk, const gp_cases *c)
 {
-	double *x = malloc(((size_t)c->ninputs + 1) * sizeof *x);
-	int ok = x != NULL;
-	for (size_t i = 0; ok && i < c->ncases; i++) {
+	rt_error err;
+	size_t n = c->ncases;
+	double *x = malloc(((size_t)c->ninputs + 1) * sizeof *x), *fd = malloc((n + 1) * sizeof *fd);
+	float *ff = malloc((n + 1) * sizeof *ff);
+	int ok = x && fd && ff && gp_eval_cpu_outputs(pk, c, ff, &err) == RT_OK;
+	double mean = 0, var = 0, worst = 0;
+	size_t step = n > 4096 ? n / 4096 : 1, m = 0;   /* at most ~4096 cases in double */
+	for (size_t i = 0; ok && i < n; i += step, m++) {
 		for (int v = 0; v < c->ninputs; v++)
 			x[v] = (double)c->x[(size_t)v * c->stride + i];
-		ok = fabs(gp_simplify_eval_prefix(t->nodes, t->n, x)) <= GP_CONSTOPT_MAX_OUTPUT;
+		fd[i] = gp_simplify_eval_prefix(t->nodes, t->n, x);
+		ok = fabs(fd[i]) <= GP_CONSTOPT_MAX_OUTPUT;
+		mean += ok ? fd[i] : 0;
 	}
+	mean = m ? mean / (double)m : 0;
+	for (size_t i = 0; ok && i < n; i += step) {
+		var += (fd[i] - mean) * (fd[i] - mean) / (double)m;
+		double d = fabs((double)ff[i] - fd[i]);
+		worst = d > worst || d != d ? d : worst;
+	}
+	ok = ok && worst <= GP_CONSTOPT_FAITHFUL * sqrt(var) + 1e-300;
 	free(x);
+	free(fd);
+	free(ff);
 	return ok;
 }
 
@@ -450,9 +471,9 @@ rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double 
 		orig[k] = t->nodes[s.idx[k]].value;
 	lm(&s, steps);
 	/* The evaluator's own sum decides: never hand back a worse program, nor
-	 * one whose outputs only fit by their size (outputs_moderate). */
+	 * one the float evaluation does not render (outputs_faithful). */
 	if ((st = fitness_of(&pk, t, cases, mse, err)) || !(*mse < before) ||
-	    !constants_moderate(t, &s) || !outputs_moderate(t, cases)) {
+	    !constants_moderate(t, &s) || !outputs_faithful(t, &pk, cases)) {
 		for (int k = 0; k < s.m; k++)
 			t->nodes[s.idx[k]].value = orig[k];
 		*mse = before;
@@ -517,4 +538,20 @@ rt_status gp_constopt_front(gp_front *f, const gp_cases *cases, int steps, int *
 	if (improved)
 		*improved = nimp;
 	return RT_OK;
+}
+
+int gp_constopt_faithful(const gp_tree *t, const gp_cases *cases)
+{
+	gp_packed pk;
+	rt_error err;
+	int inputs = 0;
+	for (int k = 0; k < t->n; k++)
+		inputs |= t->nodes[k].op == GP_TERM_VAR;
+	if (!inputs)
+		return 1;   /* a constant: the same value in every case, however printed */
+	gp_packed_init(&pk);
+	int ok = cases->fitness != GP_FIT_MSE ||
+		 (gp_pack_lgp(&pk, t, 1, &err) == RT_OK && outputs_faithful(t, &pk, cases));
+	gp_packed_free(&pk);
+	return ok;
 }

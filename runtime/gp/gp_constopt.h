@@ -60,4 +60,11 @@ rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
 rt_status gp_constopt_front(gp_front *f, const gp_cases *cases, int steps, int *improved,
 			    rt_error *err);
 
+/* Does t's float evaluation (the interpreter a run scores, exports and
+ * predicts with) render t's formula in double on the cases: outputs at most
+ * 1e15 and within 1e-4 of their spread (sampled: at most ~4096 cases)?
+ * 1 for non-MSE cases. A program whose terms cancel (x3 + ... - x3 under a
+ * slope of 4e4) fails: its printed formula would not give its predictions. */
+int gp_constopt_faithful(const gp_tree *t, const gp_cases *cases);
+
 #endif

@@ -90,6 +90,8 @@ typedef struct gp_front_member {
 	double error;       /* the run's fitness (training error) */
 	int size, complexity;
 	int generation;     /* first found */
+	int unfaithful;     /* set at the run's end: its float evaluation does not render
+			     * its formula (gp_constopt_faithful); the best skips it */
 } gp_front_member;
 
 /* The archive: members sorted by the second objective, rising, with error
@@ -128,7 +130,8 @@ rt_status gp_front_update(gp_front *f, const double *fit, const int *obj2, const
 #if !defined(GP_FRONT_NOISE_R2)
 #define GP_FRONT_NOISE_R2 1e-10
 #endif
-/* The rule: the member of smallest second objective among those whose error
+/* Members marked unfaithful are passed over unless every member is.
+ * The rule: the member of smallest second objective among those whose error
  * is within GP_FRONT_BEST_TOLERANCE of the front's lowest error plus
  * noise (GP_FRONT_NOISE_R2 times the targets' variance for MSE, else 0), or
  * at most success, when the lowest error is (a solved run stays solved).

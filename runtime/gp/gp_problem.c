@@ -318,6 +318,7 @@ rt_status gp_problem_read(rt_spec *spec, gp_problem *p, rt_error *err)
 	/* Multi-objective selection and the Pareto front (gp_front.h); absent:
 	 * by the fitness, once the data's is known (gp_problem_build_cases). */
 	p->objectives_auto = rt_spec_find(spec, "gp", "objectives") == NULL;
+	p->max_size_auto = rt_spec_find(spec, "gp", "max_size") == NULL;
 	if (rt_spec_enum(spec, "gp", "objectives", gp_objectives_names, GP_OBJ_ERROR,
 			 &p->objectives, err) ||
 	    rt_spec_enum(spec, "gp", "front_selection", gp_front_selection_names,
@@ -887,6 +888,11 @@ rt_status gp_problem_build_cases(const rt_spec *cspec, gp_problem *p, rt_error *
 								   : GP_PARSIMONY_DEFAULT_COUNT;
 	if (p->objectives_auto)
 		p->objectives = p->cases.fitness == GP_FIT_MSE ? GP_OBJECTIVES_DEFAULT_MSE : GP_OBJ_ERROR;
+	/* With a front the formulas users get are its members: a size limit
+	 * like Operon's (its default length is 50) keeps them readable and, on
+	 * the Feynman equations, recovered more laws (docs/gp.md). */
+	if (p->max_size_auto && p->objectives != GP_OBJ_ERROR && p->breed.max_size > GP_MAX_SIZE_FRONT)
+		p->breed.max_size = GP_MAX_SIZE_FRONT;
 	if (p->objectives != GP_OBJ_ERROR && p->cases.fitness != GP_FIT_MSE) {
 		rt_fail(err, RT_ERR_INPUT, "expected objectives = error: a Pareto front needs mse "
 			"fitness (regression)");

@@ -36,6 +36,12 @@ enum gp_data_source {
 	GP_DATA_SEXTIC, GP_DATA_QUINTIC, GP_DATA_QUARTIC, GP_DATA_CSV, GP_DATA_MUX
 };
 
+/* The default max_size of a regression run with a Pareto front (the key
+ * absent): measured on the Feynman equations (docs/gp.md). */
+#if !defined(GP_MAX_SIZE_FRONT)
+#define GP_MAX_SIZE_FRONT 64
+#endif
+
 typedef struct gp_problem {
 	char name[128];
 	uint64_t spec_seed;     /* [problem] seed (the run's seed unless --seed) */
@@ -59,6 +65,7 @@ typedef struct gp_problem {
 	int linear_scaling;     /* [gp] linear_scaling: fitness of a + b*f (gp_scale.h; mse only) */
 	int objectives;         /* enum gp_objectives (gp_front.h): [gp] objectives */
 	int objectives_auto;    /* [gp] objectives absent: chosen by the fitness */
+	int max_size_auto;      /* [gp] max_size absent: GP_MAX_SIZE_FRONT with a front */
 	int front_selection;    /* enum gp_front_selection: [gp] front_selection */
 	int polish_generations; /* [gp] polish_generations: with a front, the run goes on this
 				 * long after it is solved (stop_on_success), for smaller formulas */

@@ -1212,7 +1212,7 @@ static void spec_errors(void **state)
 	assert_int_equal(p.population, 1000);
 	assert_int_equal(p.generations, 50);
 	assert_int_equal(p.breed.max_depth, 50);
-	assert_int_equal(p.breed.max_size, 1000);
+	assert_int_equal(p.breed.max_size, GP_MAX_SIZE_FRONT);   /* regression with a front */
 	assert_int_equal(p.breed.tournament, 7);
 	assert_true(p.breed.crossover == 0.95 && p.breed.mutation == 0.2 && p.breed.elitism);
 	assert_int_equal(p.cases.ncases, 100000);
@@ -1220,6 +1220,18 @@ static void spec_errors(void **state)
 	assert_true(p.success == 1e-6);
 	gp_problem_free(&p);
 	rt_spec_free(&spec);
+	/* max_size: 1000 without a front or when set; GP_MAX_SIZE_FRONT otherwise */
+	static const struct { const char *text; int size; } sizes[] = {
+		{"[problem]\nkind = gp\n[gp]\nobjectives = error\n", 1000},
+		{"[problem]\nkind = gp\n[gp]\nmax_size = 300\n", 300},
+		{"[problem]\nkind = gp\n[data]\nsource = multiplexer\naddress_bits = 2\n", 1000},
+	};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		assert_int_equal(load_text(&spec, sizes[i].text, &p, &err), RT_OK);
+		assert_int_equal(p.breed.max_size, sizes[i].size);
+		gp_problem_free(&p);
+		rt_spec_free(&spec);
+	}
 }
 
 /* The shipped problem specs parse; generated data is right; the data files

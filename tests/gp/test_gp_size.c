@@ -410,6 +410,30 @@ static void constopt_plain_sine(void **state)
 	gp_cases_free(&c);
 }
 
+/* A program whose float evaluation does not render its formula (terms that
+ * cancel: (x + 1e4) - 1e4 keeps x to 5e-4 in float, against a spread of 1.7)
+ * is unfaithful; x itself, and a constant, are faithful. */
+static void faithful_float(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	gp_cases c;
+	sine_cases(&c);
+	gp_node cancel[] = {gp_fn(GP_OP_SUB), gp_fn(GP_OP_ADD), gp_var(0), gp_const(1e4f),
+			    gp_const(1e4f)};
+	gp_node plain[] = {gp_fn(GP_OP_MUL), gp_var(0), gp_const(3.0f)};
+	gp_node constant[] = {gp_const(0.25f)};
+	gp_tree t = {0};
+	assert_int_equal(gp_tree_set(&t, cancel, 5, &err), RT_OK);
+	assert_false(gp_constopt_faithful(&t, &c));
+	assert_int_equal(gp_tree_set(&t, plain, 3, &err), RT_OK);
+	assert_true(gp_constopt_faithful(&t, &c));
+	assert_int_equal(gp_tree_set(&t, constant, 1, &err), RT_OK);
+	assert_true(gp_constopt_faithful(&t, &c));
+	gp_tree_free(&t);
+	gp_cases_free(&c);
+}
+
 /* In a run: with optimise_constants = 10 the best MSE is lower than without,
  * on the same seed (0.0898 against 0.102 with forward-mode LM; the finite
  * differences before reached < 1 % of it here: this default function set's
@@ -439,7 +463,7 @@ static void constopt_in_run(void **state)
 		gp_result r;
 		snprintf(text, sizeof text, "[problem]\nkind = gp\n[gp]\npopulation = 100\n"
 			 "generations = 10\nstop_on_success = false\noptimise_constants = %d\n"
-			 "linear_scaling = off\n[data]\n"
+			 "linear_scaling = off\nmax_size = 1000\n[data]\n"
 			 "source = csv\nfile = %s\nlabel = y\nfitness = mse\n", k ? 10 : 0, csv);
 		assert_int_equal(load_text(&spec, text, &p, &err), RT_OK);
 		assert_int_equal(p.optimise_constants, k ? 10 : 0);
@@ -525,6 +549,7 @@ int main(void)
 		cmocka_unit_test(constopt_linear),
 		cmocka_unit_test(constopt_scaled_sine),
 		cmocka_unit_test(constopt_plain_sine),
+		cmocka_unit_test(faithful_float),
 		cmocka_unit_test(constopt_in_run),
 		cmocka_unit_test(constopt_scaled_in_run),
 	};
