@@ -346,23 +346,23 @@ static rt_status fitness_of(gp_packed *pk, const gp_tree *t, const gp_cases *c, 
 static int outputs_faithful(const gp_tree *t, const gp_packed *pk, const gp_cases *c)
 {
 	rt_error err;
-	size_t n = c->ncases;
-	double *x = malloc(((size_t)c->ninputs + 1) * sizeof *x), *fd = malloc((n + 1) * sizeof *fd);
+	size_t n = c->ncases, step = n > 4096 ? n / 4096 : 1;   /* at most ~4096 cases in double */
+	size_t m = (n + step - 1) / step;
+	double *x = malloc(((size_t)c->ninputs + 1) * sizeof *x), *fd = malloc((m + 1) * sizeof *fd);
 	float *ff = malloc((n + 1) * sizeof *ff);
 	int ok = x && fd && ff && gp_eval_cpu_outputs(pk, c, ff, &err) == RT_OK;
 	double mean = 0, var = 0, worst = 0;
-	size_t step = n > 4096 ? n / 4096 : 1, m = 0;   /* at most ~4096 cases in double */
-	for (size_t i = 0; ok && i < n; i += step, m++) {
+	for (size_t k = 0; ok && k < m; k++) {
 		for (int v = 0; v < c->ninputs; v++)
-			x[v] = (double)c->x[(size_t)v * c->stride + i];
-		fd[i] = gp_simplify_eval_prefix(t->nodes, t->n, x);
-		ok = fabs(fd[i]) <= GP_CONSTOPT_MAX_OUTPUT;
-		mean += ok ? fd[i] : 0;
+			x[v] = (double)c->x[(size_t)v * c->stride + k * step];
+		fd[k] = gp_simplify_eval_prefix(t->nodes, t->n, x);
+		ok = fabs(fd[k]) <= GP_CONSTOPT_MAX_OUTPUT;
+		mean += ok ? fd[k] : 0;
 	}
 	mean = m ? mean / (double)m : 0;
-	for (size_t i = 0; ok && i < n; i += step) {
-		var += (fd[i] - mean) * (fd[i] - mean) / (double)m;
-		double d = fabs((double)ff[i] - fd[i]);
+	for (size_t k = 0; ok && k < m; k++) {
+		var += (fd[k] - mean) * (fd[k] - mean) / (double)m;
+		double d = fabs((double)ff[k * step] - fd[k]);
 		worst = d > worst || d != d ? d : worst;
 	}
 	ok = ok && worst <= GP_CONSTOPT_FAITHFUL * sqrt(var) + 1e-300;

@@ -350,9 +350,8 @@ double gp_front_target_var(const gp_cases *cases)
 	return n ? var / (double)n : 0;
 }
 
-double gp_front_r2(const gp_cases *cases, double mse)
+double gp_front_r2(double var, double mse)
 {
-	double var = gp_front_target_var(cases);
 	return var > 0 ? 1.0 - mse / var : NAN;
 }
 
@@ -378,9 +377,10 @@ static char *buf_take(rt_buf *b, rt_error *err)
 }
 
 /* One member's row: with linear scaling on (gp_scale.h) the member is
- * reported as its own line a + b*f on the training cases, as the best is. */
+ * reported as its own line a + b*f on the training cases, as the best is.
+ * var: the targets' variance, training and test (gp_front_target_var). */
 static rt_status report_one(const gp_front_member *m, const gp_cases *train, const gp_cases *test,
-			    const gp_names *nm, gp_front_row *r, rt_error *err)
+			    const double var[2], const gp_names *nm, gp_front_row *r, rt_error *err)
 {
 	rt_buf inf = {0};
 	gp_simple simp;
@@ -392,9 +392,9 @@ static rt_status report_one(const gp_front_member *m, const gp_cases *train, con
 		st = gp_scale_best(train, &t, NULL, NULL, err);
 	if (!st)
 		st = cases_mse(&t, train, &r->train_error, err);
-	r->train_r2 = gp_front_r2(train, r->train_error);
+	r->train_r2 = gp_front_r2(var[0], r->train_error);
 	if (!st && test && test->ncases > 0 && !(st = cases_mse(&t, test, &r->test_error, err)))
-		r->test_r2 = gp_front_r2(test, r->test_error);
+		r->test_r2 = gp_front_r2(var[1], r->test_error);
 	if (!st)
 		st = gp_simplify(t.nodes, t.n, nm, &simp, err);
 	if (!st) {
@@ -412,11 +412,13 @@ static rt_status report_one(const gp_front_member *m, const gp_cases *train, con
 rt_status gp_front_report(const gp_front *f, const gp_cases *train, const gp_cases *test,
 			  const gp_names *nm, gp_front_row **rows, rt_error *err)
 {
+	/* the targets' variances once, not per member */
+	double var[2] = { gp_front_target_var(train), test ? gp_front_target_var(test) : 0 };
 	*rows = rt_calloc((size_t)f->n + 1, sizeof **rows, err);
 	if (!*rows)
 		return err->status;
 	for (int k = 0; k < f->n; k++) {
-		rt_status st = report_one(&f->m[k], train, test, nm, &(*rows)[k], err);
+		rt_status st = report_one(&f->m[k], train, test, var, nm, &(*rows)[k], err);
 		if (st) {
 			gp_front_rows_free(*rows, f->n);
 			*rows = NULL;

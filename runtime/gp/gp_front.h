@@ -167,8 +167,8 @@ void gp_front_json(struct rt_json *j, const gp_front *f, const gp_front_row *row
  * infix, simplified (quoted CSV fields). */
 rt_status gp_front_write_csv(const char *dir, const gp_front *f, const gp_front_row *rows,
 			     int has_test, rt_error *err);
-/* A data set's R^2 for mse: 1 - mse / (population variance of cases->y);
- * NaN when the variance is 0. */
-double gp_front_r2(const gp_cases *cases, double mse);
+/* A data set's R^2 for mse: 1 - mse / var, var the population variance of
+ * its targets (gp_front_target_var); NaN when var is 0. */
+double gp_front_r2(double var, double mse);
 
 #endif
