@@ -17,6 +17,10 @@
 /* Working-set selection: LIBSVM's second-order rule (WSS2, Fan et al. 2005)
  * or the seed's first-order maximal violating pair. */
 enum svm_wss { SVM_WSS_SECOND = 0, SVM_WSS_FIRST = 1 };
+/* The solver of each binary problem ([svm] solver, svm-train -S): LIBSVM's
+ * SMO (svm_solver.c, svm_gpu.c) or batched working sets (svm_batch.h);
+ * auto picks by svm_batch_wanted. */
+enum svm_solver { SVM_SOLVER_AUTO = 0, SVM_SOLVER_SMO = 1, SVM_SOLVER_BATCH = 2 };
 
 /* Rows stored sparse (CSR): row r's non-zeros are col[ptr[r] .. ptr[r + 1])
  * (0-based, ascending) with values val[...]. */
@@ -176,6 +180,8 @@ typedef struct svm_params {
 	int nweights;              /* -wi: class label -> weight */
 	double *weight_label, *weight;
 	int wss;                   /* enum svm_wss */
+	int solver;                /* enum svm_solver */
+	long batch_size;           /* batch: the working-set size q (0: svm_batch_size's) */
 	long max_iter;             /* 0: LIBSVM's limit, max(10^7, 100 n) */
 	int gpu;                   /* 1: solve on the GPU (svm_gpu.c) */
 	int gpu_roles;             /* GPU: 0 the persistent kernel (the default), 1 the
