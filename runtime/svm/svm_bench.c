@@ -1,6 +1,9 @@
 /* svm_bench.c: `evoforge bench svm`: training side by side in one run: our
- * GPU solver, our CPU path and LIBSVM's svm-train (-h 0 -m 1000, when found
- * on PATH or given with --libsvm): seconds, iterations, support vectors,
+ * GPU solver, our CPU path (each with the solvers --solver names),
+ * LIBSVM's svm-train (-h 0 -m 1000, when found on PATH or given with
+ * --libsvm) and ThunderSVM's thundersvm-train (--thundersvm): training
+ * seconds, whole-process seconds (--process: our svm-train run as its own
+ * process, start-up and loading included), iterations, support vectors,
  * dual objective (summed over the class pairs), training and test accuracy,
  * and the speed-up over LIBSVM. Prints a markdown table; -o DIR writes
  * DIR/bench-svm.json.
@@ -43,12 +46,19 @@ const char svm_bench_help[] =
 	"                   svm-predict beside it gives LIBSVM's accuracies\n"
 	"  --libsvm-timeout S  stop svm-train (and svm-predict) after S seconds; the row\n"
 	"                   reads \"> S s\" (default: no limit)\n"
+	"  --thundersvm PATH  thundersvm-train to compare with (thundersvm-predict beside it\n"
+	"                   gives its accuracies); its seconds are its own \"all training\n"
+	"                   time\", its process seconds the whole run (default: not run)\n"
+	"  --solver LIST    smo, batch (default smo): our binary solvers to run\n"
+	"  --process        also time `evoforge svm-train` on the written data as a process\n"
+	"                   of its own (start-up, loading, kernel compile or cache included)\n"
 	"  --wss LIST       second, first (default second)\n"
 	"  -o DIR           writes DIR/bench-svm.json\n";
 
 typedef struct bench_row {
-	double seconds, obj, acc, test_acc;
+	double seconds, process, obj, acc, test_acc;
 	long iterations, nsv;
+	long last_local;           /* ThunderSVM: the current pair's local iterations */
 	int classes, timed_out;
 } bench_row;
 
@@ -244,7 +254,7 @@ static int libsvm(const char *exe, const bench_item *it, double limit, bench_row
 	memset(r, 0, sizeof *r);
 	r->obj = r->acc = r->test_acc = NAN;
 	ok = run_tool(cmd, limit, parse_train, r);
-	r->seconds = rt_now() - t0;
+	r->seconds = r->process = rt_now() - t0;
 	r->classes = (int)lround((1 + sqrt(1 + 8.0 * r->classes)) / 2);   /* from the pairs */
 	if (ok < 0) {
 		r->timed_out = 1;
@@ -257,6 +267,104 @@ static int libsvm(const char *exe, const bench_item *it, double limit, bench_row
 	if (it->test.n)
 		r->test_acc = libsvm_accuracy(exe, it->test_file, it, limit);
 	return 1;
+}
+
+/* ThunderSVM's log lines: its training time, objective per pair, local
+ * iterations per pair, support vectors; thundersvm-predict's accuracy. */
+static void parse_thunder(const char *line, bench_row *r)
+{
+	const char *m;
+	double v;
+	long n;
+	if ((m = strstr(line, "all training time = ")) && sscanf(m + 20, "%lf", &v) == 1)
+		r->seconds = v;
+	if ((m = strstr(line, "obj = ")) && sscanf(m + 6, "%lf", &v) == 1) {
+		r->obj = isnan(r->obj) ? v : r->obj + v;
+		r->classes++;   /* pairs, for now */
+		r->iterations += r->last_local;
+	}
+	if ((m = strstr(line, "total local iter = ")) && sscanf(m + 19, "%ld", &n) == 1)
+		r->last_local = n;
+	if ((m = strstr(line, "#sv = ")) && sscanf(m + 6, "%ld", &n) == 1)
+		r->nsv = n;
+	if ((m = strstr(line, "Accuracy = ")) && sscanf(m + 11, "%lf", &v) == 1)
+		r->acc = v;
+}
+
+/* thundersvm-predict's accuracy for file with its model; NaN if it could not run. */
+static double thunder_accuracy(const char *exe, const char *file, const bench_item *it,
+			       double limit)
+{
+	char cmd[4 * RT_PATH_MAX], predict[RT_PATH_MAX];
+	bench_row r;
+	size_t len = strlen(exe);
+	snprintf(predict, sizeof predict, "thundersvm-predict");
+	if (len >= 5 && !strcmp(exe + len - 5, "train") && len + 4 < sizeof predict)
+		snprintf(predict, sizeof predict, "%.*spredict", (int)(len - 5), exe);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s/thunder.model' '%s/thunder.out'", predict, file,
+		 it->dir, it->dir);
+	memset(&r, 0, sizeof r);
+	r.acc = r.obj = NAN;
+	if (run_tool(cmd, limit, parse_thunder, &r) != 1)
+		r.acc = NAN;
+	snprintf(cmd, sizeof cmd, "%s/thunder.out", it->dir);
+	remove(cmd);
+	return r.acc;
+}
+
+/* thundersvm-train on the item's written data (its defaults otherwise);
+ * 0 if it could not run. r->seconds: its own training time; r->process:
+ * the whole process. */
+static int thundersvm(const char *exe, const bench_item *it, double limit, bench_row *r)
+{
+	char cmd[4 * RT_PATH_MAX];
+	const svm_params *p = &it->p;
+	double t0 = rt_now();
+	int ok;
+	snprintf(cmd, sizeof cmd, "'%s' -s 0 -t 2 -c %.17g -g %.17g -e %.17g '%s' '%s/thunder.model'",
+		 exe, p->C, p->kernel.gamma, p->eps, it->train_file, it->dir);
+	memset(r, 0, sizeof *r);
+	r->obj = r->acc = r->test_acc = NAN;
+	ok = run_tool(cmd, limit, parse_thunder, r);
+	r->process = rt_now() - t0;
+	r->classes = (int)lround((1 + sqrt(1 + 8.0 * r->classes)) / 2);
+	if (ok < 0) {
+		r->timed_out = 1;
+		r->seconds = r->process = limit;
+		return 1;
+	}
+	if (!ok || isnan(r->obj))
+		return 0;
+	r->acc = thunder_accuracy(exe, it->train_file, it, limit);
+	if (it->test.n)
+		r->test_acc = thunder_accuracy(exe, it->test_file, it, limit);
+	snprintf(cmd, sizeof cmd, "%s/thunder.model", it->dir);
+	remove(cmd);
+	return 1;
+}
+
+/* Our svm-train on the item's written data as a process of its own: the
+ * whole-process seconds (NaN if it failed). */
+static double ours_process(const bench_item *it, const svm_params *p)
+{
+	char self[RT_PATH_MAX], cmd[4 * RT_PATH_MAX];
+	bench_row r;
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	double t0 = rt_now();
+	if (len <= 0)
+		return NAN;
+	self[len] = 0;
+	snprintf(cmd, sizeof cmd, "'%s' svm-train -q -s 0 -t 2 -c %.17g -g %.17g -e %.17g -m %.0f "
+		 "-h 0 -S %s --backend %s '%s' '%s/ours.model'", self, p->C, p->kernel.gamma, p->eps,
+		 p->cache_mb, p->solver == SVM_SOLVER_BATCH ? "batch" : "smo", p->gpu ? "gpu" : "cpu",
+		 it->train_file, it->dir);
+	memset(&r, 0, sizeof r);
+	if (run_tool(cmd, 0, parse_predict, &r) != 1)
+		return NAN;
+	double s = rt_now() - t0;
+	snprintf(cmd, sizeof cmd, "%s/ours.model", it->dir);
+	remove(cmd);
+	return s;
 }
 
 static rt_status ours(const bench_item *it, const svm_params *p, bench_row *r, rt_error *err)
@@ -290,18 +398,20 @@ static rt_status ours(const bench_item *it, const svm_params *p, bench_row *r, r
 static void print_row(rt_json *j, const bench_item *it, const char *who, const char *wss,
 		      const bench_row *r, double lib_seconds)
 {
-	char speed[32] = "", test[32] = "";
+	char speed[32] = "", test[32] = "", proc[32] = "";
+	if (!isnan(r->process) && r->process > 0)
+		snprintf(proc, sizeof proc, "%.3f", r->process);
 	if (lib_seconds != 0 && r->seconds > 0)
 		snprintf(speed, sizeof speed, "%s%.1fx", lib_seconds < 0 ? "> " : "",
 			 fabs(lib_seconds) / r->seconds);
 	if (!isnan(r->test_acc))
 		snprintf(test, sizeof test, "%.4f", r->test_acc);
 	if (r->timed_out)
-		printf("| %s | %ld | %s | %s | > %.0f s | | | | | | |\n", it->name, it->train.n, who,
-		       wss, r->seconds);
+		printf("| %s | %ld | | %s | %s | > %.0f s | | | | | | | |\n", it->name, it->train.n,
+		       who, wss, r->seconds);
 	else
-		printf("| %s | %ld | %d | %s | %s | %.3f | %ld | %ld | %.6f | %.4f | %s | %s |\n",
-		       it->name, it->train.n, r->classes, who, wss, r->seconds, r->iterations,
+		printf("| %s | %ld | %d | %s | %s | %.3f | %s | %ld | %ld | %.6f | %.4f | %s | %s |\n",
+		       it->name, it->train.n, r->classes, who, wss, r->seconds, proc, r->iterations,
 		       r->nsv, r->obj, r->acc, test, speed);
 	fflush(stdout);
 	rt_json_begin_object(j, NULL);
@@ -315,6 +425,7 @@ static void print_row(rt_json *j, const bench_item *it, const char *who, const c
 	rt_json_double(j, "gamma", it->p.kernel.gamma);
 	rt_json_bool(j, "timed_out", r->timed_out);
 	rt_json_double(j, "seconds", r->seconds);
+	rt_json_double(j, "process_seconds", r->process);
 	rt_json_int(j, "iterations", r->iterations);
 	rt_json_int(j, "support_vectors", r->nsv);
 	rt_json_double(j, "objective", r->obj);
@@ -342,15 +453,44 @@ static rt_status item_files(bench_item *it, rt_error *err)
 
 typedef struct bench_cfg {
 	const char *exe;        /* svm-train, or NULL */
-	double limit;           /* svm-train's time limit (0: none) */
+	double limit;           /* svm-train's (and thundersvm-train's) time limit (0: none) */
 	int cpu, gpu, wss_mask;
+	const char *thunder;    /* thundersvm-train, or NULL */
+	int solver_mask;        /* 1 smo, 2 batch */
+	int process;            /* time our svm-train as a process too */
 } bench_cfg;
 
-/* One item: LIBSVM first (the reference time), then ours. */
+/* Our rows: each asked wss x solver x backend. */
+static rt_status ours_rows(bench_item *it, const bench_cfg *cfg, rt_json *j, double lib_s,
+			   rt_error *err)
+{
+	static const char *const solver_names[2] = { "smo", "batch" };
+	bench_row r;
+	char who[64];
+	rt_status st = RT_OK;
+	for (int w = 0; w < 2 && st == RT_OK; w++)
+		for (int s = 0; s < 2 && st == RT_OK; s++)
+			for (int g = 0; g < 2 && st == RT_OK; g++) {
+				if (!(cfg->wss_mask & (1 << w)) || !(cfg->solver_mask & (1 << s)) ||
+				    (g ? !cfg->gpu : !cfg->cpu))
+					continue;
+				it->p.wss = w;
+				it->p.gpu = g;
+				it->p.solver = s ? SVM_SOLVER_BATCH : SVM_SOLVER_SMO;
+				if ((st = ours(it, &it->p, &r, err)) != RT_OK)
+					break;
+				r.process = cfg->process && it->dir[0] ? ours_process(it, &it->p) : NAN;
+				snprintf(who, sizeof who, "evoforge %s %s", g ? "gpu" : "cpu", solver_names[s]);
+				print_row(j, it, who, w ? "first" : "second", &r, lib_s);
+			}
+	return st;
+}
+
+/* One item: LIBSVM first (the reference time), ThunderSVM, then ours. */
 static rt_status bench_one(const char *text, const bench_cfg *cfg, rt_json *j, rt_error *err)
 {
 	bench_item it;
-	bench_row r, lib;
+	bench_row lib, thunder;
 	double lib_s = 0;
 	rt_status st;
 	if ((st = item_load(text, &it, err)) != RT_OK) {
@@ -360,20 +500,22 @@ static rt_status bench_one(const char *text, const bench_cfg *cfg, rt_json *j, r
 		rt_warn("bench svm: %s skipped: %s", text, err->msg);
 		return RT_OK;
 	}
-	if (cfg->exe && (st = item_files(&it, err)) == RT_OK && libsvm(cfg->exe, &it, cfg->limit, &lib)) {
+	if ((cfg->exe || cfg->thunder || cfg->process) && (st = item_files(&it, err)) != RT_OK) {
+		item_free(&it);
+		return st;
+	}
+	if (cfg->exe && libsvm(cfg->exe, &it, cfg->limit, &lib)) {
 		lib_s = lib.timed_out ? -lib.seconds : lib.seconds;   /* negative: "more than" */
 		print_row(j, &it, "libsvm", "second", &lib, 0);
 	}
-	for (int w = 0; w < 2 && st == RT_OK; w++)
-		for (int g = 0; g < 2 && st == RT_OK; g++) {
-			if (!(cfg->wss_mask & (1 << w)) || (g ? !cfg->gpu : !cfg->cpu))
-				continue;
-			it.p.wss = w;
-			it.p.gpu = g;
-			if ((st = ours(&it, &it.p, &r, err)) == RT_OK)
-				print_row(j, &it, g ? "evoforge gpu" : "evoforge cpu",
-					  w ? "first" : "second", &r, lib_s);
-		}
+	if (cfg->thunder) {
+		if (thundersvm(cfg->thunder, &it, cfg->limit, &thunder))
+			print_row(j, &it, "thundersvm", "first", &thunder, lib_s);
+		else
+			rt_warn("bench svm: %s: %s did not run or wrote no objective", it.name,
+				cfg->thunder);
+	}
+	st = ours_rows(&it, cfg, j, lib_s, err);
 	item_free(&it);
 	return st;
 }
@@ -385,9 +527,20 @@ static rt_status parse_args(int argc, char **argv, bench_cfg *cfg, const char **
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
+		if (!strcmp(a, "--process")) {
+			cfg->process = 1;
+			continue;
+		}
 		if (!v)
 			return rt_fail(err, RT_ERR_INPUT, "bench svm: %s needs a value (see --help)", a);
 		if (!strcmp(a, "--data")) *data = v;
+		else if (!strcmp(a, "--thundersvm")) cfg->thunder = v;
+		else if (!strcmp(a, "--solver")) {
+			cfg->solver_mask = (strstr(v, "smo") ? 1 : 0) | (strstr(v, "batch") ? 2 : 0);
+			if (!cfg->solver_mask)
+				return rt_fail(err, RT_ERR_INPUT, "bench svm: --solver: expected smo, "
+					       "batch or both comma-separated, got '%s'", v);
+		}
 		else if (!strcmp(a, "--backend")) *backend = v;
 		else if (!strcmp(a, "--libsvm")) cfg->exe = strcmp(v, "none") ? v : NULL;
 		else if (!strcmp(a, "--libsvm-timeout")) {
@@ -408,7 +561,7 @@ static rt_status parse_args(int argc, char **argv, bench_cfg *cfg, const char **
 rt_status svm_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 {
 	const char *data = "svm/a9a:100:0.5", *backend = NULL, *outdir = opt->outdir;
-	bench_cfg cfg = { "svm-train", 0, 0, 0, 1 };
+	bench_cfg cfg = { "svm-train", 0, 0, 0, 1, NULL, 1, 0 };
 	char list[2048], *save = NULL, dev[256], path[RT_PATH_MAX + 32];
 	rt_json j;
 	rt_status st;
@@ -425,12 +578,12 @@ rt_status svm_bench(int argc, char **argv, const rt_options *opt, rt_error *err)
 	if ((!cfg.cpu && !cfg.gpu) || !cfg.wss_mask)
 		return rt_fail(err, RT_ERR_INPUT, "bench svm: --backend cpu|gpu|both, --wss second,first");
 	cpu_model_name(dev, sizeof dev);
-	printf("## evoforge bench svm (CPU: %s, %d threads; LIBSVM: %s)\n\n", dev, cpu_threads(),
-	       cfg.exe ? cfg.exe : "not run");
+	printf("## evoforge bench svm (CPU: %s, %d threads; LIBSVM: %s; ThunderSVM: %s)\n\n", dev,
+	       cpu_threads(), cfg.exe ? cfg.exe : "not run", cfg.thunder ? cfg.thunder : "not run");
 	printf("Iterations and objective are summed over the class pairs (one-vs-one).\n\n");
-	printf("| data | points | classes | solver | wss | seconds | iterations | SVs | objective | "
-	       "train accuracy | test accuracy | vs LIBSVM |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("| data | points | classes | solver | wss | seconds | process s | iterations | SVs | "
+	       "objective | train accuracy | test accuracy | vs LIBSVM |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	memset(&j, 0, sizeof j);
 	rt_json_begin_object(&j, NULL);
 	rt_json_string(&j, "cpu", dev);
