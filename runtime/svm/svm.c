@@ -23,6 +23,10 @@
  *                       ;   class's probability and the label of the largest
  *   weights = 1:2 -1:1  ; -wi: C of class label i times its weight
  *   wss = second        ; second (LIBSVM's WSS2) or first (maximal violating pair)
+ *   solver = auto       ; smo (LIBSVM's pairs), batch (working sets of batch_size points,
+ *                       ;   svm_batch.h; not for nu_svc, nu_svr) or auto (smo for now)
+ *   batch_size = 0      ; batch's working-set size: even, 4 to 1024 (0: the largest power
+ *                       ;   of two <= min(1024, n) whose rows fit cache_mb)
  *   max_iter = 0        ; 0: LIBSVM's limit, max(10^7, 100 n)
  *   gpu_kernels = persistent ; GPU: persistent (thousands of iterations per
  *                       ;   launch, kernel rows cached on the device) or roles
@@ -64,6 +68,7 @@
 #include "log.h"
 #include "out.h"
 #include "svm.h"
+#include "svm_batch.h"
 #include "svm_ckpt.h"
 #include "svm_impl.h"
 #include "svm_tune.h"
@@ -74,7 +79,31 @@ static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigm
 static const char *const type_names[] = { "c_svc", "nu_svc", "one_class", "epsilon_svr",
 					   "nu_svr", NULL };   /* = svm_type_names */
 static const char *const wss_names[] = { "second", "first", NULL };
+static const char *const solver_names[] = { "auto", "smo", "batch", NULL };  /* enum svm_solver */
 static const char *const gpu_kernel_names[] = { "persistent", "roles", NULL };  /* = gpu_roles */
+
+/* [svm] solver and batch_size (svm_batch.h): batch_size 0 or even in
+ * [4, SVM_BATCH_MAX_Q]; solver = batch not with the nu forms. */
+static rt_status read_solver(rt_spec *spec, svm_params *p, rt_error *err)
+{
+	char where[RT_PATH_MAX + 32];
+	rt_status st = rt_spec_enum(spec, "svm", "solver", solver_names, SVM_SOLVER_AUTO, &p->solver,
+				    err);
+	if (st == RT_OK)
+		st = rt_spec_int(spec, "svm", "batch_size", 0, 0, SVM_BATCH_MAX_Q, &p->batch_size, err);
+	if (st != RT_OK)
+		return st;
+	if (p->batch_size % 2 || (p->batch_size > 0 && p->batch_size < 4))
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm.batch_size: expected 0 (auto) or an even "
+			       "number from 4 to %d, got %ld",
+			       rt_spec_key_where(spec, "svm", "batch_size", where, sizeof where),
+			       SVM_BATCH_MAX_Q, p->batch_size);
+	if (p->solver == SVM_SOLVER_BATCH && (p->type == SVM_NU_SVC || p->type == SVM_NU_SVR))
+		return rt_fail(err, RT_ERR_INPUT, "%s: svm.solver = batch does not take the nu forms "
+			       "(-s 1, -s 4); use solver = smo",
+			       rt_spec_key_where(spec, "svm", "solver", where, sizeof where));
+	return RT_OK;
+}
 
 /* [data]: the training set and the optional test set, the test set encoded,
  * labelled and scaled as the training set (svm_data.c). */
@@ -198,6 +227,7 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 			       rt_spec_key_where(spec, "svm", "probability", where, sizeof where));
 	}
 	TRY(rt_spec_enum(spec, "svm", "wss", wss_names, SVM_WSS_SECOND, &p->wss, err));
+	TRY(read_solver(spec, p, err));
 	TRY(rt_spec_int(spec, "svm", "max_iter", 0, 0, 1L << 50, &p->max_iter, err));
 	TRY(rt_spec_enum(spec, "svm", "gpu_kernels", gpu_kernel_names, 0, &p->gpu_roles, err));
 	TRY(rt_spec_double(spec, "svm", "gpu_cache_mb", 0.0, 0.0, 1e9, &p->gpu_cache_mb, err));

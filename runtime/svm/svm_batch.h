@@ -44,6 +44,15 @@ rt_status svm_batch_select(const double *alpha, const double *G, const signed ch
 long svm_batch_local(double *a, double *g, const signed char *yw, const double *Cw,
 		     const double *QDw, const float *Qw, long q, double eps, int wss, double *diff0);
 
+/* Row i of Q for the points x[idx[0..n)] with signs y into out[n], as the
+ * SMO solver's rows (floats, the same bits), over the thread pool; sq[n]
+ * the points' |x|^2 (svm_row_sq / d->sq), pivot: sparse data's scratch of
+ * nfeat zeros (zeros again on return; NULL for dense). A non-finite value
+ * is the solver's overflow error (svm_solver.c). */
+rt_status svm_q_row_fill(const svm_data *d, const long *idx, const signed char *y, long n,
+			 const svm_kernel_params *k, double *sq, double *pivot, long i, float *out,
+			 rt_error *err);
+
 /* svm_solve_general's problem solved by batches on the CPU / on device 0. */
 rt_status svm_batch_solve(const svm_data *d, const long *idx, const signed char *y, long n,
 			  const svm_params *p, double Cp, double Cn, const svm_extra *ex, long pair,

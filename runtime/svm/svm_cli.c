@@ -15,6 +15,7 @@
 #include "cpu.h"
 #include "log.h"
 #include "out.h"
+#include "svm_batch.h"
 #include "svm_impl.h"
 
 static const char usage_train[] =
@@ -46,6 +47,11 @@ static const char usage_train[] =
 	"                not for one-class (default 0)\n"
 	"  -q            quiet\n"
 	"evoforge's:\n"
+	"  -S solver     smo (LIBSVM's pairs), batch (working sets of q points: a\n"
+	"                local SMO on each, the gradient updated from their rows;\n"
+	"                not for -s 1, -s 4) or auto (default; smo for now)\n"
+	"  -B q          batch's working-set size: even, 4 to 1024 (default 0: the\n"
+	"                largest power of two <= min(1024, points) whose rows fit -m)\n"
 	"  --backend auto|cpu|gpu  where to train (default auto)\n"
 	"  --threads N             CPU threads (default: all cores)\n"
 	"  --seed N                cross-validation shuffle (default 1)\n"
@@ -84,8 +90,8 @@ static const char usage_grid[] =
 	"  -v fold                 (default 5)\n"
 	"  -out FILE | null        (default DATA's file name + .grid.csv)\n"
 	"  -png FILE | null        (default DATA's file name + .grid.png)\n"
-	"  svm-train's -t -d -r -e -m -h -wi -q, and --backend, --threads, --seed,\n"
-	"  --storage\n";
+	"  svm-train's -t -d -r -e -m -h -wi -S -B -q, and --backend, --threads,\n"
+	"  --seed, --storage\n";
 
 /* What every command takes besides its LIBSVM flags. */
 typedef struct cli_common {
@@ -160,6 +166,26 @@ static rt_status flag_weight(const char *cmd, const char *flag, const char *v, t
 	return RT_OK;
 }
 
+/* -S smo|batch|auto and -B q (evoforge's: the solver, svm_batch.h). */
+static rt_status flag_solver(const char *cmd, const char *flag, const char *v, train_flags *t,
+			     rt_error *err)
+{
+	static const char *const names[] = { "auto", "smo", "batch" };   /* enum svm_solver */
+	if (flag[1] == 'B') {
+		TRY(flag_long(cmd, flag, v, 0, SVM_BATCH_MAX_Q, &t->p.batch_size, err));
+		if (t->p.batch_size % 2 || (t->p.batch_size > 0 && t->p.batch_size < 4))
+			return rt_fail(err, RT_ERR_INPUT, "%s: -B: expected 0 (auto) or an even number "
+				       "from 4 to %d, got '%s' (see evoforge help %s)", cmd,
+				       SVM_BATCH_MAX_Q, v, cmd);
+		return RT_OK;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(v, names[k]))
+			return (t->p.solver = k, RT_OK);
+	return rt_fail(err, RT_ERR_INPUT, "%s: -S: expected smo, batch or auto, got '%s' (see "
+		       "evoforge help %s)", cmd, v, cmd);
+}
+
 /* -s, -t and -b: the values LIBSVM has that we do not. */
 static rt_status flag_choice(const char *cmd, const char *flag, const char *v, train_flags *t,
 			     rt_error *err)
@@ -190,6 +216,7 @@ static rt_status train_flag(const char *cmd, const char *flag, const char *v, vo
 			       flag, cmd);
 	switch (flag[1]) {
 	case 's': case 't': case 'b': return flag_choice(cmd, flag, v, t, err);
+	case 'S': case 'B': return flag_solver(cmd, flag, v, t, err);
 	case 'd': TRY(flag_long(cmd, flag, v, 0, 100, &n, err)); t->p.kernel.degree = (int)n; break;
 	case 'g': return flag_double(cmd, flag, v, 0, 0, &t->p.kernel.gamma, err);
 	case 'r': return flag_double(cmd, flag, v, -INFINITY, 0, &t->p.kernel.coef0, err);

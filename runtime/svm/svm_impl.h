@@ -420,8 +420,8 @@ rt_status svm_shard_plan(const double *cost, long count, int size, int *owner, d
  * them: costliest first, ties by the lower index. */
 rt_status svm_cost_sort(const double *cost, long *jobs, long count, rt_error *err);
 
-/* LIBSVM's parameter checks of p's type, nu, p_eps and C (who: the command
- * or spec, for messages). */
+/* LIBSVM's parameter checks of p's type, nu, p_eps and C, and of solver and
+ * batch_size (who: the command or spec, for messages). */
 rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err);
 
 /* Trains count models m[k] on d[k] with p[k] (one feature count, one

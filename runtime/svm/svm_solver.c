@@ -22,6 +22,7 @@
 
 #include "cpu.h"
 #include "log.h"
+#include "svm_batch.h"
 #include "svm_ckpt.h"
 #include "svm_impl.h"
 #include "signals.h"
@@ -127,6 +128,34 @@ rt_status svm_check_diagonal(const svm_data *d, const long *idx, long n,
 	return RT_OK;
 }
 
+/* Row i of Q into out[n] over the thread pool, checked finite. */
+static rt_status compute_row(solver *s, long i, float *out, rt_error *err)
+{
+	s->fill_row = i;
+	s->fill_out = out;
+	if (s->d->sparse)
+		svm_row_scatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
+	rt_status st = cpu_parallel_for(s->n, 2048, fill_body, s, err);
+	if (s->d->sparse)
+		svm_row_unscatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
+	if (st != RT_OK)
+		return st;
+	for (long k = 0; k < s->n; k++)
+		if (!isfinite(out[k]))
+			return kernel_overflow(s, i, k, out[k], err);
+	return RT_OK;
+}
+
+rt_status svm_q_row_fill(const svm_data *d, const long *idx, const signed char *y, long n,
+			 const svm_kernel_params *k, double *sq, double *pivot, long i, float *out,
+			 rt_error *err)
+{
+	solver s;
+	memset(&s, 0, sizeof s);
+	s.d = d; s.idx = idx; s.y = y; s.n = n; s.kp = k; s.sq = sq; s.pivot = pivot;
+	return compute_row(&s, i, out, err);
+}
+
 /* Row i of Q, from the cache or computed (evicting the least recently used). */
 static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
 {
@@ -142,18 +171,9 @@ static rt_status q_row(solver *s, long i, const float **row, rt_error *err)
 					slot = t;
 			c->slot_of[c->point_of[slot]] = -1;
 		}
-		s->fill_row = i;
-		s->fill_out = c->rows + (size_t)slot * c->n;
-		if (s->d->sparse)
-			svm_row_scatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
-		rt_status st = cpu_parallel_for(s->n, 2048, fill_body, s, err);
-		if (s->d->sparse)
-			svm_row_unscatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
+		rt_status st = compute_row(s, i, c->rows + (size_t)slot * c->n, err);
 		if (st != RT_OK)
 			return st;
-		for (long k = 0; k < s->n; k++)
-			if (!isfinite(s->fill_out[k]))
-				return kernel_overflow(s, i, k, s->fill_out[k], err);
 		c->slot_of[i] = slot;
 		c->point_of[slot] = i;
 	}

@@ -20,6 +20,7 @@
 
 #include "comm.h"
 #include "cpu.h"
+#include "svm_batch.h"
 #include "svm_impl.h"
 
 /* The classes: labels in order of first appearance, and each point's class. */
@@ -347,7 +348,9 @@ static rt_status solve_pair(const svm_data *d, const int *cls, const svm_params 
 {
 	pair_task t;
 	rt_status st = task_make(d, cls, p, m, a, b, &t, err);
-	if (st == RT_OK)
+	if (st == RT_OK && !p->gpu && svm_batch_wanted(p, t.n, t.exp))
+		st = svm_batch_solve(d, t.idx, t.y, t.n, p, t.Cp, t.Cn, t.exp, q, bin, err);
+	else if (st == RT_OK)
 		st = svm_solve_general(d, t.idx, t.y, t.n, p, t.Cp, t.Cn, t.exp, q, bin, err);
 	if (st == RT_OK)
 		problem_done(bin, &t, p, stats);
@@ -540,6 +543,23 @@ static rt_status solve_jobs(train_job *jobs, int count, rt_error *err)
 	return st;
 }
 
+/* The solver keys: solver one of enum svm_solver, batch_size 0 or even in
+ * [4, SVM_BATCH_MAX_Q], batch not with the nu forms. */
+static rt_status solver_check(const svm_params *p, const char *who, rt_error *err)
+{
+	if (p->solver < SVM_SOLVER_AUTO || p->solver > SVM_SOLVER_BATCH)
+		return rt_fail(err, RT_ERR_INPUT, "%s: solver %d: expected 0 (auto), 1 (smo) or 2 "
+			       "(batch)", who, p->solver);
+	if (p->batch_size != 0 && (p->batch_size < 4 || p->batch_size > SVM_BATCH_MAX_Q ||
+				   p->batch_size % 2))
+		return rt_fail(err, RT_ERR_INPUT, "%s: batch size %ld: expected 0 (auto) or an even "
+			       "number from 4 to %d", who, p->batch_size, SVM_BATCH_MAX_Q);
+	if (p->solver == SVM_SOLVER_BATCH && (p->type == SVM_NU_SVC || p->type == SVM_NU_SVR))
+		return rt_fail(err, RT_ERR_INPUT, "%s: solver = batch does not take the nu forms "
+			       "(-s 1, -s 4); use solver = smo", who);
+	return RT_OK;
+}
+
 rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err)
 {
 	int t = p->type;
@@ -559,7 +579,7 @@ rt_status svm_params_check(const svm_params *p, const char *who, rt_error *err)
 			       "not supported yet'); expected -b 0 for -s 2", who);
 	if ((t == SVM_C_SVC || SVM_IS_SVR(t)) && !(p->C > 0))
 		return rt_fail(err, RT_ERR_INPUT, "%s: C %g: expected a number > 0", who, p->C);
-	return RT_OK;
+	return solver_check(p, who, err);
 }
 
 rt_status svm_train_many(const svm_data *const *d, const svm_subset *from, const svm_params *p,
