@@ -272,6 +272,7 @@ static rt_status launch_set(bgpu *b, int first, rt_error *err)
 	gpu_ptr ws = b->in + (gpu_ptr)q * 8, out = b->G + (gpu_ptr)n * 8;
 	svm_kernel_params kp = b->p->kernel;
 	double eps = b->p->eps;
+	long long max_steps = (long long)SVM_BATCH_LOCAL_MAX * q;
 	unsigned xblocks = (unsigned)((n + BATCH_ROW_THREADS - 1) / BATCH_ROW_THREADS);
 	unsigned yblocks = b->d->sparse ? (unsigned)(q - first)
 			   : (unsigned)((q - first + BATCH_ROWS_PER_BLOCK - 1) / BATCH_ROWS_PER_BLOCK);
@@ -280,7 +281,7 @@ static rt_status launch_set(bgpu *b, int first, rt_error *err)
 	void *csr[] = { &b->xptr, &b->xcol, &b->xval, &b->sq, &b->yd, &n, &npad, &kp, &ws, &q, &first,
 			&off, &b->rows, &b->QS };
 	void *local[] = { &b->G, &b->yd, &b->QD, &b->QS, &b->in, &ws, &q, &off, &b->Cp, &b->Cn, &eps,
-			  &smem, &out, &b->nzd, &b->nzs, &b->nz };
+			  &max_steps, &smem, &out, &b->nzd, &b->nzs, &b->nz };
 	void *grad[] = { &b->G, &b->rows, &n, &npad, &b->nzd, &b->nzs, &b->nz };
 	gpu_launch_cfg rows = { { xblocks, yblocks, 1 }, { BATCH_ROW_THREADS, 1, 1 }, 0, NULL };
 	gpu_launch_cfg one = { { 1, 1, 1 }, { b->local_threads, 1, 1 }, b->local_smem, NULL };
@@ -416,11 +417,11 @@ static rt_status run(bgpu *b, svm_binary *out, rt_error *err)
 	if (st == RT_OK)
 		st = setup(b, G0, err);
 	free(G0);
-	if (st == RT_OK) {
-		st = outer_loop(b, &out->iterations, err);
-		rt_info("svm (GPU batch): %ld points, q %ld (%s block), %ld steps", b->n, b->q,
-			b->use_smem ? "shared" : "global", out->iterations);
-	}
+	double t0 = rt_now();
+	if (st == RT_OK && (st = outer_loop(b, &out->iterations, err)) == RT_OK && rt_now() - t0 > 1)
+		rt_info("svm (GPU batch): %ld points, q %ld (the q x q block in %s memory), %ld steps "
+			"in %.2f s", b->n, b->q, b->use_smem ? "shared" : "global", out->iterations,
+			rt_now() - t0);
 	return st;
 }
 

@@ -29,10 +29,8 @@
  * features staged per trip (one per thread). */
 #define SVM_BATCH_ROWS 16
 #define SVM_BATCH_FCHUNK SVM_THREADS
-/* The largest working set (svm_batch.h's SVM_BATCH_MAX_Q) and the local
- * SMO's step limit per point of the set (SVM_BATCH_LOCAL_MAX). */
+/* The largest working set (svm_batch.h's SVM_BATCH_MAX_Q). */
 #define SVM_BATCH_MAXQ 1024
-#define SVM_BATCH_STEPS 100
 #define SVM_BATCH_GRAD_THREADS 128
 
 /* The slot of the set's point k. */
@@ -158,8 +156,11 @@ svm_batch_rows(const long long *ptr, const int *col, const float *val, const dou
 	float *row = rows + (size_t)s * npad;
 	svm_batch_lslots(lslot, ws, q, off, t0);
 	svm_row_csr_part(xp, ptr, col, val, sq, y, n, ws[k], t0, gridDim.x * SVM_THREADS, &kp, row);
-	if (t < n)
-		svm_batch_put(rows, QS, npad, q, s, lslot[threadIdx.x], t, row[t]);
+	const int ls = t < n ? lslot[threadIdx.x] : -1;
+	if (ls >= 0) {   /* the value this thread just wrote */
+		QS[(size_t)s * q + ls] = row[t];
+		QS[(size_t)ls * q + s] = row[t];
+	}
 }
 #endif
 
@@ -267,8 +268,8 @@ __device__ __forceinline__ void svm_batch_changes(double d, int act, int q, int 
 		*nz = total;
 }
 
-/* The local SMO (svm_batch.c's svm_batch_local step for step): a_in and ws
- * the set's alpha and points, G the gradient. Out: out[0..q) the new
+/* The local SMO (svm_batch.c's svm_batch_local step for step, at most
+ * max_steps): a_in and ws the set's alpha and points, G the gradient. Out: out[0..q) the new
  * alpha, out[q] the steps, out[q + 1] the first step's violation; the
  * changes for svm_batch_grad. Dynamic shared memory: alpha and g twice
  * (the step's values are read from one copy while the other is written),
@@ -279,7 +280,7 @@ __device__ __forceinline__ void svm_batch_changes(double d, int act, int q, int 
 extern "C" __global__ void __launch_bounds__(SVM_BATCH_MAXQ)
 svm_batch_local(const double *G, const signed char *y, const double *QD, const float *QS,
 		const double *a_in, const int *ws, int q, int off, double Cp, double Cn, double eps,
-		int use_smem, double *out, double *nzd, int *nzs, int *nz)
+		long long max_steps, int use_smem, double *out, double *nzd, int *nzs, int *nz)
 {
 	extern __shared__ double sm[];
 	__shared__ double wv[32], wvj[32], wv2[32];   /* the i, j and gmax2 reductions' */
@@ -308,7 +309,6 @@ svm_batch_local(const double *G, const signed char *y, const double *QD, const f
 	__syncthreads();
 	const double a0 = a;
 	long long steps = 0;
-	const long long max_steps = (long long)SVM_BATCH_STEPS * q;
 	for (;;) {
 		/* i: the largest -y g over I_up */
 		double vi = 0.0;
@@ -387,6 +387,8 @@ svm_batch_grad(double *G, const float *rows, int n, int npad, const double *nzd,
 	__shared__ double sd[SVM_BATCH_MAXQ];
 	__shared__ int ss[SVM_BATCH_MAXQ];
 	const int m = *nz;
+	if (m == 0)
+		return;   /* no step: G as it is (adding 0.0 would turn -0.0 into +0.0) */
 	for (int e = threadIdx.x; e < m; e += SVM_BATCH_GRAD_THREADS) {
 		sd[e] = nzd[e];
 		ss[e] = nzs[e];
