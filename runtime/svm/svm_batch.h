@@ -60,5 +60,8 @@ rt_status svm_batch_solve(const svm_data *d, const long *idx, const signed char 
 rt_status svm_gpu_batch_solve(const svm_data *d, const long *idx, const signed char *y, long n,
 			      const svm_params *p, double Cp, double Cn, const svm_extra *ex,
 			      long pair, svm_binary *out, rt_error *err);
+/* The generated CUDA source of svm_gpu_batch_solve's kernels (nfeat < 0:
+ * sparse rows), compiled with svm_gpu_nvrtc_options. */
+rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
 
 #endif

@@ -469,8 +469,31 @@ static rt_status solve_jobs_cpu(train_job *jobs, const pair_ref *list, long tota
 	return st;
 }
 
-/* This rank's pairs at once on the GPU (svm_gpu_solve_many), each with its
- * own points and signs. */
+/* The GPU problems pr[r] (pair list[at[r]]): those svm_batch_wanted picks
+ * one by one by the batched solver, the others at once by SMO
+ * (svm_gpu_solve_many). */
+static rt_status solve_gpu_problems(train_job *jobs, const pair_ref *list, const long *at,
+				    svm_gpu_problem *pr, int count, rt_error *err)
+{
+	svm_gpu_problem *smo = rt_calloc((size_t)count + 1, sizeof *smo, err);
+	int nsmo = 0;
+	rt_status st = smo ? RT_OK : RT_ERR_SYSTEM;
+	for (int r = 0; st == RT_OK && r < count; r++) {
+		const svm_params *p = jobs[list[at[r]].job].p;
+		if (svm_batch_wanted(p, pr[r].n, pr[r].ex))
+			st = svm_gpu_batch_solve(pr[r].d, pr[r].idx, pr[r].y, pr[r].n, p, pr[r].Cp,
+						 pr[r].Cn, pr[r].ex, pr[r].pair, pr[r].out, err);
+		else
+			smo[nsmo++] = pr[r];
+	}
+	if (st == RT_OK && nsmo > 0)
+		st = svm_gpu_solve_many(jobs[0].p, smo, nsmo, err);
+	free(smo);
+	return st;
+}
+
+/* This rank's pairs at once on the GPU (svm_gpu_solve_many, or one by one
+ * by the batched solver), each with its own points and signs. */
 static rt_status solve_jobs_gpu(train_job *jobs, const pair_ref *list, long total, rt_error *err)
 {
 	int mine = 0;
@@ -494,7 +517,7 @@ static rt_status solve_jobs_gpu(train_job *jobs, const pair_ref *list, long tota
 	for (int r = 0; st == RT_OK && r < mine; r++)
 		st = svm_check_diagonal(pr[r].d, pr[r].idx, pr[r].n, &pr[r].kernel, err);
 	if (st == RT_OK && mine > 0)
-		st = svm_gpu_solve_many(jobs[0].p, pr, mine, err);
+		st = solve_gpu_problems(jobs, list, at, pr, mine, err);
 	for (int r = 0; st == RT_OK && r < mine; r++)
 		st = svm_check_solved(pr[r].out, pr[r].n, err);
 	for (int r = 0; st == RT_OK && r < mine; r++)

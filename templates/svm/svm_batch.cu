@@ -1,0 +1,405 @@
+/* svm_batch.cu: the device side of the batched working-set solver
+ * (runtime/svm/svm_gpu_batch.c, svm_batch.h; [svm] solver = batch). The
+ * host picks each working set of q points; per outer iteration three
+ * launches:
+ *   svm_batch_rows   the Q rows of the set's new points into their row
+ *                    slots (the kept half's rows stay where they are), the
+ *                    same float bits as svm.cu's rows (svm_q_dot; dense: the
+ *                    dot product in double in feature order; sparse: CSR rows
+ *                    by svm_row_csr_part), and while at it the entries of the
+ *                    q x q block Q(ws_k, ws_l) into QS, indexed by slot;
+ *   svm_batch_local  one block of q threads (thread k owns point ws_k) runs
+ *                    the local SMO of svm_batch_local (svm_batch.c) with the
+ *                    same arithmetic and tie rules: alpha of the set and the
+ *                    nonzero changes, in order, out;
+ *   svm_batch_grad   G[t] += sum over the set's changes (in order) of
+ *                    d_k * row_k[t], from 0 as the CPU sums.
+ * Slots: the set's point k lives in slot (k + off) mod q, off alternating
+ * between 0 and q/2 (the kept half, the last set's ws[q/2..q), moves to
+ * ws[0..q/2) without moving its rows). QS[s * q + s'] = Q between the points
+ * of slots s and s': a row's value at a set point, and (Q being symmetric
+ * bit for bit: the same products in the same order, |x|^2 sums commuted)
+ * the kept rows' values at the new points. */
+#ifndef SVM_MODULE
+#define SVM_MODULE 3   /* svm.cu's device functions only, none of its kernels */
+#endif
+#include "svm.cu"
+
+/* Dense rows: new rows per block (their dot products side by side) and
+ * features staged per trip (one per thread). */
+#define SVM_BATCH_ROWS 16
+#define SVM_BATCH_FCHUNK SVM_THREADS
+/* The largest working set (svm_batch.h's SVM_BATCH_MAX_Q). */
+#define SVM_BATCH_MAXQ 1024
+#define SVM_BATCH_GRAD_THREADS 128
+
+/* The slot of the set's point k. */
+__device__ __forceinline__ int svm_batch_slot(int k, int q, int off)
+{
+	const int s = k + off;
+	return s >= q ? s - q : s;
+}
+
+/* lslot[t - t0] = the slot of point t when t (in [t0, t0 + SVM_THREADS))
+ * is in the set, else -1. */
+__device__ __forceinline__ void svm_batch_lslots(int *lslot, const int *ws, int q, int off, int t0)
+{
+	lslot[threadIdx.x] = -1;
+	__syncthreads();
+	for (int l = threadIdx.x; l < q; l += SVM_THREADS) {
+		const int d = ws[l] - t0;
+		if (d >= 0 && d < SVM_THREADS)
+			lslot[d] = svm_batch_slot(l, q, off);
+	}
+	__syncthreads();
+}
+
+/* Q(p_r, t) = v of new row k: into its slot's row and, for t in the set
+ * (slot ls), both entries of QS. */
+__device__ __forceinline__ void svm_batch_put(float *rows, float *QS, int npad, int q, int s,
+					      int ls, int t, float v)
+{
+	rows[(size_t)s * npad + t] = v;
+	if (ls >= 0) {
+		QS[(size_t)s * q + ls] = v;
+		QS[(size_t)ls * q + s] = v;
+	}
+}
+
+#if !SVM_SPARSE
+/* Dense: features [f0, f0 + fe) of the block's pivots (xr: row-major) into
+ * xs, zeros beyond nr pivots; fl the features (ascending) where any pivot
+ * is not zero, their count returned. Every thread of the block calls it. */
+__device__ __forceinline__ int svm_batch_stage(float (*xs)[SVM_BATCH_FCHUNK], int *fl, int *wc,
+					       const float *xr, const int *pts, int nr, int f0, int fe)
+{
+	const int e = threadIdx.x, lane = e % 32, warp = e / 32;
+	int any = 0, base = 0, total = 0;
+	for (int r = 0; r < SVM_BATCH_ROWS; r++) {
+		const float v = r < nr && e < fe ? xr[(size_t)pts[r] * SVM_FEATURES + f0 + e] : 0.0f;
+		xs[r][e] = v;
+		any |= v != 0.0f;
+	}
+	const unsigned b = __ballot_sync(0xffffffffu, any);
+	if (lane == 0)
+		wc[warp] = __popc(b);
+	__syncthreads();
+	for (int w = 0; w < SVM_THREADS / 32; w++) {
+		base += w < warp ? wc[w] : 0;
+		total += wc[w];
+	}
+	if (any)
+		fl[base + __popc(b & ((1u << lane) - 1u))] = e;
+	__syncthreads();
+	return total;
+}
+
+/* Q rows of the set's points ws[first..q) (blockIdx.y: SVM_BATCH_ROWS of
+ * them) at the points of block x. dot += (double)x_p[f] * (double)x_t[f]
+ * in feature order as svm_q; a product whose pivot value is 0 is left out
+ * (adding +-0 to a sum that starts at +0 changes nothing: the bits of
+ * svm_q's sum, as sparse rows have them). */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_batch_rows(const float *xt, const float *xr, const double *sq, const signed char *y, int n,
+	       int npad, svm_kernel_params kp, const int *ws, int q, int first, int off,
+	       float *rows, float *QS)
+{
+	__shared__ float xs[SVM_BATCH_ROWS][SVM_BATCH_FCHUNK];
+	__shared__ int fl[SVM_BATCH_FCHUNK], wc[SVM_THREADS / 32], lslot[SVM_THREADS];
+	__shared__ int pts[SVM_BATCH_ROWS];
+	const int t0 = blockIdx.x * SVM_THREADS, t = t0 + threadIdx.x;
+	const int k0 = first + blockIdx.y * SVM_BATCH_ROWS;
+	const int nr = q - k0 < SVM_BATCH_ROWS ? q - k0 : SVM_BATCH_ROWS;
+	double acc[SVM_BATCH_ROWS];
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_ROWS; r++)
+		acc[r] = 0.0;
+	if (threadIdx.x < SVM_BATCH_ROWS)
+		pts[threadIdx.x] = threadIdx.x < nr ? ws[k0 + threadIdx.x] : 0;
+	svm_batch_lslots(lslot, ws, q, off, t0);
+	for (int f0 = 0; f0 < SVM_FEATURES; f0 += SVM_BATCH_FCHUNK) {
+		const int fe = SVM_FEATURES - f0 < SVM_BATCH_FCHUNK ? SVM_FEATURES - f0 : SVM_BATCH_FCHUNK;
+		const int nf = svm_batch_stage(xs, fl, wc, xr, pts, nr, f0, fe);
+		for (int m = 0; t < n && m < nf; m++) {
+			const int f = fl[m];
+			const double xv = (double)xt[(size_t)(f0 + f) * npad + t];
+#pragma unroll
+			for (int r = 0; r < SVM_BATCH_ROWS; r++) {
+				const float xp = xs[r][f];
+				if (xp != 0.0f)
+					acc[r] += (double)xp * xv;
+			}
+		}
+		__syncthreads();   /* before the next chunk is staged */
+	}
+	if (t >= n)
+		return;
+	const int ls = lslot[threadIdx.x];
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_ROWS; r++)
+		if (r < nr)
+			svm_batch_put(rows, QS, npad, q, svm_batch_slot(k0 + r, q, off), ls, t,
+				      svm_q_dot(acc[r], pts[r], t, sq, y, &kp));
+}
+#else
+/* Sparse: the Q row of the set's point ws[first + blockIdx.y] at the
+ * points of block x, by svm.cu's CSR merge. */
+extern "C" __global__ void __launch_bounds__(SVM_THREADS)
+svm_batch_rows(const long long *ptr, const int *col, const float *val, const double *sq,
+	       const signed char *y, int n, int npad, svm_kernel_params kp, const int *ws, int q,
+	       int first, int off, float *rows, float *QS)
+{
+	__shared__ float xp[2 * SVM_PIVOT_CHUNK];
+	__shared__ int lslot[SVM_THREADS];
+	const int t0 = blockIdx.x * SVM_THREADS, t = t0 + threadIdx.x, k = first + blockIdx.y;
+	const int s = svm_batch_slot(k, q, off);
+	float *row = rows + (size_t)s * npad;
+	svm_batch_lslots(lslot, ws, q, off, t0);
+	svm_row_csr_part(xp, ptr, col, val, sq, y, n, ws[k], t0, gridDim.x * SVM_THREADS, &kp, row);
+	const int ls = t < n ? lslot[threadIdx.x] : -1;
+	if (ls >= 0) {   /* the value this thread just wrote */
+		QS[(size_t)s * q + ls] = row[t];
+		QS[(size_t)ls * q + s] = row[t];
+	}
+}
+#endif
+
+/* ---- the local SMO: one block, thread k the set's point k ---------------- */
+
+/* Does (ov, oi) beat (*v, *i)? A candidate has an index >= 0; the larger
+ * value wins, on ties the larger index (the CPU's upward `>=` scan). */
+__device__ __forceinline__ int svm_batch_beats(double ov, int oi, double v, int i)
+{
+	return oi >= 0 && (i < 0 || ov > v || (ov == v && oi > i));
+}
+
+__device__ __forceinline__ void svm_batch_take(double *v, int *i, double ov, int oi)
+{
+	if (svm_batch_beats(ov, oi, *v, *i)) {
+		*v = ov;
+		*i = oi;
+	}
+}
+
+/* The block's best (v, i), in every thread: warps by shuffles, one barrier,
+ * then every warp reduces the warps' bests (a total order: any order of
+ * comparisons gives the same pick). wv, wi: [32] shared. */
+__device__ __forceinline__ void svm_batch_best(double *v, int *i, double *wv, int *wi)
+{
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+	for (int o = 16; o > 0; o >>= 1)
+		svm_batch_take(v, i, __shfl_down_sync(0xffffffffu, *v, o),
+			       __shfl_down_sync(0xffffffffu, *i, o));
+	if (lane == 0) {
+		wv[warp] = *v;
+		wi[warp] = *i;
+	}
+	__syncthreads();
+	*v = lane < nw ? wv[lane] : 0.0;
+	*i = lane < nw ? wi[lane] : -1;
+	for (int o = 16; o > 0; o >>= 1)
+		svm_batch_take(v, i, __shfl_xor_sync(0xffffffffu, *v, o),
+			       __shfl_xor_sync(0xffffffffu, *i, o));
+}
+
+/* Two such reductions at once (j and the largest y g over I_low). */
+__device__ __forceinline__ void svm_batch_best2(double *v, int *i, double *v2, int *i2, double *wv,
+						int *wi, double *wv2, int *wi2)
+{
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+	for (int o = 16; o > 0; o >>= 1) {
+		svm_batch_take(v, i, __shfl_down_sync(0xffffffffu, *v, o),
+			       __shfl_down_sync(0xffffffffu, *i, o));
+		svm_batch_take(v2, i2, __shfl_down_sync(0xffffffffu, *v2, o),
+			       __shfl_down_sync(0xffffffffu, *i2, o));
+	}
+	if (lane == 0) {
+		wv[warp] = *v;
+		wi[warp] = *i;
+		wv2[warp] = *v2;
+		wi2[warp] = *i2;
+	}
+	__syncthreads();
+	*v = lane < nw ? wv[lane] : 0.0;
+	*i = lane < nw ? wi[lane] : -1;
+	*v2 = lane < nw ? wv2[lane] : 0.0;
+	*i2 = lane < nw ? wi2[lane] : -1;
+	for (int o = 16; o > 0; o >>= 1) {
+		svm_batch_take(v, i, __shfl_xor_sync(0xffffffffu, *v, o),
+			       __shfl_xor_sync(0xffffffffu, *i, o));
+		svm_batch_take(v2, i2, __shfl_xor_sync(0xffffffffu, *v2, o),
+			       __shfl_xor_sync(0xffffffffu, *i2, o));
+	}
+}
+
+/* Q between the set's points r and c: from shared memory (the block in set
+ * order) or from QS (by slot). */
+__device__ __forceinline__ float svm_batch_q(const float *sQ, const float *QS, int use_smem, int q,
+					     int off, int r, int c)
+{
+	if (use_smem)
+		return sQ[r * q + c];
+	return __ldg(QS + (size_t)svm_batch_slot(r, q, off) * q + svm_batch_slot(c, q, off));
+}
+
+/* The changes d_k = a_k - a_k(start) that are not 0, in the order of k:
+ * nzd their values, nzs their rows' slots, *nz their count. */
+__device__ __forceinline__ void svm_batch_changes(double d, int act, int q, int off, double *nzd,
+						  int *nzs, int *nz, int *wc)
+{
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+	const int on = act && d != 0;
+	const unsigned b = __ballot_sync(0xffffffffu, on);
+	int base = 0, total = 0;
+	__syncthreads();   /* wc may be a reduction's, still being read */
+	if (lane == 0)
+		wc[warp] = __popc(b);
+	__syncthreads();
+	for (int w = 0; w < nw; w++) {
+		base += w < warp ? wc[w] : 0;
+		total += wc[w];
+	}
+	if (on) {
+		const int at = base + __popc(b & ((1u << lane) - 1u));
+		nzd[at] = d;
+		nzs[at] = svm_batch_slot(threadIdx.x, q, off);
+	}
+	if (threadIdx.x == 0)
+		*nz = total;
+}
+
+/* The local SMO (svm_batch.c's svm_batch_local step for step, at most
+ * max_steps): a_in and ws the set's alpha and points, G the gradient. Out: out[0..q) the new
+ * alpha, out[q] the steps, out[q + 1] the first step's violation; the
+ * changes for svm_batch_grad. Dynamic shared memory: alpha and g twice
+ * (the step's values are read from one copy while the other is written),
+ * QD, then with use_smem the q x q block in set order, then y. Two
+ * barriers a step (the two reductions, each with its own shared words, so
+ * that one's writes never meet the other's reads). blockDim.x: q rounded
+ * up to 32. */
+extern "C" __global__ void __launch_bounds__(SVM_BATCH_MAXQ)
+svm_batch_local(const double *G, const signed char *y, const double *QD, const float *QS,
+		const double *a_in, const int *ws, int q, int off, double Cp, double Cn, double eps,
+		long long max_steps, int use_smem, double *out, double *nzd, int *nzs, int *nz)
+{
+	extern __shared__ double sm[];
+	__shared__ double wv[32], wvj[32], wv2[32];   /* the i, j and gmax2 reductions' */
+	__shared__ int wi[32], wij[32], wi2[32];
+	double *sa = sm, *sg = sm + 2 * q, *sQD = sm + 4 * q;
+	float *sQ = (float *)(sm + 5 * q);
+	signed char *sy = (signed char *)(sQ + (use_smem ? q * q : 0));
+	const int k = threadIdx.x, act = k < q;
+	const double neg_inf = __longlong_as_double(0xfff0000000000000ULL);
+	double a = 0.0, g = 0.0, Ck = 0.0, QDk = 0.0, diff0 = 0.0;
+	int yk = 1, b = 0;
+	if (act) {
+		const int p = ws[k];
+		a = a_in[k];
+		g = G[p];
+		yk = y[p];
+		Ck = yk > 0 ? Cp : Cn;
+		QDk = QD[p];
+		sa[k] = a;
+		sg[k] = g;
+		sQD[k] = QDk;
+		sy[k] = (signed char)yk;
+	}
+	for (int e = k; use_smem && e < q * q; e += blockDim.x)
+		sQ[e] = QS[(size_t)svm_batch_slot(e / q, q, off) * q + svm_batch_slot(e % q, q, off)];
+	__syncthreads();
+	const double a0 = a;
+	long long steps = 0;
+	for (;;) {
+		/* i: the largest -y g over I_up */
+		double vi = 0.0;
+		int ci = -1;
+		if (act && (yk > 0 ? !(a >= Ck) : !(a <= 0))) {
+			vi = yk > 0 ? -g : g;
+			ci = vi == vi ? k : -1;   /* NaN: never taken (>= is false) */
+		}
+		svm_batch_best(&vi, &ci, wv, wi);
+		const int i = ci;
+		const double gmax = vi;
+		if (i < 0)
+			break;
+		/* j: second order (the largest gain = the smallest obj) or the
+		 * largest y g over I_low; gmax2: the largest y g over I_low */
+		const float qik = act ? svm_batch_q(sQ, QS, use_smem, q, off, i, k) : 0.0f;
+		double vj = 0.0, v2 = 0.0;
+		int cj = -1, c2 = -1;
+		if (act && (yk > 0 ? !(a <= 0) : !(a >= Ck))) {
+			const double v = yk > 0 ? g : -g;
+			c2 = v == v ? k : -1;
+			v2 = v;
+			if (SVM_WSS == 1) {
+				cj = c2;
+				vj = v;
+			} else {
+				const double grad_diff = gmax + v;
+				if (grad_diff > 0) {
+					const double obj = -svm_wss2_gain(grad_diff, sQD[i], QDk, sy[i], yk,
+									  (double)qik);
+					cj = obj == obj ? k : -1;
+					vj = -obj;
+				}
+			}
+		}
+		svm_batch_best2(&vj, &cj, &v2, &c2, wvj, wij, wv2, wi2);
+		const double gmax2 = c2 >= 0 ? v2 : neg_inf, diff = gmax + gmax2;
+		if (steps == 0)
+			diff0 = diff;
+		if (cj < 0 || diff < fmax(eps, 0.1 * diff0) || steps >= max_steps)
+			break;
+		/* the pair's update, in every thread from the step's values */
+		const int j = cj;
+		const double *ra = sa + b * q, *rg = sg + b * q;
+		double ai = ra[i], aj = ra[j];
+		const double old_i = ai, old_j = aj;
+		svm_update_pair(&ai, &aj, sy[i], sy[j], sy[i] > 0 ? Cp : Cn, sy[j] > 0 ? Cp : Cn,
+				rg[i], rg[j], sQD[i], sQD[j],
+				(double)svm_batch_q(sQ, QS, use_smem, q, off, i, j));
+		const double dai = ai - old_i, daj = aj - old_j;
+		if (act) {
+			const float qjk = svm_batch_q(sQ, QS, use_smem, q, off, j, k);
+			a = k == i ? ai : k == j ? aj : a;
+			g += qik * dai + qjk * daj;
+			sa[(1 - b) * q + k] = a;
+			sg[(1 - b) * q + k] = g;
+		}
+		b = 1 - b;
+		steps++;
+	}
+	if (act)
+		out[k] = a;
+	if (k == 0) {
+		out[q] = (double)steps;
+		out[q + 1] = diff0;
+	}
+	svm_batch_changes(a - a0, act, q, off, nzd, nzs, nz, wi);
+}
+
+/* G[t] += sum over the changes m (in order) of nzd[m] * row[t] of slot
+ * nzs[m], the sum from 0 (svm_batch.c's grad_body). */
+extern "C" __global__ void __launch_bounds__(SVM_BATCH_GRAD_THREADS)
+svm_batch_grad(double *G, const float *rows, int n, int npad, const double *nzd, const int *nzs,
+	       const int *nz)
+{
+	__shared__ double sd[SVM_BATCH_MAXQ];
+	__shared__ int ss[SVM_BATCH_MAXQ];
+	const int m = *nz;
+	if (m == 0)
+		return;   /* no step: G as it is (adding 0.0 would turn -0.0 into +0.0) */
+	for (int e = threadIdx.x; e < m; e += SVM_BATCH_GRAD_THREADS) {
+		sd[e] = nzd[e];
+		ss[e] = nzs[e];
+	}
+	__syncthreads();
+	for (int t = blockIdx.x * SVM_BATCH_GRAD_THREADS + threadIdx.x; t < n;
+	     t += gridDim.x * SVM_BATCH_GRAD_THREADS) {
+		double acc = 0.0;
+#pragma unroll 8
+		for (int e = 0; e < m; e++)
+			acc += sd[e] * (double)rows[(size_t)ss[e] * npad + t];
+		G[t] += acc;
+	}
+}
