@@ -89,6 +89,53 @@ static int cand_cmp(const void *pa, const void *pb)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+/* Moves the m first of list[0..count) in cand_cmp's order to list[0..m)
+ * (unordered; quickselect with a median-of-three pivot, deterministic since
+ * the order is total), so that only those m need sorting. */
+static void partial_top(batch_cand *list, long count, long m)
+{
+	long lo = 0, hi = count - 1;
+	while (hi > lo && m > lo && m <= hi) {
+		long mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		batch_cand a = list[lo], b = list[mid], c = list[hi], pivot = b;
+		if (cand_cmp(&a, &b) > 0 ? cand_cmp(&b, &c) > 0 : cand_cmp(&b, &c) < 0)
+			pivot = b;
+		else if (cand_cmp(&a, &b) > 0 ? cand_cmp(&a, &c) < 0 : cand_cmp(&a, &c) > 0)
+			pivot = a;
+		else
+			pivot = c;
+		while (i <= j) {   /* Hoare partition around pivot */
+			while (cand_cmp(&list[i], &pivot) < 0)
+				i++;
+			while (cand_cmp(&list[j], &pivot) > 0)
+				j--;
+			if (i <= j) {
+				batch_cand t = list[i];
+				list[i++] = list[j];
+				list[j--] = t;
+			}
+		}
+		if (m <= j)
+			hi = j;
+		else if (m >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* Sorts the first of list[0..count) the selection can reach: each list
+ * gives at most q - keep points and skips at most keep kept points and
+ * q - keep taken from the other list, so 2q of them (all when fewer). */
+static long sort_head(batch_cand *list, long count, long q)
+{
+	long m = count < 2 * q + 1 ? count : 2 * q + 1;
+	if (m < count)
+		partial_top(list, count, m);
+	qsort(list, (size_t)m, sizeof *list, cand_cmp);
+	return m;
+}
+
 /* Takes the next unmarked candidate of list[*at..count) into ws[*c]; 1 if one was. */
 static int take_next(const batch_cand *list, long count, long *at, long *ws, long *c,
 		     unsigned char *mark)
@@ -121,8 +168,8 @@ rt_status svm_batch_select(const double *alpha, const double *G, const signed ch
 		if (in_low(alpha[i], y[i], C))
 			low[nl++] = (batch_cand){ y[i] > 0 ? G[i] : -G[i], i };
 	}
-	qsort(up, (size_t)nu, sizeof *up, cand_cmp);
-	qsort(low, (size_t)nl, sizeof *low, cand_cmp);
+	nu = sort_head(up, nu, q);
+	nl = sort_head(low, nl, q);
 	for (long k = 0; k < keep; k++)
 		mark[ws[k]] = 1;
 	while (c < q) {
