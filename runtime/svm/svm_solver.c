@@ -160,13 +160,14 @@ rt_status svm_check_diagonal(const svm_data *d, const long *idx, long n,
 	return RT_OK;
 }
 
-/* Computes row i of Q into out: every entry (whole) or the active points'. */
-static rt_status fill_row(solver *s, long i, float *out, int whole, rt_error *err)
+/* Computes row i of Q into out: the entries of points list[0..count) (list
+ * NULL: every point, count n). */
+static rt_status fill_row(solver *s, long i, float *out, const long *list, long count,
+			  rt_error *err)
 {
-	long count = whole ? s->n : s->nact;
 	s->fill_row = i;
 	s->fill_out = out;
-	s->fill_list = whole ? NULL : s->act;
+	s->fill_list = list;
 	if (s->d->sparse)
 		svm_row_scatter(s->d, s->idx[i], s->pivot, s->d->nfeat);
 	rt_status st = cpu_parallel_for(count, 2048, fill_body, s, err);
@@ -175,7 +176,7 @@ static rt_status fill_row(solver *s, long i, float *out, int whole, rt_error *er
 	if (st != RT_OK)
 		return st;
 	for (long t = 0; t < count; t++) {
-		long k = whole ? t : s->act[t];
+		long k = list ? list[t] : t;
 		if (!isfinite(out[k]))
 			return kernel_overflow(s, i, k, out[k], err);
 	}
@@ -184,13 +185,20 @@ static rt_status fill_row(solver *s, long i, float *out, int whole, rt_error *er
 
 /* Row i of Q, from the cache or computed (evicting the least recently
  * used): all n entries (full), else at least the active points' (a row
- * computed over an active set serves while that set only shrinks). */
+ * computed over an active set serves while that set only shrinks; made
+ * whole, it gets the shrunk points' entries alone). */
 static rt_status q_row(solver *s, long i, int full, const float **row, rt_error *err)
 {
 	row_cache *c = &s->cache;
 	long slot = c->slot_of[i];
 	int whole = full || s->nact == s->n;
 	if (slot < 0 || (c->gen[slot] != ROW_FULL && (whole || c->gen[slot] != s->gen))) {
+		const long *list = whole ? NULL : s->act;
+		long count = whole ? s->n : s->nact;
+		if (slot >= 0 && whole && c->gen[slot] == s->gen) {   /* the active part holds */
+			list = s->act + s->nact;
+			count = s->n - s->nact;
+		}
 		if (slot >= 0) {
 			c->slot_of[i] = -1;   /* refilled in place */
 		} else if (c->used < c->slots) {
@@ -202,7 +210,7 @@ static rt_status q_row(solver *s, long i, int full, const float **row, rt_error 
 					slot = t;
 			c->slot_of[c->point_of[slot]] = -1;
 		}
-		rt_status st = fill_row(s, i, c->rows + (size_t)slot * c->n, whole, err);
+		rt_status st = fill_row(s, i, c->rows + (size_t)slot * c->n, list, count, err);
 		if (st != RT_OK)
 			return st;
 		c->slot_of[i] = slot;
