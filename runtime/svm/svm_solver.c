@@ -88,6 +88,9 @@ static double bound(const solver *s, long i) { return s->y[i] > 0 ? s->Cp : s->C
 static int at_upper(const solver *s, long i) { return s->alpha[i] >= bound(s, i); }
 static int at_lower(const solver *s, long i) { return s->alpha[i] <= 0; }
 
+/* The k-th active point (without shrinking, k: the loops as before). */
+static inline long active(const solver *s, long k) { return s->shrink ? s->act[k] : k; }
+
 static const float *point(const solver *s, long i)
 {
 	return s->d->x + (size_t)s->idx[i] * s->d->nfeat;
@@ -255,7 +258,7 @@ static long select_i(const solver *s, double *gmax)
 	long best = -1;
 	*gmax = -INFINITY;
 	for (long k = 0; k < s->nact; k++) {
-		long t = s->act[k];
+		long t = active(s, k);
 		if (s->y[t] > 0 ? !at_upper(s, t) : !at_lower(s, t)) {
 			double v = s->y[t] > 0 ? -s->G[t] : s->G[t];
 			if (v >= *gmax) {
@@ -275,7 +278,7 @@ static long select_j(const solver *s, long i, const float *qi, double gmax, doub
 	double best_obj = INFINITY;
 	*gmax2 = -INFINITY;
 	for (long k = 0; k < s->nact; k++) {
-		long j = s->act[k];
+		long j = active(s, k);
 		int up = s->y[j] > 0;
 		double v = up ? s->G[j] : -s->G[j];
 		if (up ? at_lower(s, j) : at_upper(s, j))
@@ -313,7 +316,7 @@ static rt_status select_nu(solver *s, long *i, long *j, int *stop, rt_error *err
 	const float *qp = NULL, *qn = NULL;
 	rt_status st;
 	for (long k = 0; k < s->nact; k++) {
-		long t = s->act[k];
+		long t = active(s, k);
 		if (s->y[t] > 0 && !at_upper(s, t) && -s->G[t] >= gp)
 			gp = -s->G[t], ip = t;
 		if (s->y[t] < 0 && !at_lower(s, t) && s->G[t] >= gn)
@@ -327,7 +330,7 @@ static rt_status select_nu(solver *s, long *i, long *j, int *stop, rt_error *err
 		return st;
 	*j = -1;
 	for (long k = 0; k < s->nact; k++) {
-		long t = s->act[k];
+		long t = active(s, k);
 		int pos = s->y[t] > 0;
 		if (pos ? at_lower(s, t) : at_upper(s, t))
 			continue;
@@ -739,7 +742,10 @@ static rt_status update_gradient(solver *s, long i, long j, double dai, double d
 		return st;
 	if ((st = q_row(s, i, 0, &qi, err)) != RT_OK)   /* j's row may have evicted i's */
 		return st;
-	for (long k = 0; k < s->nact; k++) {
+	if (!s->shrink)   /* the plain loop, which vectorizes */
+		for (long k = 0; k < s->n; k++)
+			s->G[k] += qi[k] * dai + qj[k] * daj;
+	for (long k = 0; s->shrink && k < s->nact; k++) {
 		long t = s->act[k];
 		s->G[t] += qi[t] * dai + qj[t] * daj;
 	}
