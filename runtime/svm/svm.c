@@ -16,7 +16,10 @@
  *   coef0 = 0           ; -r
  *   eps = 0.001         ; -e
  *   cache_mb = 100      ; -m
- *   shrinking = 1       ; -h: accepted for compatibility; the solver does not shrink
+ *   shrinking = off     ; on (-h 1): LIBSVM's shrinking in the CPU solver (the same
+ *                       ;   objective within eps, another path). Off by default, so
+ *                       ;   that CPU and GPU runs stay bit for bit the same; the GPU
+ *                       ;   never shrinks (says so)
  *   probability = off   ; on (-b 1): a probability model too (LIBSVM's: Platt scaling
  *                       ;   from a 5-fold CV per pair, pairwise coupling; the regressions'
  *                       ;   Laplace sigma); not for one_class. predictions.csv gets each
@@ -218,7 +221,7 @@ rt_status svm_job_from_spec(rt_spec *spec, const rt_options *opt, svm_job *job, 
 	TRY(rt_spec_double(spec, "svm", "coef0", 0.0, -1e12, 1e12, &p->kernel.coef0, err));
 	TRY(rt_spec_double(spec, "svm", "eps", 0.001, 1e-12, 1e6, &p->eps, err));
 	TRY(rt_spec_double(spec, "svm", "cache_mb", 100.0, 1.0, 1e6, &p->cache_mb, err));
-	TRY(rt_spec_bool(spec, "svm", "shrinking", 1, &p->shrinking, err));
+	TRY(rt_spec_bool(spec, "svm", "shrinking", 0, &p->shrinking, err));
 	TRY(rt_spec_bool(spec, "svm", "probability", 0, &p->probability, err));
 	if (p->probability && p->type == SVM_ONE_CLASS) {
 		char where[RT_PATH_MAX + 32];
@@ -507,6 +510,7 @@ static rt_status svm_run(rt_spec *spec, const rt_options *opt, rt_error *err)
 		if ((st = rt_backend_select(opt->backend, &chosen, &info, err)) != RT_OK)
 			goto done;
 		job.params.gpu = chosen == RT_BACKEND_GPU;
+		svm_note_shrinking(&job.params);
 		if (job.params.gpu && (st = prepare_kernels(&job, &info, err)) != RT_OK)
 			goto done;
 	}

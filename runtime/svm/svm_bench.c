@@ -182,7 +182,7 @@ static void item_free(bench_item *it)
 static int run_tool(const char *cmd, double limit, void (*parse)(const char *, bench_row *),
 		    bench_row *r)
 {
-	char full[4 * RT_PATH_MAX], line[512];
+	char full[4 * RT_PATH_MAX + 64], line[512];
 	FILE *f;
 	int status;
 	if (limit > 0)

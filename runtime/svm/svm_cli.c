@@ -37,7 +37,7 @@ static const char usage_train[] =
 	"  -p epsilon    epsilon of epsilon-SVR's loss, >= 0 (default 0.1)\n"
 	"  -e epsilon    stopping tolerance (default 0.001)\n"
 	"  -m cachesize  kernel row cache in MB (default 100)\n"
-	"  -h shrinking  0 or 1 (default 1; accepted, the solver does not shrink)\n"
+	"  -h shrinking  0 or 1 (default 1)\n"
 	"  -wi weight    C of class i times weight (default 1), e.g. -w1 2 -w-1 0.5\n"
 	"  -v n          n-fold cross-validation: prints the accuracy, writes no model\n"
 	"                (C-SVC and nu-SVC)\n"
@@ -323,8 +323,10 @@ static rt_status setup(const cli_common *c, svm_params *p, rt_error *err)
 	cpu_set_threads(c->threads);
 	if (p)
 		TRY(rt_backend_select(c->backend, &chosen, NULL, err));
-	if (p)
+	if (p) {
 		p->gpu = chosen == RT_BACKEND_GPU;
+		svm_note_shrinking(p);
+	}
 	return RT_OK;
 }
 

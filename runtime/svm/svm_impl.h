@@ -175,7 +175,9 @@ typedef struct svm_params {
 	double C;                  /* -c */
 	double eps;                /* -e stopping tolerance */
 	double cache_mb;           /* -m kernel row cache */
-	int shrinking;             /* -h (accepted; the solver does not shrink) */
+	int shrinking;             /* -h 1: LIBSVM's shrinking in the CPU solver (svm_solver.c);
+	                              the GPU solvers do not shrink. svm-train's default 1,
+	                              [svm] shrinking's 0 */
 	int probability;           /* -b 1: fit the probability model (svm_prob.c) */
 	int nweights;              /* -wi: class label -> weight */
 	double *weight_label, *weight;
@@ -263,7 +265,7 @@ typedef struct svm_binary {
 
 /* Solves min 1/2 a'Qa - e'a, 0 <= a_i <= C_i, y'a = 0 for the n points
  * x[idx[0..n)] with labels y[i] = +1/-1 and bounds Cp (y = +1), Cn (y = -1),
- * on the CPU, as LIBSVM's Solver does without shrinking. pair: the
+ * on the CPU, as LIBSVM's Solver does (shrinking as p->shrinking says). pair: the
  * problem's number within its model (p->ckpt_model), for checkpoints. */
 rt_status svm_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			   const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,
@@ -288,6 +290,8 @@ void svm_binary_free(svm_binary *b);
 rt_status svm_check_diagonal(const svm_data *d, const long *idx, long n,
 			     const svm_kernel_params *k, rt_error *err);
 rt_status svm_check_solved(svm_binary *out, long n, rt_error *err);
+/* One info line when p asks for shrinking on the GPU (which does not shrink). */
+void svm_note_shrinking(const svm_params *p);
 /* The same problem on device 0 (templates/svm/svm.cu). */
 rt_status svm_gpu_solve_binary(const svm_data *d, const long *idx, const signed char *y, long n,
 			       const svm_params *p, double Cp, double Cn, long pair, svm_binary *out,

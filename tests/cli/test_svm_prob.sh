@@ -80,7 +80,7 @@ check() {
 	shift 2
 	case " $* " in *" -s 3 "*|*" -s 4 "*) reg=1 ;; esac
 	svm-train -q -h 0 -b 1 "$@" "$data" "$t/l.model" >/dev/null 2>&1
-	if ! "$evo" svm-train -q --backend cpu -b 1 "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1; then
+	if ! "$evo" svm-train -q --backend cpu -h 0 -b 1 "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1; then
 		cli_fail "$name" "evoforge svm-train -b 1 failed: $(tail -2 "$t/e.log")"; return
 	fi
 	diff <(sed '/^SV$/q' "$t/l.model" | cut -d' ' -f1) <(sed '/^SV$/q' "$t/e.model" | cut -d' ' -f1) \
@@ -99,7 +99,7 @@ check() {
 			$(($(wc -l <"$data") / 100))
 	fi
 	svm-train -q -h 0 -e 1e-9 -b 1 "$@" "$data" "$t/l.model" >/dev/null 2>&1
-	"$evo" svm-train -q --backend cpu -e 1e-9 -b 1 "$@" "$data" "$t/e.model" >/dev/null 2>&1
+	"$evo" svm-train -q --backend cpu -h 0 -e 1e-9 -b 1 "$@" "$data" "$t/e.model" >/dev/null 2>&1
 	params "$name: probA/probB as LIBSVM's at -e 1e-9" "$t/l.model" "$t/e.model" 1e-4
 	[ "$reg" = 1 ] && return
 	svm-predict -b 1 "$data" "$t/l.model" "$t/l.out" >/dev/null 2>&1

@@ -5,14 +5,18 @@
 # objective within 1e-4 relative, rho within 2e-3, nSV within 2 %; LIBSVM's
 # svm-predict gives the same labels (regression: values within 1e-3) from
 # our model as from its own, and our svm-predict reads LIBSVM's model with
-# the same results. Predictions from models of the default tolerance
+# the same results (all unshrunk, -h 0). Predictions from models of the default tolerance
 # (at tighter ones, one-class puts many training points at a decision value
 # of ~1e-7, whose sign then differs); obj, rho and nSV from -e 1e-7: the SMO
 # paths differ in the last bits (we hold features as floats, LIBSVM as
 # doubles), and the nu-forms report an objective divided by r^2, which
 # magnifies the default tolerance's slack to ~1e-3 relative on some seeds
-# (sonar's nu-SVC: 3.5e-4 at -e 1e-5, 1.2e-5 at -e 1e-9). Then the bad arguments. Skips (with the reason)
-# when svm-train is not installed.
+# (sonar's nu-SVC: 3.5e-4 at -e 1e-5, 1.2e-5 at -e 1e-9). Shrinking
+# (-h 1, both sides): -s 0 .. 4 on a generated set and on sonar, obj, rho
+# and nSV as above; C-SVC on features rounded to multiples of 1/64 (floats
+# hold them exactly) follows LIBSVM's path to the bit: the same iteration
+# counts, obj and rho, with and without shrinking. Then the bad arguments.
+# Skips (with the reason) when svm-train is not installed.
 # Usage: bash test_svm_types.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -91,7 +95,7 @@ check() {
 	shift 2
 	case " $* " in *" -s 3 "*|*" -s 4 "*) reg=1 ;; esac
 	svm-train -h 0 "$@" "$data" "$t/l.model" >/dev/null 2>&1
-	if ! "$evo" svm-train --backend cpu "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1; then
+	if ! "$evo" svm-train --backend cpu -h 0 "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1; then
 		cli_fail "$name" "evoforge svm-train failed: $(tail -2 "$t/e.log")"; return
 	fi
 	head -1 "$t/e.model" | cmp -s - <(head -1 "$t/l.model") &&
@@ -107,8 +111,55 @@ check() {
 			cli_ok "$name: regression lines" || cli_fail "$name" "no regression lines"
 	fi
 	svm-train -h 0 -e 0.0000001 "$@" "$data" "$t/l.model" >"$t/l.log" 2>&1
-	"$evo" svm-train --backend cpu -e 0.0000001 "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1
+	"$evo" svm-train --backend cpu -h 0 -e 0.0000001 "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1
 	compare "$name" "$t/l.log" "$t/e.log"
+}
+
+# shrunk NAME DATA ARGS...: both with shrinking (-h 1) at -e 1e-7: obj, rho
+# and nSV as check's.
+shrunk() {
+	local name=$1 data=$2
+	shift 2
+	svm-train -h 1 -e 0.0000001 "$@" "$data" "$t/l.model" >"$t/l.log" 2>&1
+	if ! "$evo" svm-train --backend cpu -h 1 -e 0.0000001 "$@" "$data" "$t/e.model" \
+		>"$t/e.log" 2>&1; then
+		cli_fail "$name" "evoforge svm-train -h 1 failed: $(tail -2 "$t/e.log")"; return
+	fi
+	compare "$name, -h 1" "$t/l.log" "$t/e.log"
+}
+
+# same_path NAME DATA ARGS...: C-SVC on features that floats hold exactly
+# (multiples of 1/64): the kernel rows are LIBSVM's to the bit, so the SMO
+# path is LIBSVM's, shrinking included: the same iteration count (each
+# pair's) and the same obj and rho lines, with -h 1 and -h 0 (whose
+# iteration counts differ: shrinking changed the path).
+same_path() {
+	local name=$1 data=$2 h
+	shift 2
+	for h in 1 0; do
+		svm-train -h $h "$@" "$data" "$t/l.model" >"$t/l.log" 2>&1
+		grep '^optimization' "$t/l.log" >"$t/iter$h"
+		"$evo" svm-train --backend cpu -h $h "$@" "$data" "$t/e.model" >"$t/e.log" 2>&1
+		if cmp -s <(grep -E '^(optimization|obj)' "$t/l.log") \
+			<(grep -E '^(optimization|obj)' "$t/e.log"); then
+			cli_ok "$name -h $h: LIBSVM's iterations, obj and rho exactly"
+		else
+			cli_fail "$name -h $h" "$(grep -hE '^(optimization|obj)' "$t/l.log" "$t/e.log" |
+				head -4 | tr '\n' ';')"
+		fi
+	done
+	cmp -s "$t/iter1" "$t/iter0" && cli_fail "$name" "LIBSVM's -h 1 and -h 0 paths are the same" ||
+		cli_ok "$name: shrinking changed LIBSVM's path"
+}
+
+# dyadic: LIBSVM data with every feature rounded to a multiple of 1/64.
+dyadic() {
+	awk '{ line = $1
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, ":")
+			line = line " " kv[1] ":" sprintf("%.8g", int(kv[2] * 64) / 64)
+		}
+		print line }'
 }
 
 if ! command -v svm-train >/dev/null || ! command -v svm-predict >/dev/null; then
@@ -133,6 +184,19 @@ else
 	check "one-class sonar" "$t/sonar.txt" -s 2 -n 0.1 -g 0.5
 	check "epsilon-SVR sonar V60" "$t/sonar-reg.txt" -s 3 -p 0.001 -c 10
 	check "nu-SVR sonar V60" "$t/sonar-reg.txt" -s 4 -n 0.5
+	# shrinking: -s 0 .. 4 on a generated set and on sonar
+	for d in "seed 1:$t/bin1.txt:$t/reg1.txt" "sonar:$t/sonar.txt:$t/sonar-reg.txt"; do
+		IFS=: read -r dn bin reg <<<"$d"
+		shrunk "C-SVC $dn" "$bin" -s 0 -c 4
+		shrunk "nu-SVC $dn" "$bin" -s 1 -n 0.3
+		shrunk "one-class $dn" "$bin" -s 2 -n 0.15
+		shrunk "epsilon-SVR $dn" "$reg" -s 3 -p 0.05 -c 4
+		shrunk "nu-SVR $dn" "$reg" -s 4 -n 0.4 -c 2
+	done
+	gen 4 bin 1500 5 | dyadic >"$t/dyadic.txt"
+	gen 5 multi 900 4 | dyadic >"$t/dyadic3.txt"
+	same_path "C-SVC dyadic" "$t/dyadic.txt" -c 100
+	same_path "C-SVC 3 classes dyadic" "$t/dyadic3.txt" -c 100 -e 0.0001
 fi
 
 # bad arguments: a clear message, exit 2
