@@ -55,7 +55,24 @@ typedef struct bgpu {
 	long it0;                  /* resumed: the steps done before */
 	int done0;
 	svm_history *hist;
+	int profile;               /* EVOFORGE_SVM_BATCH_PROFILE set: each phase timed (syncs) */
+	double t_select, t_rows, t_local, t_grad, t_copy;   /* seconds per phase */
+	long sets;                 /* outer iterations */
 } bgpu;
+
+/* With b->profile, waits for the device and adds the time since *t0 to *acc. */
+static rt_status phase(bgpu *b, double *t0, double *acc, rt_error *err)
+{
+	rt_status st;
+	if (!b->profile)
+		return RT_OK;
+	if ((st = gpu_sync(b->ctx, err)) != RT_OK)
+		return st;
+	double now = rt_now();
+	*acc += now - *t0;
+	*t0 = now;
+	return RT_OK;
+}
 
 rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
 {
@@ -288,10 +305,14 @@ static rt_status launch_set(bgpu *b, int first, rt_error *err)
 	gpu_launch_cfg all = { { (unsigned)((n + BATCH_GRAD_THREADS - 1) / BATCH_GRAD_THREADS), 1, 1 },
 			       { BATCH_GRAD_THREADS, 1, 1 }, 0, NULL };
 	rt_status st;
+	double t0 = rt_now();
 	if ((st = gpu_launch(b->mod, "svm_batch_rows", &rows, b->d->sparse ? csr : dense, err)) ||
-	    (st = gpu_launch(b->mod, "svm_batch_local", &one, local, err)))
+	    (st = phase(b, &t0, &b->t_rows, err)) ||
+	    (st = gpu_launch(b->mod, "svm_batch_local", &one, local, err)) ||
+	    (st = phase(b, &t0, &b->t_local, err)) ||
+	    (st = gpu_launch(b->mod, "svm_batch_grad", &all, grad, err)))
 		return st;
-	return gpu_launch(b->mod, "svm_batch_grad", &all, grad, err);
+	return phase(b, &t0, &b->t_grad, err);
 }
 
 /* Outer iteration t: the set (the newer half of the last one kept, t > 0),
@@ -306,17 +327,23 @@ static rt_status outer_step(bgpu *b, long t, long *steps, rt_error *err)
 	for (long k = 0; k < keep; k++)
 		b->ws[k] = b->ws[k + keep];
 	b->off = t == 0 ? 0 : (int)(b->off == 0 ? q / 2 : 0);
+	double t0 = rt_now();
 	if ((st = svm_batch_select(b->alpha, b->Gh, b->y, b->n, b->Cp, b->Cn, b->ws, keep, q, b->mark,
 				   err)) != RT_OK)
 		return st;
+	b->t_select += rt_now() - t0;
+	b->sets++;
 	for (long k = 0; k < q; k++) {
 		a[k] = b->alpha[b->ws[k]];
 		w32[k] = (int)b->ws[k];
 	}
 	if ((st = gpu_upload(b->ctx, b->in, b->inh, (size_t)q * 12, err)) ||
-	    (st = launch_set(b, (int)keep, err)) ||
-	    (st = gpu_download(b->ctx, b->Gh, b->G, ((size_t)b->n + q + 2) * 8, err)))
+	    (st = launch_set(b, (int)keep, err)))
 		return st;
+	t0 = rt_now();
+	if ((st = gpu_download(b->ctx, b->Gh, b->G, ((size_t)b->n + q + 2) * 8, err)))
+		return st;
+	b->t_copy += rt_now() - t0;
 	for (long k = 0; k < q; k++)
 		b->alpha[b->ws[k]] = b->Gh[b->n + k];
 	*steps = (long)b->Gh[b->n + q];
@@ -418,10 +445,17 @@ static rt_status run(bgpu *b, svm_binary *out, rt_error *err)
 		st = setup(b, G0, err);
 	free(G0);
 	double t0 = rt_now();
-	if (st == RT_OK && (st = outer_loop(b, &out->iterations, err)) == RT_OK && rt_now() - t0 > 1)
+	const char *prof = getenv("EVOFORGE_SVM_BATCH_PROFILE");
+	b->profile = prof && *prof && strcmp(prof, "0");
+	if (st == RT_OK && (st = outer_loop(b, &out->iterations, err)) == RT_OK &&
+	    (rt_now() - t0 > 1 || b->profile))
 		rt_info("svm (GPU batch): %ld points, q %ld (the q x q block in %s memory), %ld steps "
-			"in %.2f s", b->n, b->q, b->use_smem ? "shared" : "global", out->iterations,
-			rt_now() - t0);
+			"in %ld sets, %.2f s", b->n, b->q, b->use_smem ? "shared" : "global",
+			out->iterations, b->sets, rt_now() - t0);
+	if (st == RT_OK && b->profile)
+		rt_info("svm (GPU batch) phases: select %.3f s, rows %.3f s, local SMO %.3f s, "
+			"gradient %.3f s, G back %.3f s", b->t_select, b->t_rows, b->t_local,
+			b->t_grad, b->t_copy);
 	return st;
 }
 
