@@ -75,65 +75,89 @@ double svm_batch_violation(const double *alpha, const double *G, const signed ch
 }
 
 /* A selection candidate: its key and index; ordered key descending, then
- * index ascending (a total order, so qsort's result is deterministic). */
+ * index ascending (a total order, so the selection is deterministic). */
 typedef struct batch_cand {
 	double key;
 	long i;
 } batch_cand;
 
-static int cand_cmp(const void *pa, const void *pb)
+/* Is candidate a ahead of b in that order? */
+static int cand_ahead(const batch_cand *a, const batch_cand *b)
 {
-	const batch_cand *a = pa, *b = pb;
-	if (a->key != b->key)
-		return a->key > b->key ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
+	return a->key > b->key || (a->key == b->key && a->i < b->i);
 }
 
-/* Moves the m first of list[0..count) in cand_cmp's order to list[0..m)
- * (unordered; quickselect with a median-of-three pivot, deterministic since
- * the order is total), so that only those m need sorting. */
-static void partial_top(batch_cand *list, long count, long m)
+/* The m-th largest of v[0..count) (1 <= m <= count; v reordered):
+ * quickselect with a median-of-three pivot. */
+static double kth_largest(double *v, long count, long m)
 {
-	long lo = 0, hi = count - 1;
-	while (hi > lo && m > lo && m <= hi) {
-		long mid = lo + (hi - lo) / 2, i = lo, j = hi;
-		batch_cand a = list[lo], b = list[mid], c = list[hi], pivot = b;
-		if (cand_cmp(&a, &b) > 0 ? cand_cmp(&b, &c) > 0 : cand_cmp(&b, &c) < 0)
-			pivot = b;
-		else if (cand_cmp(&a, &b) > 0 ? cand_cmp(&a, &c) < 0 : cand_cmp(&a, &c) > 0)
-			pivot = a;
-		else
-			pivot = c;
-		while (i <= j) {   /* Hoare partition around pivot */
-			while (cand_cmp(&list[i], &pivot) < 0)
+	long lo = 0, hi = count - 1, k = m - 1;
+	while (lo < hi) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+		double pivot = a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
+		long i = lo, j = hi;
+		while (i <= j) {   /* descending: larger first */
+			while (v[i] > pivot)
 				i++;
-			while (cand_cmp(&list[j], &pivot) > 0)
+			while (v[j] < pivot)
 				j--;
 			if (i <= j) {
-				batch_cand t = list[i];
-				list[i++] = list[j];
-				list[j--] = t;
+				double t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
 			}
 		}
-		if (m <= j)
+		if (k <= j)
 			hi = j;
-		else if (m >= i)
+		else if (k >= i)
 			lo = i;
 		else
-			return;
+			return v[k];
+	}
+	return v[k];
+}
+
+/* Sorts c[0..count) in the candidates' order (bottom-up merge sort through tmp). */
+static void cand_sort(batch_cand *c, batch_cand *tmp, long count)
+{
+	for (long w = 1; w < count; w *= 2) {
+		for (long lo = 0; lo < count; lo += 2 * w) {
+			long mid = lo + w < count ? lo + w : count, hi = lo + 2 * w < count ? lo + 2 * w : count;
+			long i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				tmp[o++] = cand_ahead(&c[j], &c[i]) ? c[j++] : c[i++];
+			while (i < mid)
+				tmp[o++] = c[i++];
+			while (j < hi)
+				tmp[o++] = c[j++];
+		}
+		memcpy(c, tmp, (size_t)count * sizeof *c);
 	}
 }
 
-/* Sorts the first of list[0..count) the selection can reach: each list
- * gives at most q - keep points and skips at most keep kept points and
- * q - keep taken from the other list, so 2q of them (all when fewer). */
-static long sort_head(batch_cand *list, long count, long q)
+/* The best min(m, count) of the candidates (keys key[0..count), points
+ * pt[...], in ascending point order) into out, sorted; scratch: [count]
+ * doubles. Returns how many. Ties at the threshold go to the smaller points,
+ * as the order says. */
+static long best_of(const double *key, const long *pt, long count, long m, double *scratch,
+		    batch_cand *out, batch_cand *tmp)
 {
-	long m = count < 2 * q + 1 ? count : 2 * q + 1;
-	if (m < count)
-		partial_top(list, count, m);
-	qsort(list, (size_t)m, sizeof *list, cand_cmp);
-	return m;
+	long got = 0;
+	if (count <= m) {
+		for (long t = 0; t < count; t++)
+			out[got++] = (batch_cand){ key[t], pt[t] };
+	} else {
+		memcpy(scratch, key, (size_t)count * sizeof *key);
+		double thr = kth_largest(scratch, count, m);
+		for (long t = 0; t < count; t++)
+			if (key[t] > thr)
+				out[got++] = (batch_cand){ key[t], pt[t] };
+		for (long t = 0; t < count && got < m; t++)
+			if (key[t] == thr)
+				out[got++] = (batch_cand){ key[t], pt[t] };
+	}
+	cand_sort(out, tmp, got);
+	return got;
 }
 
 /* Takes the next unmarked candidate of list[*at..count) into ws[*c]; 1 if one was. */
@@ -149,33 +173,60 @@ static int take_next(const batch_cand *list, long count, long *at, long *ws, lon
 	return 1;
 }
 
+/* The selection's scratch: each list's keys and points, in point order. */
+typedef struct select_lists {
+	double *ku, *kl, *scratch;
+	long *pu, *pl, nu, nl;
+	batch_cand *up, *low, *tmp;
+} select_lists;
+
+static void lists_fill(select_lists *L, const double *alpha, const double *G,
+		       const signed char *y, long n, double Cp, double Cn)
+{
+	L->nu = L->nl = 0;
+	for (long i = 0; i < n; i++) {
+		double C = y[i] > 0 ? Cp : Cn, v = y[i] > 0 ? -G[i] : G[i];
+		if (in_up(alpha[i], y[i], C)) {
+			L->ku[L->nu] = v;
+			L->pu[L->nu++] = i;
+		}
+		if (in_low(alpha[i], y[i], C)) {
+			L->kl[L->nl] = -v;
+			L->pl[L->nl++] = i;
+		}
+	}
+}
+
+/* Each list gives at most q - keep points and skips at most keep kept
+ * points and q - keep taken from the other list: its best 2q + 1
+ * candidates are all the selection can reach. */
 rt_status svm_batch_select(const double *alpha, const double *G, const signed char *y, long n,
 			   double Cp, double Cn, long *ws, long keep, long q, unsigned char *mark,
 			   rt_error *err)
 {
-	batch_cand *up = rt_malloc((size_t)n * sizeof *up + 1, err);
-	batch_cand *low = rt_malloc((size_t)n * sizeof *low + 1, err);
-	long nu = 0, nl = 0, pu = 0, pl = 0, c = keep;
-	if (!up || !low) {
-		free(up);
-		free(low);
+	long m = 2 * q + 1, pu = 0, pl = 0, c = keep, nu, nl;
+	select_lists L;
+	void *block = rt_malloc((size_t)n * (3 * sizeof(double) + 2 * sizeof(long)) +
+				3 * (size_t)m * sizeof(batch_cand) + 16, err);
+	if (!block)
 		return RT_ERR_SYSTEM;
-	}
-	for (long i = 0; i < n; i++) {
-		double C = y[i] > 0 ? Cp : Cn;
-		if (in_up(alpha[i], y[i], C))
-			up[nu++] = (batch_cand){ y[i] > 0 ? -G[i] : G[i], i };
-		if (in_low(alpha[i], y[i], C))
-			low[nl++] = (batch_cand){ y[i] > 0 ? G[i] : -G[i], i };
-	}
-	nu = sort_head(up, nu, q);
-	nl = sort_head(low, nl, q);
+	L.up = block;
+	L.low = L.up + m;
+	L.tmp = L.low + m;
+	L.ku = (double *)(L.tmp + m);
+	L.kl = L.ku + n;
+	L.scratch = L.kl + n;
+	L.pu = (long *)(L.scratch + n);
+	L.pl = L.pu + n;
+	lists_fill(&L, alpha, G, y, n, Cp, Cn);
+	nu = best_of(L.ku, L.pu, L.nu, m, L.scratch, L.up, L.tmp);
+	nl = best_of(L.kl, L.pl, L.nl, m, L.scratch, L.low, L.tmp);
 	for (long k = 0; k < keep; k++)
 		mark[ws[k]] = 1;
 	while (c < q) {
-		int took = take_next(up, nu, &pu, ws, &c, mark);
+		int took = take_next(L.up, nu, &pu, ws, &c, mark);
 		if (c < q)
-			took |= take_next(low, nl, &pl, ws, &c, mark);
+			took |= take_next(L.low, nl, &pl, ws, &c, mark);
 		if (!took)
 			break;
 	}
@@ -186,8 +237,7 @@ rt_status svm_batch_select(const double *alpha, const double *G, const signed ch
 		}
 	for (long k = 0; k < c; k++)
 		mark[ws[k]] = 0;
-	free(up);
-	free(low);
+	free(block);
 	return RT_OK;
 }
 
