@@ -7,7 +7,10 @@
  * count and whether it is finished. Nothing else carries from one SMO
  * iteration to the next (the kernel-row caches only save time; the working
  * pair is chosen from alpha and G), so a problem resumed from its state
- * goes on exactly as it would have, on either backend, and a finished one
+ * goes on exactly as it would have, on either backend (with shrinking, or
+ * with the batch solver, whose working set is not stored, it resumes
+ * unshrunk / with a fresh set and reaches the same tolerance, not the same
+ * bits), and a finished one
  * gives its model again without iterating. Problems are independent, so
  * each may be at its own iteration in one checkpoint.
  *
