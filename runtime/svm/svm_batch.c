@@ -74,12 +74,7 @@ double svm_batch_violation(const double *alpha, const double *G, const signed ch
 	return up + low;
 }
 
-/* A selection candidate: its key and index; ordered key descending, then
- * index ascending (a total order, so the selection is deterministic). */
-typedef struct batch_cand {
-	double key;
-	long i;
-} batch_cand;
+typedef svm_batch_cand batch_cand;
 
 /* Is candidate a ahead of b in that order? */
 static int cand_ahead(const batch_cand *a, const batch_cand *b)
@@ -197,14 +192,33 @@ static void lists_fill(select_lists *L, const double *alpha, const double *G,
 	}
 }
 
-/* Each list gives at most q - keep points and skips at most keep kept
- * points and q - keep taken from the other list: its best 2q + 1
- * candidates are all the selection can reach. */
+void svm_batch_take(const svm_batch_cand *up, long nu, const svm_batch_cand *low, long nl,
+		    long *ws, long keep, long q, long n, unsigned char *mark)
+{
+	long pu = 0, pl = 0, c = keep;
+	for (long k = 0; k < keep; k++)
+		mark[ws[k]] = 1;
+	while (c < q) {
+		int took = take_next(up, nu, &pu, ws, &c, mark);
+		if (c < q)
+			took |= take_next(low, nl, &pl, ws, &c, mark);
+		if (!took)
+			break;
+	}
+	for (long i = 0; c < q && i < n; i++)   /* too few candidates: the smallest free */
+		if (!mark[i]) {
+			ws[c++] = i;
+			mark[i] = 1;
+		}
+	for (long k = 0; k < c; k++)
+		mark[ws[k]] = 0;
+}
+
 rt_status svm_batch_select(const double *alpha, const double *G, const signed char *y, long n,
 			   double Cp, double Cn, long *ws, long keep, long q, unsigned char *mark,
 			   rt_error *err)
 {
-	long m = 2 * q + 1, pu = 0, pl = 0, c = keep, nu, nl;
+	long m = SVM_BATCH_HEAD(q), nu, nl;
 	select_lists L;
 	void *block = rt_malloc((size_t)n * (3 * sizeof(double) + 2 * sizeof(long)) +
 				3 * (size_t)m * sizeof(batch_cand) + 16, err);
@@ -221,22 +235,7 @@ rt_status svm_batch_select(const double *alpha, const double *G, const signed ch
 	lists_fill(&L, alpha, G, y, n, Cp, Cn);
 	nu = best_of(L.ku, L.pu, L.nu, m, L.scratch, L.up, L.tmp);
 	nl = best_of(L.kl, L.pl, L.nl, m, L.scratch, L.low, L.tmp);
-	for (long k = 0; k < keep; k++)
-		mark[ws[k]] = 1;
-	while (c < q) {
-		int took = take_next(L.up, nu, &pu, ws, &c, mark);
-		if (c < q)
-			took |= take_next(L.low, nl, &pl, ws, &c, mark);
-		if (!took)
-			break;
-	}
-	for (long i = 0; c < q && i < n; i++)   /* too few candidates: the smallest free */
-		if (!mark[i]) {
-			ws[c++] = i;
-			mark[i] = 1;
-		}
-	for (long k = 0; k < c; k++)
-		mark[ws[k]] = 0;
+	svm_batch_take(L.up, nu, L.low, nl, ws, keep, q, n, mark);
 	free(block);
 	return RT_OK;
 }

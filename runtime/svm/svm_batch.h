@@ -36,6 +36,24 @@ rt_status svm_batch_select(const double *alpha, const double *G, const signed ch
 			   double Cp, double Cn, long *ws, long keep, long q, unsigned char *mark,
 			   rt_error *err);
 
+/* A selection candidate: its key (-y G in I_up's list, y G in I_low's)
+ * and point; the order: key descending, then point ascending. */
+typedef struct svm_batch_cand {
+	double key;
+	long i;
+} svm_batch_cand;
+
+/* The most candidates of each list a selection of q points can reach
+ * (each list gives at most q - keep points and skips at most keep kept
+ * points and q - keep taken from the other list). */
+#define SVM_BATCH_HEAD(q) (2 * (q) + 1)
+
+/* svm_batch_select's second half, from each list's best SVM_BATCH_HEAD(q)
+ * candidates in order (up[0..nu), low[0..nl)): fills ws[keep..q) of n
+ * points; mark as there. The GPU solver picks the heads on the device. */
+void svm_batch_take(const svm_batch_cand *up, long nu, const svm_batch_cand *low, long nl,
+		    long *ws, long keep, long q, long n, unsigned char *mark);
+
 /* The local SMO on a working set of q points: a, g (in/out), yw, Cw, QDw
  * ([q] each), Qw ([q][q] floats, row-major: Qw[k * q + l] = Q(ws_k, ws_l)).
  * Stops below max(eps, 0.1 * the first step's violation) or after

@@ -55,6 +55,12 @@ typedef struct bgpu {
 	long it0;                  /* resumed: the steps done before */
 	int done0;
 	svm_history *hist;
+	gpu_ptr alpha_d, pick;     /* alpha on the device; svm_batch_pick's lists */
+	long m;                    /* SVM_BATCH_HEAD(q): each list's head */
+	int P;                     /* the power of two >= m (the pick's sort) */
+	double *pickh;             /* pinned: the lists as svm_batch_pick writes them */
+	svm_batch_cand *up, *low;  /* [m] each: the lists' heads */
+	long nu, nl;
 	int profile;               /* EVOFORGE_SVM_BATCH_PROFILE set: each phase timed (syncs) */
 	double t_select, t_rows, t_local, t_grad, t_copy;   /* seconds per phase */
 	long sets;                 /* outer iterations */
@@ -214,6 +220,57 @@ static rt_status local_setup(bgpu *b, rt_error *err)
 	return RT_OK;
 }
 
+/* The device's side of the selection: alpha there, the lists' buffers,
+ * the sort's shared memory. */
+static rt_status pick_setup(bgpu *b, rt_error *err)
+{
+	size_t m = (size_t)(b->m = SVM_BATCH_HEAD(b->q)), bytes = 2 * m * 8 + (2 * m + 2) * 4;
+	rt_status st;
+	for (b->P = 1; b->P < (int)m; b->P *= 2)
+		;
+	if (!(b->up = rt_malloc(2 * m * sizeof *b->up, err)))
+		return RT_ERR_SYSTEM;
+	b->low = b->up + m;
+	if ((st = gpu_alloc_upload(b->ctx, b->alpha, (size_t)b->n * 8, &b->alpha_d, err)) ||
+	    (st = gpu_alloc(b->ctx, bytes, &b->pick, err)) ||
+	    (st = gpu_host_alloc(b->ctx, bytes, (void **)&b->pickh, err)))
+		return st;
+	return gpu_kernel_attrs(b->mod, "svm_batch_pick", b->P * 12, -1, err);
+}
+
+/* Each list's head picked on the device (svm_batch_pick; after set t - 1,
+ * whose new alpha it stores first) and brought back; *diff the violation
+ * (svm_batch_violation's: the lists' first keys). */
+static rt_status pick(bgpu *b, long t, double *diff, rt_error *err)
+{
+	int n = (int)b->n, qprev = t > 0 ? (int)b->q : 0, m = (int)b->m, P = b->P;
+	gpu_ptr newa = b->G + (gpu_ptr)n * 8, ws = b->in + (gpu_ptr)b->q * 8;
+	void *args[] = { &b->alpha_d, &b->G, &b->yd, &n, &b->Cp, &b->Cn, &newa, &ws, &qprev, &m, &P,
+			 &b->pick };
+	gpu_launch_cfg cfg = { { 2, 1, 1 }, { 1024, 1, 1 }, (unsigned)P * 12, NULL };
+	size_t bytes = 2 * (size_t)m * 8 + (2 * (size_t)m + 2) * 4;
+	double t0 = rt_now();
+	rt_status st = gpu_launch(b->mod, "svm_batch_pick", &cfg, args, err);
+	if (st || (st = gpu_download(b->ctx, b->pickh, b->pick, bytes, err)))
+		return st;
+	const int *idx = (const int *)(b->pickh + 2 * (size_t)m);
+	b->nu = idx[2 * m];
+	b->nl = idx[2 * m + 1];
+	for (long r = 0; r < b->nu; r++)
+		b->up[r] = (svm_batch_cand){ b->pickh[r], idx[r] };
+	for (long r = 0; r < b->nl; r++)
+		b->low[r] = (svm_batch_cand){ b->pickh[m + r], idx[m + r] };
+	*diff = (b->nu ? b->up[0].key : -INFINITY) + (b->nl ? b->low[0].key : -INFINITY);
+	b->t_select += rt_now() - t0;
+	return RT_OK;
+}
+
+/* G brought back (history rows, checkpoints and the end need it). */
+static rt_status fetch_g(bgpu *b, rt_error *err)
+{
+	return gpu_download(b->ctx, b->Gh, b->G, (size_t)b->n * 8, err);
+}
+
 /* The rows budget: gpu_cache_mb, else half the free device memory. */
 static rt_status row_budget(bgpu *b, double *bytes, rt_error *err)
 {
@@ -256,15 +313,16 @@ static rt_status setup(bgpu *b, const double *G0, rt_error *err)
 		memcpy(b->Gh, G0, (size_t)b->n * sizeof *G0);
 		st = b->d->sparse ? put_sparse(b, err) : put_dense(b, err);
 	}
-	if (st == RT_OK && (st = put_problem(b, err)) == RT_OK)
-		st = local_setup(b, err);
+	if (st == RT_OK && (st = put_problem(b, err)) == RT_OK && (st = local_setup(b, err)) == RT_OK)
+		st = pick_setup(b, err);
 	return st;
 }
 
 static void release(bgpu *b)
 {
 	gpu_ptr *p[] = { &b->xt, &b->xr, &b->xptr, &b->xcol, &b->xval, &b->sq, &b->yd, &b->QD,
-			 &b->rows, &b->QS, &b->G, &b->in, &b->nzd, &b->nzs, &b->nz };
+			 &b->rows, &b->QS, &b->G, &b->in, &b->nzd, &b->nzs, &b->nz, &b->alpha_d,
+			 &b->pick };
 	for (size_t k = 0; b->ctx && k < sizeof p / sizeof p[0]; k++)
 		if (*p[k])
 			gpu_free(b->ctx, *p[k]);
@@ -272,6 +330,9 @@ static void release(bgpu *b)
 		gpu_host_free(b->ctx, b->Gh);
 	if (b->ctx && b->inh)
 		gpu_host_free(b->ctx, b->inh);
+	if (b->ctx && b->pickh)
+		gpu_host_free(b->ctx, b->pickh);
+	free(b->up);
 	if (b->mod)
 		gpu_module_unload(b->mod);
 	if (b->ctx)
@@ -328,9 +389,7 @@ static rt_status outer_step(bgpu *b, long t, long *steps, rt_error *err)
 		b->ws[k] = b->ws[k + keep];
 	b->off = t == 0 ? 0 : (int)(b->off == 0 ? q / 2 : 0);
 	double t0 = rt_now();
-	if ((st = svm_batch_select(b->alpha, b->Gh, b->y, b->n, b->Cp, b->Cn, b->ws, keep, q, b->mark,
-				   err)) != RT_OK)
-		return st;
+	svm_batch_take(b->up, b->nu, b->low, b->nl, b->ws, keep, q, b->n, b->mark);
 	b->t_select += rt_now() - t0;
 	b->sets++;
 	for (long k = 0; k < q; k++) {
@@ -341,7 +400,8 @@ static rt_status outer_step(bgpu *b, long t, long *steps, rt_error *err)
 	    (st = launch_set(b, (int)keep, err)))
 		return st;
 	t0 = rt_now();
-	if ((st = gpu_download(b->ctx, b->Gh, b->G, ((size_t)b->n + q + 2) * 8, err)))
+	if ((st = gpu_download(b->ctx, b->Gh + b->n, b->G + (gpu_ptr)b->n * 8, ((size_t)q + 2) * 8,
+			       err)))
 		return st;
 	b->t_copy += rt_now() - t0;
 	for (long k = 0; k < q; k++)
@@ -354,6 +414,9 @@ static rt_status outer_step(bgpu *b, long t, long *steps, rt_error *err)
 
 static rt_status record(bgpu *b, long it, int done, int write, rt_error *err)
 {
+	rt_status st = fetch_g(b, err);
+	if (st != RT_OK)
+		return st;
 	return svm_ckpt_record(b->p->ckpt, b->p->ckpt_model, b->pair, b->n, b->alpha, b->Gh, it, done,
 			       b->hist, write, err);
 }
@@ -367,10 +430,13 @@ static int ckpt_due(svm_ckpt *ck, long prev, long it)
 	return svm_ckpt_due(ck, it);
 }
 
-static void history(bgpu *b, long prev, long it, int first)
+static rt_status history(bgpu *b, long prev, long it, int first, rt_error *err)
 {
-	if (b->hist && b->hist->every > 0 && (first || it / b->hist->every > prev / b->hist->every))
+	rt_status st = RT_OK;
+	if (b->hist && b->hist->every > 0 && (first || it / b->hist->every > prev / b->hist->every) &&
+	    (st = fetch_g(b, err)) == RT_OK)
 		svm_history_add(b->hist, it, b->alpha, b->Gh, b->y, b->n, b->Cp, b->Cn);
+	return st;
 }
 
 static long max_iter_of(const bgpu *b)
@@ -383,6 +449,9 @@ static long max_iter_of(const bgpu *b)
 static rt_status loop_end(bgpu *b, long it, long max_iter, int done, rt_error *err)
 {
 	svm_ckpt *ck = b->p->ckpt;
+	rt_status st = fetch_g(b, err);   /* the end's G: rho, the objective, the last rows */
+	if (st != RT_OK)
+		return st;
 	if (!done && it >= max_iter && b->p->limit_expected != 1 && !rt_stop_requested())
 		rt_warn("svm: reached the iteration limit (%ld) before the tolerance", max_iter);
 	if (b->hist && (done || it >= max_iter))
@@ -402,8 +471,10 @@ static rt_status outer_loop(bgpu *b, long *iterations, rt_error *err)
 	rt_status st = RT_OK;
 	for (; !done && it < max_iter && !rt_stop_requested(); t++) {
 		long steps = 0;
-		history(b, prev, it, t == 0);
-		double diff = svm_batch_violation(b->alpha, b->Gh, b->y, b->n, b->Cp, b->Cn);
+		double diff;
+		if ((st = history(b, prev, it, t == 0, err)) != RT_OK ||
+		    (st = pick(b, t, &diff, err)) != RT_OK)
+			return st;
 		if (diff < b->p->eps) {
 			done = 1;
 			break;

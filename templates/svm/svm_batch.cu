@@ -403,3 +403,179 @@ svm_batch_grad(double *G, const float *rows, int n, int npad, const double *nzd,
 		G[t] += acc;
 	}
 }
+
+/* ---- the working set's candidates: each list's head, on the device ------- */
+
+#define SVM_PICK_THREADS 1024
+
+/* Point i's key in list L (0: I_up by -y G, 1: I_low by y G) as a 64-bit
+ * word whose ascending order is the candidates' order (key descending; a
+ * zero key made +0, so that -0 and +0 tie as the host's == has them);
+ * 0: not in the list. */
+__device__ __forceinline__ int svm_pick_key(int L, double a, int yi, double C, double g,
+					    unsigned long long *word)
+{
+	const int in = L == 0 ? (yi > 0 ? a < C : a > 0) : (yi > 0 ? a > 0 : a < C);
+	double key = (L == 0) == (yi > 0) ? -g : g;
+	if (key == 0.0)
+		key = 0.0;
+	const unsigned long long sign = 0x8000000000000000ULL;
+	const unsigned long long bits = (unsigned long long)__double_as_longlong(key);
+	const unsigned long long asc = (bits & sign) ? ~bits : bits | sign;
+	*word = ~asc;
+	return in;
+}
+
+__device__ __forceinline__ double svm_pick_unkey(unsigned long long word)
+{
+	const unsigned long long sign = 0x8000000000000000ULL, asc = ~word;
+	return __longlong_as_double((long long)((asc & sign) ? asc & ~sign : ~asc));
+}
+
+/* The m-th smallest word of the list (radix select, 8 bits a pass):
+ * *below gets how many are smaller, the return value the word itself. */
+__device__ unsigned long long svm_pick_threshold(int L, const double *alpha, const double *G,
+						 const signed char *y, int n, double Cp, double Cn,
+						 int m, int *hist, int *below)
+{
+	__shared__ unsigned long long prefix_s;
+	__shared__ int left_s;
+	unsigned long long prefix = 0, mask = 0;
+	if (threadIdx.x == 0) {
+		prefix_s = 0;
+		left_s = m;
+	}
+	for (int shift = 56; shift >= 0; shift -= 8) {
+		for (int d = threadIdx.x; d < 256; d += blockDim.x)
+			hist[d] = 0;
+		__syncthreads();
+		prefix = prefix_s;
+		for (int i = threadIdx.x; i < n; i += blockDim.x) {
+			unsigned long long w;
+			const int yi = y[i];
+			if (svm_pick_key(L, alpha[i], yi, yi > 0 ? Cp : Cn, G[i], &w) && (w & mask) == prefix)
+				atomicAdd(&hist[(int)((w >> shift) & 255)], 1);
+		}
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			int left = left_s, d = 0;
+			while (hist[d] < left) {
+				left -= hist[d];
+				d++;
+			}
+			left_s = left;
+			prefix_s = prefix | ((unsigned long long)d << shift);
+		}
+		mask |= 255ULL << shift;
+		__syncthreads();
+	}
+	*below = m - left_s;
+	return prefix_s;
+}
+
+/* Bitonic sort of w[0..P), idx alongside, ascending by (w, idx); P a power of two. */
+__device__ void svm_pick_sort(unsigned long long *w, int *idx, int P)
+{
+	for (int k = 2; k <= P; k <<= 1)
+		for (int j = k >> 1; j > 0; j >>= 1) {
+			for (int i = threadIdx.x; i < P; i += blockDim.x) {
+				const int l = i ^ j;
+				if (l > i) {
+					const int up = (i & k) == 0;
+					const int gt = w[i] > w[l] || (w[i] == w[l] && idx[i] > idx[l]);
+					if (gt == up) {
+						const unsigned long long tw = w[i];
+						const int ti = idx[i];
+						w[i] = w[l];
+						idx[i] = idx[l];
+						w[l] = tw;
+						idx[l] = ti;
+					}
+				}
+			}
+			__syncthreads();
+		}
+}
+
+/* Block L (0: I_up, 1: I_low) writes its list's best min(m, count)
+ * candidates in order: keys to out[L * m ...] (double), points to
+ * (int *)(out + 2m) [L * m ...], the count to that int area's [2m + L].
+ * First the last set's new alpha (newa[0..q_prev) for points ws[..]) go into
+ * alpha (both blocks write the same values). Dynamic shared memory: P words
+ * and P ints, P the power of two >= m. */
+extern "C" __global__ void __launch_bounds__(SVM_PICK_THREADS)
+svm_batch_pick(double *alpha, const double *G, const signed char *y, int n, double Cp, double Cn,
+	       const double *newa, const int *ws, int q_prev, int m, int P, double *out)
+{
+	extern __shared__ unsigned long long pw[];
+	int *pidx = (int *)(pw + P);
+	__shared__ int hist[256], count_s, eq_s, taken_s;
+	const int L = blockIdx.x;
+	int *iout = (int *)(out + 2 * m);
+	for (int k = threadIdx.x; k < q_prev; k += blockDim.x)
+		alpha[ws[k]] = newa[k];
+	if (threadIdx.x == 0)
+		count_s = eq_s = taken_s = 0;
+	__syncthreads();
+	int valid = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x) {
+		unsigned long long w;
+		const int yi = y[i];
+		valid += svm_pick_key(L, alpha[i], yi, yi > 0 ? Cp : Cn, G[i], &w);
+	}
+	atomicAdd(&count_s, valid);
+	__syncthreads();
+	const int count = count_s, all = count <= m;
+	int below = 0;
+	const unsigned long long T = all ? ~0ULL : svm_pick_threshold(L, alpha, G, y, n, Cp, Cn, m, hist, &below);
+	const int need_eq = all ? 0 : m - below;
+	/* the candidates: all below T, then those at T by ascending point */
+	for (int i0 = 0; i0 < n; i0 += blockDim.x) {
+		const int i = i0 + threadIdx.x;
+		unsigned long long w = ~0ULL;
+		int in = 0;
+		if (i < n) {
+			const int yi = y[i];
+			in = svm_pick_key(L, alpha[i], yi, yi > 0 ? Cp : Cn, G[i], &w);
+		}
+		if (in && (all || w < T)) {
+			const int at = atomicAdd(&taken_s, 1);
+			pw[at] = w;
+			pidx[at] = i;
+		}
+		const int eq = in && !all && w == T;
+		if (__syncthreads_or(eq)) {   /* rare: ties at T, taken in point order */
+			if (eq) {
+				int rank = 0;
+				for (int t = i0; t < i; t++) {   /* the equal ones before i in this chunk */
+					unsigned long long v;
+					const int yt = y[t];
+					rank += svm_pick_key(L, alpha[t], yt, yt > 0 ? Cp : Cn, G[t], &v) && v == T;
+				}
+				if (eq_s + rank < need_eq) {
+					const int at = atomicAdd(&taken_s, 1);
+					pw[at] = w;
+					pidx[at] = i;
+				}
+			}
+			const int c = __syncthreads_count(eq);   /* every thread has read eq_s */
+			if (threadIdx.x == 0)
+				eq_s += c;
+			__syncthreads();
+		}
+	}
+	__syncthreads();
+	const int total = taken_s;
+	for (int r = total + threadIdx.x; r < P; r += blockDim.x) {
+		pw[r] = ~0ULL;
+		pidx[r] = 0x7fffffff;
+	}
+	__syncthreads();
+	svm_pick_sort(pw, pidx, P);
+	for (int r = threadIdx.x; r < total; r += blockDim.x) {
+		out[L * m + r] = svm_pick_unkey(pw[r]);
+		iout[L * m + r] = pidx[r];
+	}
+	if (threadIdx.x == 0)
+		iout[2 * m + L] = total;
+}
