@@ -29,6 +29,7 @@
 #define BATCH_ROW_THREADS 256    /* svm_batch.cu's SVM_THREADS */
 #define BATCH_ROWS_PER_BLOCK 16  /* its SVM_BATCH_ROWS (dense) */
 #define BATCH_GRAD_THREADS 128   /* its SVM_BATCH_GRAD_THREADS */
+#define BATCH_LOCAL_THREADS 256  /* its SVM_BATCH_LOCAL_THREADS by default */
 
 /* One problem on the device, and the host's side of it. */
 typedef struct bgpu {
@@ -80,6 +81,15 @@ static rt_status phase(bgpu *b, double *t0, double *acc, rt_error *err)
 	return RT_OK;
 }
 
+/* The local SMO's threads at most: BATCH_LOCAL_THREADS, or
+ * EVOFORGE_SVM_BATCH_LOCAL_THREADS (128, 256, 512 or 1024; for measuring). */
+static int local_threads_max(void)
+{
+	const char *env = getenv("EVOFORGE_SVM_BATCH_LOCAL_THREADS");
+	int t = env ? atoi(env) : 0;
+	return t == 128 || t == 256 || t == 512 || t == 1024 ? t : BATCH_LOCAL_THREADS;
+}
+
 rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
 {
 	char name[96];
@@ -93,6 +103,7 @@ rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, 
 	gen_line(src, "#define SVM_WSS %d", p->wss);
 	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
 	gen_line(src, "#define SVM_MODULE 3");
+	gen_line(src, "#define SVM_BATCH_LOCAL_THREADS %d", local_threads_max());
 	return gen_template(src, "svm/svm_batch.cu", err);
 }
 
@@ -206,14 +217,17 @@ static rt_status put_problem(bgpu *b, rt_error *err)
 	return st;
 }
 
-/* The local SMO's launch: q threads rounded up to warps; its q x q block in
- * shared memory when it fits (EVOFORGE_SVM_BATCH_SMEM=0: never). */
+/* The local SMO's launch: q threads rounded up to warps, at most
+ * local_threads_max() (each thread then owns several points); its q x q
+ * block in shared memory when it fits (EVOFORGE_SVM_BATCH_SMEM=0: never). */
 static rt_status local_setup(bgpu *b, rt_error *err)
 {
 	const char *env = getenv("EVOFORGE_SVM_BATCH_SMEM");
 	size_t base = (size_t)b->q * (5 * 8 + 1), block = (size_t)b->q * b->q * 4;
-	b->local_threads = (unsigned)((b->q + 31) / 32 * 32);
-	b->use_smem = !(env && !strcmp(env, "0")) && base + block + 2048 <= (size_t)b->smem_optin;
+	long threads = (b->q + 31) / 32 * 32, most = local_threads_max();
+	size_t stat = (size_t)(most / 32) * 68 + 64;   /* its static words: 68 bytes a warp */
+	b->local_threads = (unsigned)(threads < most ? threads : most);
+	b->use_smem = !(env && !strcmp(env, "0")) && base + block + stat <= (size_t)b->smem_optin;
 	b->local_smem = (unsigned)((base + (b->use_smem ? block : 0) + 7) / 8 * 8);
 	if (b->local_smem > 48 * 1024)
 		return gpu_kernel_attrs(b->mod, "svm_batch_local", (int)b->local_smem, -1, err);

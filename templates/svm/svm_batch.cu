@@ -8,10 +8,11 @@
  *                    dot product in double in feature order; sparse: CSR rows
  *                    by svm_row_csr_part), and while at it the entries of the
  *                    q x q block Q(ws_k, ws_l) into QS, indexed by slot;
- *   svm_batch_local  one block of q threads (thread k owns point ws_k) runs
- *                    the local SMO of svm_batch_local (svm_batch.c) with the
- *                    same arithmetic and tie rules: alpha of the set and the
- *                    nonzero changes, in order, out;
+ *   svm_batch_local  one block (up to SVM_BATCH_LOCAL_THREADS threads, each
+ *                    owning a few of the set's points) runs the local SMO of
+ *                    svm_batch_local (svm_batch.c) with the same arithmetic
+ *                    and tie rules: alpha of the set and the nonzero
+ *                    changes, in order, out;
  *   svm_batch_grad   G[t] += sum over the set's changes (in order) of
  *                    d_k * row_k[t], from 0 as the CPU sums.
  * Slots: the set's point k lives in slot (k + off) mod q, off alternating
@@ -32,6 +33,14 @@
 /* The largest working set (svm_batch.h's SVM_BATCH_MAX_Q). */
 #define SVM_BATCH_MAXQ 1024
 #define SVM_BATCH_GRAD_THREADS 128
+/* The local SMO's threads at most (svm_gpu_batch.c launches min(this, q
+ * rounded up to 32)): a power of two, 128 to 1024; each thread owns up to
+ * SVM_BATCH_LOCAL_R of the set's points. */
+#ifndef SVM_BATCH_LOCAL_THREADS
+#define SVM_BATCH_LOCAL_THREADS 256
+#endif
+#define SVM_BATCH_LOCAL_R (SVM_BATCH_MAXQ / SVM_BATCH_LOCAL_THREADS)
+#define SVM_BATCH_LOCAL_WARPS (SVM_BATCH_LOCAL_THREADS / 32)
 
 /* The slot of the set's point k. */
 __device__ __forceinline__ int svm_batch_slot(int k, int q, int off)
@@ -164,10 +173,20 @@ svm_batch_rows(const long long *ptr, const int *col, const float *val, const dou
 }
 #endif
 
-/* ---- the local SMO: one block, thread k the set's point k ---------------- */
+/* ---- the local SMO: one block, each thread a few of the set's points -------
+ * SVM_BATCH_LOCAL_THREADS threads at most (fewer when q is smaller: q rounded
+ * up to 32); thread x owns the points k = x + r * blockDim.x (r <
+ * SVM_BATCH_LOCAL_R; strided, so that the threads of a warp read adjacent
+ * entries of a Q row) and keeps their alpha, g, bound, QD and label in
+ * registers. A pick reduces the thread's own points, then its warp (shuffles
+ * down), then, after one barrier, the warps' bests (shuffles across
+ * SVM_BATCH_LOCAL_WARPS lanes). Fewer threads: less of the work every warp
+ * repeats (the cross-warp step, the pair's update, the loop's control) and
+ * cheaper barriers; the per-point work is the same. */
 
 /* Does (ov, oi) beat (*v, *i)? A candidate has an index >= 0; the larger
- * value wins, on ties the larger index (the CPU's upward `>=` scan). */
+ * value wins, on ties the larger index (the CPU's upward `>=` scan). A
+ * total order: any order of comparisons gives the same pick. */
 __device__ __forceinline__ int svm_batch_beats(double ov, int oi, double v, int i)
 {
 	return oi >= 0 && (i < 0 || ov > v || (ov == v && oi > i));
@@ -181,77 +200,81 @@ __device__ __forceinline__ void svm_batch_take(double *v, int *i, double ov, int
 	}
 }
 
-/* The block's best (v, i), in every thread: warps by shuffles, one barrier,
- * then every warp reduces the warps' bests (a total order: any order of
- * comparisons gives the same pick). wv, wi: [32] shared. */
-__device__ __forceinline__ void svm_batch_best(double *v, int *i, double *wv, int *wi)
+/* The same with a payload x that travels with the candidate. */
+__device__ __forceinline__ void svm_batch_take_x(double *v, int *i, float *x, double ov, int oi,
+						 float ox)
 {
-	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
+	if (svm_batch_beats(ov, oi, *v, *i)) {
+		*v = ov;
+		*i = oi;
+		*x = ox;
+	}
+}
+
+#define SVM_BATCH_FULL 0xffffffffu
+
+/* The warp's best (v, i) into lane 0. */
+__device__ __forceinline__ void svm_batch_warp_best(double *v, int *i)
+{
 	for (int o = 16; o > 0; o >>= 1)
-		svm_batch_take(v, i, __shfl_down_sync(0xffffffffu, *v, o),
-			       __shfl_down_sync(0xffffffffu, *i, o));
-	if (lane == 0) {
-		wv[warp] = *v;
-		wi[warp] = *i;
-	}
-	__syncthreads();
-	*v = lane < nw ? wv[lane] : 0.0;
-	*i = lane < nw ? wi[lane] : -1;
+		svm_batch_take(v, i, __shfl_down_sync(SVM_BATCH_FULL, *v, o),
+			       __shfl_down_sync(SVM_BATCH_FULL, *i, o));
+}
+
+__device__ __forceinline__ void svm_batch_warp_best_x(double *v, int *i, float *x)
+{
 	for (int o = 16; o > 0; o >>= 1)
-		svm_batch_take(v, i, __shfl_xor_sync(0xffffffffu, *v, o),
-			       __shfl_xor_sync(0xffffffffu, *i, o));
+		svm_batch_take_x(v, i, x, __shfl_down_sync(SVM_BATCH_FULL, *v, o),
+				 __shfl_down_sync(SVM_BATCH_FULL, *i, o),
+				 __shfl_down_sync(SVM_BATCH_FULL, *x, o));
 }
 
-/* Two such reductions at once (j and the largest y g over I_low). */
-__device__ __forceinline__ void svm_batch_best2(double *v, int *i, double *v2, int *i2, double *wv,
-						int *wi, double *wv2, int *wi2)
+/* After the barrier: the block's best of the warps' bests wv, wi, in every
+ * lane (each group of SVM_BATCH_LOCAL_WARPS lanes holds all of them). */
+__device__ __forceinline__ void svm_batch_warps_best(double *v, int *i, const double *wv,
+						     const int *wi)
+{
+	const int w = threadIdx.x % SVM_BATCH_LOCAL_WARPS, nw = blockDim.x / 32;
+	*v = w < nw ? wv[w] : 0.0;
+	*i = w < nw ? wi[w] : -1;
+	for (int o = SVM_BATCH_LOCAL_WARPS / 2; o > 0; o >>= 1)
+		svm_batch_take(v, i, __shfl_xor_sync(SVM_BATCH_FULL, *v, o),
+			       __shfl_xor_sync(SVM_BATCH_FULL, *i, o));
+}
+
+__device__ __forceinline__ void svm_batch_warps_best_x(double *v, int *i, float *x,
+						       const double *wv, const int *wi,
+						       const float *wx)
+{
+	const int w = threadIdx.x % SVM_BATCH_LOCAL_WARPS, nw = blockDim.x / 32;
+	*v = w < nw ? wv[w] : 0.0;
+	*i = w < nw ? wi[w] : -1;
+	*x = w < nw ? wx[w] : 0.0f;
+	for (int o = SVM_BATCH_LOCAL_WARPS / 2; o > 0; o >>= 1)
+		svm_batch_take_x(v, i, x, __shfl_xor_sync(SVM_BATCH_FULL, *v, o),
+				 __shfl_xor_sync(SVM_BATCH_FULL, *i, o),
+				 __shfl_xor_sync(SVM_BATCH_FULL, *x, o));
+}
+
+/* Q between the set's point r (its row's start rb: r * q in shared memory,
+ * slot(r) * q in QS) and the point of column c (k in shared memory, slot(k)
+ * in QS). */
+__device__ __forceinline__ float svm_batch_q(const float *sQ, const float *QS, int use_smem, int rb,
+					     int c)
+{
+	return use_smem ? sQ[rb + c] : __ldg(QS + rb + c);
+}
+
+/* The round's changes d that are not 0 (on), appended in the order of k
+ * (the points k = threadIdx.x + r blockDim.x of one round r): nzd their
+ * values, nzs their rows' slots; *at the count so far, in every thread. */
+__device__ __forceinline__ void svm_batch_changes(double d, int on, int k, int q, int off,
+						  double *nzd, int *nzs, int *at, int *wc)
 {
 	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
-	for (int o = 16; o > 0; o >>= 1) {
-		svm_batch_take(v, i, __shfl_down_sync(0xffffffffu, *v, o),
-			       __shfl_down_sync(0xffffffffu, *i, o));
-		svm_batch_take(v2, i2, __shfl_down_sync(0xffffffffu, *v2, o),
-			       __shfl_down_sync(0xffffffffu, *i2, o));
-	}
-	if (lane == 0) {
-		wv[warp] = *v;
-		wi[warp] = *i;
-		wv2[warp] = *v2;
-		wi2[warp] = *i2;
-	}
-	__syncthreads();
-	*v = lane < nw ? wv[lane] : 0.0;
-	*i = lane < nw ? wi[lane] : -1;
-	*v2 = lane < nw ? wv2[lane] : 0.0;
-	*i2 = lane < nw ? wi2[lane] : -1;
-	for (int o = 16; o > 0; o >>= 1) {
-		svm_batch_take(v, i, __shfl_xor_sync(0xffffffffu, *v, o),
-			       __shfl_xor_sync(0xffffffffu, *i, o));
-		svm_batch_take(v2, i2, __shfl_xor_sync(0xffffffffu, *v2, o),
-			       __shfl_xor_sync(0xffffffffu, *i2, o));
-	}
-}
-
-/* Q between the set's points r and c: from shared memory (the block in set
- * order) or from QS (by slot). */
-__device__ __forceinline__ float svm_batch_q(const float *sQ, const float *QS, int use_smem, int q,
-					     int off, int r, int c)
-{
-	if (use_smem)
-		return sQ[r * q + c];
-	return __ldg(QS + (size_t)svm_batch_slot(r, q, off) * q + svm_batch_slot(c, q, off));
-}
-
-/* The changes d_k = a_k - a_k(start) that are not 0, in the order of k:
- * nzd their values, nzs their rows' slots, *nz their count. */
-__device__ __forceinline__ void svm_batch_changes(double d, int act, int q, int off, double *nzd,
-						  int *nzs, int *nz, int *wc)
-{
-	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nw = blockDim.x / 32;
-	const int on = act && d != 0;
-	const unsigned b = __ballot_sync(0xffffffffu, on);
-	int base = 0, total = 0;
-	__syncthreads();   /* wc may be a reduction's, still being read */
+	const unsigned b = __ballot_sync(SVM_BATCH_FULL, on);
+	int base = *at, total = 0;
+	__syncthreads();   /* wc: the last round's readers */
 	if (lane == 0)
 		wc[warp] = __popc(b);
 	__syncthreads();
@@ -260,122 +283,265 @@ __device__ __forceinline__ void svm_batch_changes(double d, int act, int q, int 
 		total += wc[w];
 	}
 	if (on) {
-		const int at = base + __popc(b & ((1u << lane) - 1u));
-		nzd[at] = d;
-		nzs[at] = svm_batch_slot(threadIdx.x, q, off);
+		const int e = base + __popc(b & ((1u << lane) - 1u));
+		nzd[e] = d;
+		nzs[e] = svm_batch_slot(k, q, off);
 	}
-	if (threadIdx.x == 0)
-		*nz = total;
+	*at += total;
+}
+
+/* One thread's points: their values in registers (arrays of constant bound,
+ * every loop over them unrolled); m of them are the set's (k < q). */
+typedef struct svm_batch_pts {
+	double a[SVM_BATCH_LOCAL_R], g[SVM_BATCH_LOCAL_R], C[SVM_BATCH_LOCAL_R];
+	double QD[SVM_BATCH_LOCAL_R];
+	int y[SVM_BATCH_LOCAL_R], col[SVM_BATCH_LOCAL_R];   /* col: k, or its slot */
+	int m;
+} svm_batch_pts;
+
+/* The thread's points from the set (and into the shared copies). */
+__device__ __forceinline__ void svm_batch_load(svm_batch_pts *P, const double *G,
+					       const signed char *y, const double *QD,
+					       const double *a_in, const int *ws, int q, int off,
+					       double Cp, double Cn, int use_smem, double *sa,
+					       double *sg, double *sQD, signed char *sy)
+{
+	const int x = threadIdx.x, nt = blockDim.x;
+	P->m = q > x ? (q - x + nt - 1) / nt : 0;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++) {
+		const int k = x + r * nt;
+		P->a[r] = P->g[r] = P->C[r] = P->QD[r] = 0.0;
+		P->y[r] = 1;
+		P->col[r] = 0;
+		if (r < P->m) {
+			const int p = ws[k];
+			P->a[r] = a_in[k];
+			P->g[r] = G[p];
+			P->y[r] = y[p];
+			P->C[r] = P->y[r] > 0 ? Cp : Cn;
+			P->QD[r] = QD[p];
+			P->col[r] = use_smem ? k : svm_batch_slot(k, q, off);
+			sa[k] = P->a[r];
+			sg[k] = P->g[r];
+			sQD[k] = P->QD[r];
+			sy[k] = (signed char)P->y[r];
+		}
+	}
+}
+
+/* The thread's best i candidate: the largest -y g over I_up. */
+__device__ __forceinline__ void svm_batch_own_i(const svm_batch_pts *P, double *vi, int *ci)
+{
+	*vi = 0.0;
+	*ci = -1;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++) {
+		const double a = P->a[r], g = P->g[r];
+		if (r < P->m && (P->y[r] > 0 ? !(a >= P->C[r]) : !(a <= 0))) {
+			const double v = P->y[r] > 0 ? -g : g;
+			if (v == v)   /* NaN: never taken (>= is false) */
+				svm_batch_take(vi, ci, v, threadIdx.x + r * blockDim.x);
+		}
+	}
+}
+
+/* The thread's best j candidate (second order: the largest gain for i, its
+ * Q(i, j) in *xj; first order: the largest y g) and largest y g, over
+ * I_low. qi: Q(i, k) of the thread's points (second order). */
+__device__ __forceinline__ void svm_batch_own_j(const svm_batch_pts *P, const float *qi,
+						double gmax, double QDi, int yi, double *vj,
+						int *cj, float *xj, double *v2, int *c2)
+{
+	*vj = *v2 = 0.0;
+	*cj = *c2 = -1;
+	*xj = 0.0f;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++) {
+		const int k = threadIdx.x + r * blockDim.x, yk = P->y[r];
+		const double a = P->a[r];
+		if (r < P->m && (yk > 0 ? !(a <= 0) : !(a >= P->C[r]))) {
+			const double v = yk > 0 ? P->g[r] : -P->g[r];
+			if (v == v)
+				svm_batch_take(v2, c2, v, k);
+			if (SVM_WSS != 1) {
+				const double grad_diff = gmax + v;
+				if (grad_diff > 0) {
+					const double obj = -svm_wss2_gain(grad_diff, QDi, P->QD[r], yi,
+									  yk, (double)qi[r]);
+					if (obj == obj)
+						svm_batch_take_x(vj, cj, xj, -obj, k, qi[r]);
+				}
+			}
+		}
+	}
+	if (SVM_WSS == 1) {
+		*vj = *v2;
+		*cj = *c2;
+	}
+}
+
+/* Q(r, k) of the thread's points k, row r's start rb. */
+__device__ __forceinline__ void svm_batch_qrow(float *qr, const svm_batch_pts *P, const float *sQ,
+					       const float *QS, int use_smem, int rb)
+{
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++)
+		qr[r] = r < P->m ? svm_batch_q(sQ, QS, use_smem, rb, P->col[r]) : 0.0f;
+}
+
+/* The pair's update (every thread, from the step's values: the shared
+ * copy sa, sg of this step) and g of the thread's points; their new a and
+ * g into the other copy (na, ng). */
+__device__ __forceinline__ void svm_batch_step(svm_batch_pts *P, const float *qi, const float *qj,
+					       int i, int j, float qij, const double *sa,
+					       const double *sg, const double *sQD,
+					       const signed char *sy, double Cp, double Cn,
+					       double *na, double *ng)
+{
+	const int yi = sy[i], yj = sy[j];
+	double ai = sa[i], aj = sa[j];
+	const double old_i = ai, old_j = aj;
+	svm_update_pair(&ai, &aj, yi, yj, yi > 0 ? Cp : Cn, yj > 0 ? Cp : Cn, sg[i], sg[j], sQD[i],
+			sQD[j], (double)qij);
+	const double dai = ai - old_i, daj = aj - old_j;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++) {
+		const int k = threadIdx.x + r * blockDim.x;
+		if (r < P->m) {
+			P->a[r] = k == i ? ai : k == j ? aj : P->a[r];
+			P->g[r] += qi[r] * dai + qj[r] * daj;
+			na[k] = P->a[r];
+			ng[k] = P->g[r];
+		}
+	}
 }
 
 /* The local SMO (svm_batch.c's svm_batch_local step for step, at most
- * max_steps): a_in and ws the set's alpha and points, G the gradient. Out: out[0..q) the new
- * alpha, out[q] the steps, out[q + 1] the first step's violation; the
- * changes for svm_batch_grad. Dynamic shared memory: alpha and g twice
- * (the step's values are read from one copy while the other is written),
- * QD, then with use_smem the q x q block in set order, then y. Two
- * barriers a step (the two reductions, each with its own shared words, so
- * that one's writes never meet the other's reads). blockDim.x: q rounded
- * up to 32. */
-extern "C" __global__ void __launch_bounds__(SVM_BATCH_MAXQ)
+ * max_steps): a_in and ws the set's alpha and points, G the gradient. Out:
+ * out[0..q) the new alpha, out[q] the steps, out[q + 1] the first step's
+ * violation; the changes for svm_batch_grad. Dynamic shared memory: alpha
+ * and g twice (the step's values are read from one copy while the other is
+ * written), QD, then with use_smem the q x q block in set order, then y.
+ * Second order: two barriers a step (the i pick; j with gmax2, Q(i, j)
+ * travelling with j), each pick with its own shared words, so that one's
+ * writes never meet the other's reads. First order (j does not depend on
+ * i): both picks in one reduction, one barrier a step, its shared words
+ * alternating between steps. Q(i, k) is read once a step (j's gain and the
+ * g update), Q(j, k) as soon as j is known. blockDim.x: min(q rounded up
+ * to 32, SVM_BATCH_LOCAL_THREADS). */
+extern "C" __global__ void __launch_bounds__(SVM_BATCH_LOCAL_THREADS)
 svm_batch_local(const double *G, const signed char *y, const double *QD, const float *QS,
 		const double *a_in, const int *ws, int q, int off, double Cp, double Cn, double eps,
 		long long max_steps, int use_smem, double *out, double *nzd, int *nzs, int *nz)
 {
 	extern __shared__ double sm[];
-	__shared__ double wv[32], wvj[32], wv2[32];   /* the i, j and gmax2 reductions' */
-	__shared__ int wi[32], wij[32], wi2[32];
+	/* the warps' bests: i (and first order j) by parity, second order j
+	 * with Q(i, j), gmax2's */
+	__shared__ double wv[2][SVM_BATCH_LOCAL_WARPS], wvj[2][SVM_BATCH_LOCAL_WARPS];
+	__shared__ double wv2[SVM_BATCH_LOCAL_WARPS];
+	__shared__ int wi[2][SVM_BATCH_LOCAL_WARPS], wij[2][SVM_BATCH_LOCAL_WARPS];
+	__shared__ int wi2[SVM_BATCH_LOCAL_WARPS], wc[SVM_BATCH_LOCAL_WARPS];
+	__shared__ float wx[SVM_BATCH_LOCAL_WARPS];
 	double *sa = sm, *sg = sm + 2 * q, *sQD = sm + 4 * q;
 	float *sQ = (float *)(sm + 5 * q);
 	signed char *sy = (signed char *)(sQ + (use_smem ? q * q : 0));
-	const int k = threadIdx.x, act = k < q;
+	const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 	const double neg_inf = __longlong_as_double(0xfff0000000000000ULL);
-	double a = 0.0, g = 0.0, Ck = 0.0, QDk = 0.0, diff0 = 0.0;
-	int yk = 1, b = 0;
-	if (act) {
-		const int p = ws[k];
-		a = a_in[k];
-		g = G[p];
-		yk = y[p];
-		Ck = yk > 0 ? Cp : Cn;
-		QDk = QD[p];
-		sa[k] = a;
-		sg[k] = g;
-		sQD[k] = QDk;
-		sy[k] = (signed char)yk;
-	}
-	for (int e = k; use_smem && e < q * q; e += blockDim.x)
+	svm_batch_pts P;
+	float qi[SVM_BATCH_LOCAL_R], qj[SVM_BATCH_LOCAL_R];
+	double diff0 = 0.0;
+	int b = 0;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++)
+		qi[r] = qj[r] = 0.0f;
+	svm_batch_load(&P, G, y, QD, a_in, ws, q, off, Cp, Cn, use_smem, sa, sg, sQD, sy);
+	for (int e = threadIdx.x; use_smem && e < q * q; e += blockDim.x)
 		sQ[e] = QS[(size_t)svm_batch_slot(e / q, q, off) * q + svm_batch_slot(e % q, q, off)];
 	__syncthreads();
-	const double a0 = a;
 	long long steps = 0;
 	for (;;) {
-		/* i: the largest -y g over I_up */
-		double vi = 0.0;
-		int ci = -1;
-		if (act && (yk > 0 ? !(a >= Ck) : !(a <= 0))) {
-			vi = yk > 0 ? -g : g;
-			ci = vi == vi ? k : -1;   /* NaN: never taken (>= is false) */
+		double vi, vj, v2;
+		int ci, cj, c2;
+		float qij = 0.0f;
+		svm_batch_own_i(&P, &vi, &ci);
+		if (SVM_WSS == 1) {   /* i and j together, the words of parity b */
+			svm_batch_own_j(&P, qi, 0.0, 0.0, 1, &vj, &cj, &qij, &v2, &c2);
+			svm_batch_warp_best(&vi, &ci);
+			svm_batch_warp_best(&vj, &cj);
+			if (lane == 0) {
+				wv[b][warp] = vi;
+				wi[b][warp] = ci;
+				wvj[b][warp] = vj;
+				wij[b][warp] = cj;
+			}
+			__syncthreads();
+			svm_batch_warps_best(&vi, &ci, wv[b], wi[b]);
+			svm_batch_warps_best(&vj, &cj, wvj[b], wij[b]);
+			v2 = vj;
+			c2 = cj;
+		} else {
+			svm_batch_warp_best(&vi, &ci);
+			if (lane == 0) {
+				wv[0][warp] = vi;
+				wi[0][warp] = ci;
+			}
+			__syncthreads();
+			svm_batch_warps_best(&vi, &ci, wv[0], wi[0]);
 		}
-		svm_batch_best(&vi, &ci, wv, wi);
 		const int i = ci;
 		const double gmax = vi;
 		if (i < 0)
 			break;
-		/* j: second order (the largest gain = the smallest obj) or the
-		 * largest y g over I_low; gmax2: the largest y g over I_low */
-		const float qik = act ? svm_batch_q(sQ, QS, use_smem, q, off, i, k) : 0.0f;
-		double vj = 0.0, v2 = 0.0;
-		int cj = -1, c2 = -1;
-		if (act && (yk > 0 ? !(a <= 0) : !(a >= Ck))) {
-			const double v = yk > 0 ? g : -g;
-			c2 = v == v ? k : -1;
-			v2 = v;
-			if (SVM_WSS == 1) {
-				cj = c2;
-				vj = v;
-			} else {
-				const double grad_diff = gmax + v;
-				if (grad_diff > 0) {
-					const double obj = -svm_wss2_gain(grad_diff, sQD[i], QDk, sy[i], yk,
-									  (double)qik);
-					cj = obj == obj ? k : -1;
-					vj = -obj;
-				}
+		const int rbi = use_smem ? i * q : svm_batch_slot(i, q, off) * q;
+		svm_batch_qrow(qi, &P, sQ, QS, use_smem, rbi);
+		if (SVM_WSS != 1) {   /* j for i, with its Q(i, j); gmax2 */
+			svm_batch_own_j(&P, qi, gmax, sQD[i], sy[i], &vj, &cj, &qij, &v2, &c2);
+			svm_batch_warp_best_x(&vj, &cj, &qij);
+			svm_batch_warp_best(&v2, &c2);
+			if (lane == 0) {
+				wvj[0][warp] = vj;
+				wij[0][warp] = cj;
+				wx[warp] = qij;
+				wv2[warp] = v2;
+				wi2[warp] = c2;
 			}
+			__syncthreads();
+			svm_batch_warps_best_x(&vj, &cj, &qij, wvj[0], wij[0], wx);
+			svm_batch_warps_best(&v2, &c2, wv2, wi2);
 		}
-		svm_batch_best2(&vj, &cj, &v2, &c2, wvj, wij, wv2, wi2);
 		const double gmax2 = c2 >= 0 ? v2 : neg_inf, diff = gmax + gmax2;
 		if (steps == 0)
 			diff0 = diff;
 		if (cj < 0 || diff < fmax(eps, 0.1 * diff0) || steps >= max_steps)
 			break;
-		/* the pair's update, in every thread from the step's values */
 		const int j = cj;
-		const double *ra = sa + b * q, *rg = sg + b * q;
-		double ai = ra[i], aj = ra[j];
-		const double old_i = ai, old_j = aj;
-		svm_update_pair(&ai, &aj, sy[i], sy[j], sy[i] > 0 ? Cp : Cn, sy[j] > 0 ? Cp : Cn,
-				rg[i], rg[j], sQD[i], sQD[j],
-				(double)svm_batch_q(sQ, QS, use_smem, q, off, i, j));
-		const double dai = ai - old_i, daj = aj - old_j;
-		if (act) {
-			const float qjk = svm_batch_q(sQ, QS, use_smem, q, off, j, k);
-			a = k == i ? ai : k == j ? aj : a;
-			g += qik * dai + qjk * daj;
-			sa[(1 - b) * q + k] = a;
-			sg[(1 - b) * q + k] = g;
-		}
+		const int rbj = use_smem ? j * q : svm_batch_slot(j, q, off) * q;
+		svm_batch_qrow(qj, &P, sQ, QS, use_smem, rbj);
+		if (SVM_WSS == 1)
+			qij = svm_batch_q(sQ, QS, use_smem, rbi,
+					  use_smem ? j : svm_batch_slot(j, q, off));
+		svm_batch_step(&P, qi, qj, i, j, qij, sa + b * q, sg + b * q, sQD, sy, Cp, Cn,
+			       sa + (1 - b) * q, sg + (1 - b) * q);
 		b = 1 - b;
 		steps++;
 	}
-	if (act)
-		out[k] = a;
-	if (k == 0) {
+	int at = 0;
+#pragma unroll
+	for (int r = 0; r < SVM_BATCH_LOCAL_R; r++) {
+		const int k = threadIdx.x + r * blockDim.x;
+		double d = 0.0;
+		if (r < P.m) {
+			out[k] = P.a[r];
+			d = P.a[r] - a_in[k];
+		}
+		svm_batch_changes(d, r < P.m && d != 0, k, q, off, nzd, nzs, &at, wc);
+	}
+	if (threadIdx.x == 0) {
 		out[q] = (double)steps;
 		out[q + 1] = diff0;
+		*nz = at;
 	}
-	svm_batch_changes(a - a0, act, q, off, nzd, nzs, nz, wi);
 }
 
 /* G[t] += sum over the changes m (in order) of nzd[m] * row[t] of slot

@@ -1,11 +1,12 @@
 /* test_svm_batch_gpu.c: the GPU side of the batched working-set solver
  * (svm_gpu_batch.c, templates/svm/svm_batch.cu). Everywhere: the generated
  * module compiles under NVRTC for sm_90 for every kernel type, both rules,
- * dense and sparse rows, without spills in the local SMO. With a GPU (else
- * skipped with the reason): svm_gpu_batch_solve gives the CPU's
- * svm_batch_solve bit for bit (alpha, rho, objective, steps) on fresh
- * random dense and sparse data, RBF and linear, C-SVC and epsilon-SVR, the
- * q x q block in shared and in global memory, q a multiple of 32 or not;
+ * dense and sparse rows, without spills in the local SMO (also with 128
+ * and 1024 threads). With a GPU (else skipped with the reason):
+ * svm_gpu_batch_solve gives the CPU's svm_batch_solve bit for bit (alpha,
+ * rho, objective, steps) on fresh random dense and sparse data, RBF and
+ * linear, C-SVC and epsilon-SVR, the q x q block in shared and in global
+ * memory, q a multiple of 32 or not, one to four points a thread;
  * and svm_train on the GPU with solver = batch reaches SMO's objective. */
 #include <math.h>
 #include <setjmp.h>
@@ -171,6 +172,12 @@ static void gpu_equals_cpu(void **state)
 	csvc("sparse rbf q 128", &sparse, &p, 2, 2);
 	params(&p, SVM_LINEAR, 1, 0, SVM_WSS_FIRST, 1024);
 	csvc("sparse linear wss first q 1024", &sparse, &p, 1, 1);
+	params(&p, SVM_RBF, 2, 0.3, SVM_WSS_SECOND, 600);
+	csvc("dense rbf q 600 (3 points a thread)", &dense, &p, 2, 2);
+	params(&p, SVM_RBF, 1, 0.5, SVM_WSS_SECOND, 1024);
+	csvc("dense rbf q 1024", &dense, &p, 1, 1);
+	params(&p, SVM_RBF, 1, 0.5, SVM_WSS_FIRST, 520);
+	csvc("sparse rbf wss first q 520", &sparse, &p, 1, 1);
 	params(&p, SVM_RBF, 1, 0.5, SVM_WSS_SECOND, 64);
 	p.type = SVM_EPSILON_SVR;
 	svr("eps-SVR dense rbf q 64", &dense, &p);
@@ -212,13 +219,44 @@ static void train_dispatch(void **state)
 	svm_data_free(&d);
 }
 
+/* The module of kernel k, rule w, dense or sparse compiles for sm_90 and
+ * its kernels do not spill. */
+static void compile_one(int k, int w, int sparse)
+{
+	rt_error err;
+	int nopt;
+	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
+	const char *names[] = { "svm_batch_local", "svm_batch_rows", "svm_batch_grad" };
+	svm_params p;
+	gen_source src;
+	nvrtc_output out;
+	nvrtc_usage u;
+	memset(&src, 0, sizeof src);
+	params(&p, k, 1, 0.5, w, 0);
+	assert_int_equal(svm_gpu_batch_source(&p, sparse ? -1000 : 123, &src, &err), RT_OK);
+	if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
+		fail_msg("%s", err.msg);
+	for (int e = 0; e < 3; e++) {
+		if (nvrtc_parse_usage(out.log, names[e], &u, &err) != RT_OK)
+			fail_msg("%s: %s", names[e], err.msg);
+		printf("  %-30s %-15s %3d registers, %d bytes spilled, %d bytes stack\n", src.name,
+		       names[e], u.registers, u.spill_stores + u.spill_loads, u.stack_frame);
+		if (u.spill_stores + u.spill_loads != 0)
+			fail_msg("%s (%s): %d bytes spilled", names[e], src.name,
+				 u.spill_stores + u.spill_loads);
+	}
+	nvrtc_output_free(&out);
+	gen_free(&src);
+}
+
 /* Every kernel type and rule, dense and sparse, compiles for sm_90; the
- * local SMO (one block of up to 1024 threads) and the rows without spills. */
+ * local SMO and the rows without spills; the local SMO also with 128 and
+ * 1024 threads (EVOFORGE_SVM_BATCH_LOCAL_THREADS: 8 and 1 points a
+ * thread). */
 static void batch_kernels_compile(void **state)
 {
 	rt_error err;
-	int nopt, maj, min;
-	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
+	int maj, min;
 	(void)state;
 	if (nvrtc_open(&err) != RT_OK || nvrtc_version(&maj, &min, &err) != RT_OK) {
 		printf("SKIP: NVRTC not available: %s\n", err.msg);
@@ -226,30 +264,17 @@ static void batch_kernels_compile(void **state)
 	}
 	for (int k = 0; k < 4; k++)
 		for (int w = 0; w < 2; w++)
-			for (int sparse = 0; sparse < 2; sparse++) {
-				svm_params p;
-				gen_source src;
-				nvrtc_output out;
-				nvrtc_usage u;
-				if (sparse && k != SVM_RBF && w)
-					continue;   /* the sparse rows do not depend on the rule */
-				memset(&src, 0, sizeof src);
-				params(&p, k, 1, 0.5, w, 0);
-				assert_int_equal(svm_gpu_batch_source(&p, sparse ? -1000 : 123, &src, &err),
-						 RT_OK);
-				if (nvrtc_compile(src.name, src.text.data, "sm_90", opts, nopt, &out, &err) != RT_OK)
-					fail_msg("%s", err.msg);
-				const char *names[] = { "svm_batch_local", "svm_batch_rows", "svm_batch_grad" };
-				for (int e = 0; e < 3; e++) {
-					if (nvrtc_parse_usage(out.log, names[e], &u, &err) != RT_OK)
-						fail_msg("%s: %s", names[e], err.msg);
-					if (u.spill_stores + u.spill_loads != 0)
-						fail_msg("%s (%s): %d bytes spilled", names[e], src.name,
-							 u.spill_stores + u.spill_loads);
-				}
-				nvrtc_output_free(&out);
-				gen_free(&src);
-			}
+			for (int sparse = 0; sparse < 2; sparse++)
+				if (!sparse || k == SVM_RBF || !w)   /* sparse rows: rule-blind */
+					compile_one(k, w, sparse);
+	const char *threads[] = { "128", "1024" };
+	for (int t = 0; t < 2; t++) {
+		printf("  EVOFORGE_SVM_BATCH_LOCAL_THREADS=%s\n", threads[t]);
+		setenv("EVOFORGE_SVM_BATCH_LOCAL_THREADS", threads[t], 1);
+		for (int w = 0; w < 2; w++)
+			compile_one(SVM_RBF, w, 0);
+		unsetenv("EVOFORGE_SVM_BATCH_LOCAL_THREADS");
+	}
 }
 
 int main(void)
