@@ -82,7 +82,7 @@ static const char *const kernel_names[] = { "linear", "polynomial", "rbf", "sigm
 static const char *const type_names[] = { "c_svc", "nu_svc", "one_class", "epsilon_svr",
 					   "nu_svr", NULL };   /* = svm_type_names */
 static const char *const wss_names[] = { "second", "first", NULL };
-static const char *const solver_names[] = { "auto", "smo", "batch", NULL };  /* enum svm_solver */
+static const char *const solver_names[] = { "smo", "batch", "auto", NULL };  /* enum svm_solver */
 static const char *const gpu_kernel_names[] = { "persistent", "roles", NULL };  /* = gpu_roles */
 
 /* [svm] solver and batch_size (svm_batch.h): batch_size 0 or even in

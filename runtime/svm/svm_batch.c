@@ -44,8 +44,11 @@ long svm_batch_size(long n, long asked, double row_budget_bytes)
 
 int svm_batch_wanted(const svm_params *p, long n, const svm_extra *ex)
 {
-	/* auto: SMO everywhere for now (the rule is set after measuring the GPU) */
-	return p->solver == SVM_SOLVER_BATCH && !(ex && ex->nu) && n >= 4;
+	if ((ex && ex->nu) || n < 4)
+		return 0;
+	if (p->solver == SVM_SOLVER_AUTO)   /* measured: docs/svm.md, "The batched solver" */
+		return p->gpu && n >= SVM_BATCH_AUTO_MIN;
+	return p->solver == SVM_SOLVER_BATCH;
 }
 
 /* I_up / I_low membership of a point of sign y, alpha a and bound C
@@ -347,6 +350,8 @@ typedef struct batch {
 	long *nz;                  /* [q] the k with dw[k] != 0, ascending */
 	long nnz;
 	svm_history *hist;
+	int have_ws;               /* ws holds a set (formed, or from a checkpoint) */
+	int resume_ws;             /* the first set keeps the checkpoint's set's newer half */
 } batch;
 
 /* The diagonal K(x_i, x_i) as the SMO solver keeps it (double). */
@@ -411,10 +416,12 @@ static void batch_free(batch *b)
 }
 
 /* Outer iteration t's working set: the newer half of the last one kept
- * (with its rows; t == 0: none), the rest selected and their rows computed. */
+ * (with its rows; t == 0: none, unless resumed with the checkpoint's set,
+ * whose kept rows are then computed again), the rest selected and their
+ * rows computed. */
 static rt_status batch_next_set(batch *b, long t, rt_error *err)
 {
-	long q = b->q, keep = t == 0 ? 0 : q / 2;
+	long q = b->q, keep = t == 0 && !b->resume_ws ? 0 : q / 2, first = t == 0 ? 0 : keep;
 	rt_status st;
 	for (long k = 0; k < keep; k++) {   /* ws[keep..q) -> ws[0..keep), rows swapped */
 		long w = b->ws[k];
@@ -426,7 +433,8 @@ static rt_status batch_next_set(batch *b, long t, rt_error *err)
 	}
 	st = svm_batch_select(b->alpha, b->G, b->y, b->n, b->Cp, b->Cn, b->ws, keep, q, b->mark,
 			      err);
-	for (long k = keep; st == RT_OK && k < q; k++)
+	b->have_ws = 1;
+	for (long k = first; st == RT_OK && k < q; k++)
 		st = svm_q_row_fill(b->d, b->idx, b->y, b->n, &b->p->kernel, b->sq, b->pivot,
 				    b->ws[k], b->row[k], err);
 	return st;
@@ -485,8 +493,8 @@ static void grad_body(void *ctx, long begin, long end, int thread)
 /* Records the state in the run's checkpoint table (written as write says). */
 static rt_status batch_record(batch *b, long it, int done, int write, rt_error *err)
 {
-	return svm_ckpt_record(b->p->ckpt, b->p->ckpt_model, b->pair, b->n, b->alpha, b->G, it,
-			       done, b->hist, write, err);
+	return svm_ckpt_record_ws(b->p->ckpt, b->p->ckpt_model, b->pair, b->n, b->alpha, b->G, it,
+				  done, b->hist, b->ws, b->have_ws ? b->q : 0, write, err);
 }
 
 /* Is a checkpoint due after the outer iteration that took the steps from
@@ -574,9 +582,10 @@ static rt_status batch_run(batch *b, svm_binary *out, rt_error *err)
 	if (st == RT_OK && p->history &&
 	    (st = svm_history_start(&out->hist, b->n, p->history, err)) == RT_OK)
 		b->hist = &out->hist;
-	if (st == RT_OK && p->ckpt)
-		svm_ckpt_find(p->ckpt, p->ckpt_model, b->pair, b->n, b->alpha, b->G, &b->it0, &b->done0,
-			      b->hist);
+	if (st == RT_OK && p->ckpt &&
+	    svm_ckpt_find(p->ckpt, p->ckpt_model, b->pair, b->n, b->alpha, b->G, &b->it0, &b->done0,
+			  b->hist))
+		b->have_ws = b->resume_ws = svm_ckpt_find_ws(p->ckpt, p->ckpt_model, b->pair, b->ws, b->q);
 	return st == RT_OK ? batch_loop(b, &out->iterations, err) : st;
 }
 

@@ -4,7 +4,8 @@
  * history follows), alpha[n] and G[n] (doubles as this machine lays them
  * out), then with flag 2 its history: the interval, the row count and each
  * row's iteration, objective and violation (a checkpoint written before
- * history.csv has no flag 2). Spread over MPI ranks,
+ * history.csv has no flag 2), then with flag 4 the batch solver's last
+ * working set: its size q and its q points. Spread over MPI ranks,
  * every rank writes its own table (checkpoint-rank-R.bin) and a resume
  * merges a folder's files, keeping each problem's further state. */
 #include <stdlib.h>
@@ -57,7 +58,34 @@ static void entry_free(svm_ckpt_entry *e)
 {
 	free(e->alpha);
 	free(e->G);
+	free(e->ws);
 	svm_history_free(&e->hist);
+}
+
+/* Entry e's working set from f (flag 4). */
+static rt_status read_ws(rt_ckpt *f, svm_ckpt_entry *e, rt_error *err)
+{
+	uint64_t q, w;
+	rt_status st = rt_ckpt_get_u64(f, &q, err);
+	if (st != RT_OK)
+		return st;
+	if (q < 1 || q > (uint64_t)e->n || q > (f->state_size - f->pos) / 8)
+		return rt_fail(err, RT_ERR_INPUT, "%s: problem (model %ld, pair %ld): a working set "
+			       "of %llu points, expected 1 to %ld", f->path, e->model, e->pair,
+			       (unsigned long long)q, e->n);
+	if (!(e->ws = rt_malloc((size_t)q * sizeof *e->ws, err)))
+		return RT_ERR_SYSTEM;
+	for (uint64_t k = 0; k < q; k++) {
+		if ((st = rt_ckpt_get_u64(f, &w, err)) != RT_OK)
+			return st;
+		if (w >= (uint64_t)e->n)
+			return rt_fail(err, RT_ERR_INPUT, "%s: problem (model %ld, pair %ld): working-set "
+				       "point %llu of %ld", f->path, e->model, e->pair,
+				       (unsigned long long)w, e->n);
+		e->ws[k] = (long)w;
+	}
+	e->nws = (long)q;
+	return RT_OK;
 }
 
 /* Entry e's history from f (flag 2). */
@@ -108,7 +136,7 @@ static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 	if (st != RT_OK)
 		return st;
 	svm_ckpt_entry *had = lookup(ck, (long)v[0], (long)v[1]);
-	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 3 || v[3] > ((uint64_t)1 << 62) ||
+	if (v[2] < 1 || v[2] > (f->state_size - f->pos) / 16 || v[4] > 7 || v[3] > ((uint64_t)1 << 62) ||
 	    (had && had->n != (long)v[2]))
 		return rt_fail(err, RT_ERR_INPUT, "%s: a malformed problem (model %llu, pair %llu, %llu "
 			       "points)", f->path, (unsigned long long)v[0], (unsigned long long)v[1],
@@ -123,6 +151,8 @@ static rt_status read_entry(svm_ckpt *ck, rt_ckpt *f, rt_error *err)
 		st = rt_ckpt_get_bytes(f, e->G, (size_t)e->n * sizeof *e->G, err);
 	if (st == RT_OK && (v[4] & 2))
 		st = read_history(f, e, err);
+	if (st == RT_OK && (v[4] & 4))
+		st = read_ws(f, e, err);
 	if (had != e) {   /* the problem twice: keep the further state in had's place */
 		if (st == RT_OK && further(e, had)) {
 			svm_ckpt_entry t = *had;
@@ -254,17 +284,22 @@ static rt_status write_table(svm_ckpt *ck, rt_error *err)
 		rt_ckpt_put_u64(&b, (uint64_t)e->pair);
 		rt_ckpt_put_u64(&b, (uint64_t)e->n);
 		rt_ckpt_put_u64(&b, (uint64_t)e->iterations);
-		rt_ckpt_put_u64(&b, (uint64_t)e->done | (e->hist.every > 0 ? 2 : 0));
+		rt_ckpt_put_u64(&b, (uint64_t)e->done | (e->hist.every > 0 ? 2 : 0) | (e->nws > 0 ? 4 : 0));
 		rt_ckpt_put_bytes(&b, e->alpha, (size_t)e->n * sizeof *e->alpha);
 		rt_ckpt_put_bytes(&b, e->G, (size_t)e->n * sizeof *e->G);
-		if (e->hist.every == 0)
-			continue;
-		rt_ckpt_put_u64(&b, (uint64_t)e->hist.every);
-		rt_ckpt_put_u64(&b, (uint64_t)e->hist.n);
-		for (long r = 0; r < e->hist.n; r++) {
-			rt_ckpt_put_u64(&b, (uint64_t)e->hist.rows[r].iteration);
-			rt_ckpt_put_f64(&b, e->hist.rows[r].obj);
-			rt_ckpt_put_f64(&b, e->hist.rows[r].gap);
+		if (e->hist.every > 0) {
+			rt_ckpt_put_u64(&b, (uint64_t)e->hist.every);
+			rt_ckpt_put_u64(&b, (uint64_t)e->hist.n);
+			for (long r = 0; r < e->hist.n; r++) {
+				rt_ckpt_put_u64(&b, (uint64_t)e->hist.rows[r].iteration);
+				rt_ckpt_put_f64(&b, e->hist.rows[r].obj);
+				rt_ckpt_put_f64(&b, e->hist.rows[r].gap);
+			}
+		}
+		if (e->nws > 0) {
+			rt_ckpt_put_u64(&b, (uint64_t)e->nws);
+			for (long w = 0; w < e->nws; w++)
+				rt_ckpt_put_u64(&b, (uint64_t)e->ws[w]);
 		}
 	}
 	rt_status st = rt_ckpt_write(ck->plan.dir, "svm", ck->plan.spec, &b, err);
@@ -287,9 +322,46 @@ static rt_status copy_history(svm_ckpt_entry *e, const svm_history *h, rt_error 
 	return RT_OK;
 }
 
+/* Copies ws[0..q) into the entry's working set (q 0: none). */
+static rt_status copy_ws(svm_ckpt_entry *e, const long *ws, long q, rt_error *err)
+{
+	if (q != e->nws) {
+		free(e->ws);
+		e->ws = NULL;
+		e->nws = 0;
+		if (q > 0 && !(e->ws = rt_malloc((size_t)q * sizeof *ws, err)))
+			return RT_ERR_SYSTEM;
+		e->nws = q;
+	}
+	if (q > 0)
+		memcpy(e->ws, ws, (size_t)q * sizeof *ws);
+	return RT_OK;
+}
+
 rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
 			  const double *G, long iterations, int done, const svm_history *hist,
 			  int write, rt_error *err)
+{
+	return svm_ckpt_record_ws(ck, model, pair, n, alpha, G, iterations, done, hist, NULL, 0,
+				  write, err);
+}
+
+int svm_ckpt_find_ws(svm_ckpt *ck, long model, long pair, long *ws, long q)
+{
+	int found = 0;
+	pthread_mutex_lock(&ck->lock);
+	svm_ckpt_entry *e = lookup(ck, model, pair);
+	if (e && e->nws == q && q > 0) {
+		memcpy(ws, e->ws, (size_t)q * sizeof *ws);
+		found = 1;
+	}
+	pthread_mutex_unlock(&ck->lock);
+	return found;
+}
+
+rt_status svm_ckpt_record_ws(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
+			     const double *G, long iterations, int done, const svm_history *hist,
+			     const long *ws, long q, int write, rt_error *err)
 {
 	rt_status st = RT_OK;
 	pthread_mutex_lock(&ck->lock);
@@ -306,6 +378,8 @@ rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const dou
 		e->done = done;
 		if (hist && hist->every > 0)
 			st = copy_history(e, hist, err);
+		if (st == RT_OK)
+			st = copy_ws(e, ws, q, err);
 		if (st == RT_OK && write)
 			st = write_table(ck, err);
 	}

@@ -31,6 +31,7 @@ typedef struct svm_ckpt_entry {
 	int done;
 	double *alpha, *G;        /* [n] */
 	svm_history hist;         /* its history.csv rows so far (every 0: none) */
+	long nws, *ws;            /* the batch solver's last working set (nws 0: none) */
 } svm_ckpt_entry;
 
 typedef struct svm_ckpt {
@@ -67,5 +68,14 @@ int svm_ckpt_write_finished(const svm_ckpt *ck);
 rt_status svm_ckpt_record(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
 			  const double *G, long iterations, int done, const svm_history *hist,
 			  int write, rt_error *err);
+/* The same with the batch solver's last working set ws[0..q) (svm_batch.h:
+ * the next set keeps its newer half, so a resume that has it goes on bit
+ * for bit as the run would have). */
+rt_status svm_ckpt_record_ws(svm_ckpt *ck, long model, long pair, long n, const double *alpha,
+			     const double *G, long iterations, int done, const svm_history *hist,
+			     const long *ws, long q, int write, rt_error *err);
+/* The working set recorded for problem (model, pair) into ws[0..q): 1 when
+ * the table has one of exactly q points, else 0. */
+int svm_ckpt_find_ws(svm_ckpt *ck, long model, long pair, long *ws, long q);
 
 #endif

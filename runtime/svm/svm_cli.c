@@ -170,7 +170,7 @@ static rt_status flag_weight(const char *cmd, const char *flag, const char *v, t
 static rt_status flag_solver(const char *cmd, const char *flag, const char *v, train_flags *t,
 			     rt_error *err)
 {
-	static const char *const names[] = { "auto", "smo", "batch" };   /* enum svm_solver */
+	static const char *const names[] = { "smo", "batch", "auto" };   /* enum svm_solver */
 	if (flag[1] == 'B') {
 		TRY(flag_long(cmd, flag, v, 0, SVM_BATCH_MAX_Q, &t->p.batch_size, err));
 		if (t->p.batch_size % 2 || (t->p.batch_size > 0 && t->p.batch_size < 4))
@@ -245,6 +245,7 @@ static void train_defaults(train_flags *t)
 	t->p.eps = 0.001;
 	t->p.cache_mb = 100;
 	t->p.shrinking = 1;
+	t->p.solver = SVM_SOLVER_AUTO;
 	t->p.weight_label = t->weight_label;
 	t->p.weight = t->weight;
 }

@@ -19,8 +19,9 @@
 enum svm_wss { SVM_WSS_SECOND = 0, SVM_WSS_FIRST = 1 };
 /* The solver of each binary problem ([svm] solver, svm-train -S): LIBSVM's
  * SMO (svm_solver.c, svm_gpu.c) or batched working sets (svm_batch.h);
- * auto picks by svm_batch_wanted. */
-enum svm_solver { SVM_SOLVER_AUTO = 0, SVM_SOLVER_SMO = 1, SVM_SOLVER_BATCH = 2 };
+ * auto (the default of specs and svm-train) picks by svm_batch_wanted. A
+ * zeroed svm_params means SMO. */
+enum svm_solver { SVM_SOLVER_SMO = 0, SVM_SOLVER_BATCH = 1, SVM_SOLVER_AUTO = 2 };
 
 /* Rows stored sparse (CSR): row r's non-zeros are col[ptr[r] .. ptr[r + 1])
  * (0-based, ascending) with values val[...]. */

@@ -570,9 +570,9 @@ static rt_status solve_jobs(train_job *jobs, int count, rt_error *err)
  * [4, SVM_BATCH_MAX_Q], batch not with the nu forms. */
 static rt_status solver_check(const svm_params *p, const char *who, rt_error *err)
 {
-	if (p->solver < SVM_SOLVER_AUTO || p->solver > SVM_SOLVER_BATCH)
-		return rt_fail(err, RT_ERR_INPUT, "%s: solver %d: expected 0 (auto), 1 (smo) or 2 "
-			       "(batch)", who, p->solver);
+	if (p->solver < SVM_SOLVER_SMO || p->solver > SVM_SOLVER_AUTO)
+		return rt_fail(err, RT_ERR_INPUT, "%s: solver %d: expected 0 (smo), 1 (batch) or 2 "
+			       "(auto)", who, p->solver);
 	if (p->batch_size != 0 && (p->batch_size < 4 || p->batch_size > SVM_BATCH_MAX_Q ||
 				   p->batch_size % 2))
 		return rt_fail(err, RT_ERR_INPUT, "%s: batch size %ld: expected 0 (auto) or an even "

@@ -37,7 +37,7 @@
  * rounded up to 32)): a power of two, 128 to 1024; each thread owns up to
  * SVM_BATCH_LOCAL_R of the set's points. */
 #ifndef SVM_BATCH_LOCAL_THREADS
-#define SVM_BATCH_LOCAL_THREADS 256
+#define SVM_BATCH_LOCAL_THREADS 512
 #endif
 #define SVM_BATCH_LOCAL_R (SVM_BATCH_MAXQ / SVM_BATCH_LOCAL_THREADS)
 #define SVM_BATCH_LOCAL_WARPS (SVM_BATCH_LOCAL_THREADS / 32)
