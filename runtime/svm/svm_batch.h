@@ -17,7 +17,7 @@
  * points (not the nu forms), SMO otherwise and on the CPU (where the batch
  * solver recomputes rows that SMO's cache keeps: 2.7x slower on a9a). */
 #if !defined(SVM_BATCH_AUTO_MIN)
-#define SVM_BATCH_AUTO_MIN 16384
+#define SVM_BATCH_AUTO_MIN 16000
 #endif
 /* The largest working set (one GPU thread block). */
 #define SVM_BATCH_MAX_Q 1024

@@ -25,6 +25,7 @@
 #include "signals.h"
 #include "svm_batch.h"
 #include "svm_ckpt.h"
+#include "timeline.h"
 
 #define BATCH_ROW_THREADS 256    /* svm_batch.cu's SVM_THREADS */
 #define BATCH_ROWS_PER_BLOCK 16  /* its SVM_BATCH_ROWS (dense) */
@@ -313,7 +314,9 @@ static rt_status host_begin(bgpu *b, rt_error *err)
 static rt_status setup(bgpu *b, const double *G0, rt_error *err)
 {
 	double budget = 0;
+	rt_mark("svm batch: module");
 	rt_status st = open_module(b, err);
+	rt_mark("svm batch: buffers and points");
 	if (st == RT_OK && (st = row_budget(b, &budget, err)) == RT_OK) {
 		b->q = svm_batch_size(b->n, b->p->batch_size, budget);
 		if (b->q < 4 || b->q > SVM_BATCH_MAX_Q)
@@ -330,6 +333,7 @@ static rt_status setup(bgpu *b, const double *G0, rt_error *err)
 	}
 	if (st == RT_OK && (st = put_problem(b, err)) == RT_OK && (st = local_setup(b, err)) == RT_OK)
 		st = pick_setup(b, err);
+	rt_mark("svm batch: set up");
 	return st;
 }
 
@@ -519,6 +523,7 @@ static rt_status outer_loop(bgpu *b, long *iterations, rt_error *err)
 static rt_status run(bgpu *b, svm_binary *out, rt_error *err)
 {
 	const svm_params *p = b->p;
+	rt_mark("svm batch: initial gradient");
 	double *G0 = rt_malloc((size_t)b->n * sizeof *G0 + 1, err);
 	rt_status st = G0 ? RT_OK : RT_ERR_SYSTEM;
 	if (st == RT_OK)
@@ -537,6 +542,7 @@ static rt_status run(bgpu *b, svm_binary *out, rt_error *err)
 	double t0 = rt_now();
 	const char *prof = getenv("EVOFORGE_SVM_BATCH_PROFILE");
 	b->profile = prof && *prof && strcmp(prof, "0");
+	rt_mark("svm batch: loop");
 	if (st == RT_OK && (st = outer_loop(b, &out->iterations, err)) == RT_OK &&
 	    (rt_now() - t0 > 1 || b->profile))
 		rt_info("svm (GPU batch): %ld points, q %ld (the q x q block in %s memory), %ld steps "
@@ -583,7 +589,9 @@ rt_status svm_gpu_batch_solve(const svm_data *d, const long *idx, const signed c
 	} else {
 		svm_history_free(&out->hist);
 	}
+	rt_mark("svm batch: release");
 	release(&b);
+	rt_mark("svm batch: released");
 	if (st != RT_OK && st != RT_ERR_NOGPU)
 		rt_error_prefix(err, "svm (GPU batch)");
 	return st == RT_OK ? svm_check_solved(out, n, err) : st;
