@@ -136,25 +136,28 @@ static rt_status open_module(bgpu *b, rt_error *err)
 	return st;
 }
 
-/* Dense: the points column-major (npad rows, for the threads' reads of
- * x_t) and row-major (the pivots' features in a row). */
+/* Dense: the points row-major (the pivots' features in a row; d->x itself
+ * when the problem is the whole set in order) and column-major (npad rows,
+ * for the threads' reads of x_t), transposed on the device. */
 static rt_status put_dense(bgpu *b, rt_error *err)
 {
 	size_t nf = (size_t)b->d->nfeat, n = (size_t)b->n, np = (size_t)b->npad;
-	float *xt = rt_calloc(np * nf + 1, sizeof *xt, err);
-	float *xr = xt ? rt_malloc(n * nf * sizeof *xr + 1, err) : NULL;
-	rt_status st = xr ? RT_OK : RT_ERR_SYSTEM;
-	for (size_t t = 0; st == RT_OK && t < n; t++) {
-		const float *x = b->d->x + (size_t)b->idx[t] * nf;
-		memcpy(xr + t * nf, x, nf * sizeof *x);
-		for (size_t f = 0; f < nf; f++)
-			xt[f * np + t] = x[f];
-	}
-	if (st == RT_OK && (st = gpu_alloc_upload(b->ctx, xt, np * nf * sizeof *xt, &b->xt, err)) == RT_OK)
-		st = gpu_alloc_upload(b->ctx, xr, n * nf * sizeof *xr, &b->xr, err);
-	free(xt);
+	int whole = b->n == b->d->n, in = (int)n, inp = (int)np, inf = (int)nf;
+	for (size_t t = 0; whole && t < n; t++)
+		whole = b->idx[t] == (long)t;
+	float *xr = whole ? NULL : rt_malloc(n * nf * sizeof *xr + 1, err);
+	if (!whole && !xr)
+		return RT_ERR_SYSTEM;
+	for (size_t t = 0; !whole && t < n; t++)
+		memcpy(xr + t * nf, b->d->x + (size_t)b->idx[t] * nf, nf * sizeof *xr);
+	rt_status st = gpu_alloc_upload(b->ctx, whole ? b->d->x : xr, n * nf * sizeof *xr, &b->xr, err);
 	free(xr);
-	return st;
+	if (st != RT_OK || (st = gpu_alloc(b->ctx, np * nf * sizeof *xr, &b->xt, err)) != RT_OK)
+		return st;
+	void *args[] = { &b->xr, &b->xt, &in, &inp, &inf };
+	gpu_launch_cfg cfg = { { (unsigned)(np / 32), (unsigned)((nf + 31) / 32), 1 }, { 32, 8, 1 }, 0,
+			       NULL };
+	return gpu_launch(b->mod, "svm_batch_transpose", &cfg, args, err);
 }
 
 /* Sparse: the problem's points as CSR rows of their own. */

@@ -745,3 +745,21 @@ svm_batch_pick(double *alpha, const double *G, const signed char *y, int n, doub
 	if (threadIdx.x == 0)
 		iout[2 * m + L] = total;
 }
+
+/* Dense points: the row-major copy xr [n][nf] transposed into xt [nf][np]
+ * (column-major, the rows np - n of padding 0), 32 x 32 tiles. Block 32 x 8. */
+extern "C" __global__ void svm_batch_transpose(const float *xr, float *xt, int n, int np, int nf)
+{
+	__shared__ float tile[32][33];
+	const int t0 = blockIdx.x * 32, f0 = blockIdx.y * 32;
+	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+		const int t = t0 + r, f = f0 + threadIdx.x;
+		tile[r][threadIdx.x] = t < n && f < nf ? xr[(size_t)t * nf + f] : 0.0f;
+	}
+	__syncthreads();
+	for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+		const int f = f0 + r, t = t0 + threadIdx.x;
+		if (f < nf && t < np)
+			xt[(size_t)f * np + t] = tile[threadIdx.x][r];
+	}
+}
