@@ -28,7 +28,7 @@
 #include "timeline.h"
 
 #define BATCH_ROW_THREADS 256    /* svm_batch.cu's SVM_THREADS */
-#define BATCH_ROWS_PER_BLOCK 16  /* its SVM_BATCH_ROWS (dense) */
+#define BATCH_ROWS_PER_BLOCK 16  /* its SVM_BATCH_ROWS (dense) by default */
 #define BATCH_GRAD_THREADS 128   /* its SVM_BATCH_GRAD_THREADS */
 #define BATCH_LOCAL_THREADS 512  /* its SVM_BATCH_LOCAL_THREADS by default (H100, a9a q 1024: local SMO 0.338 s at 512 threads, 0.407 s at 256, 0.423 s at 1024, 0.585 s at 128) */
 
@@ -92,6 +92,15 @@ static int local_threads_max(void)
 	return t == 128 || t == 256 || t == 512 || t == 1024 ? t : BATCH_LOCAL_THREADS;
 }
 
+/* Dense rows per block of svm_batch_rows: BATCH_ROWS_PER_BLOCK, or
+ * EVOFORGE_SVM_BATCH_ROWS (8, 16 or 32; for measuring). */
+static int rows_per_block(void)
+{
+	const char *env = getenv("EVOFORGE_SVM_BATCH_ROWS");
+	int r = env ? atoi(env) : 0;
+	return r == 8 || r == 16 || r == 32 ? r : BATCH_ROWS_PER_BLOCK;
+}
+
 rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
 {
 	char name[96];
@@ -106,6 +115,7 @@ rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, 
 	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
 	gen_line(src, "#define SVM_MODULE 3");
 	gen_line(src, "#define SVM_BATCH_LOCAL_THREADS %d", local_threads_max());
+	gen_line(src, "#define SVM_BATCH_ROWS %d", rows_per_block());
 	return gen_template(src, "svm/svm_batch.cu", err);
 }
 
@@ -375,7 +385,7 @@ static rt_status launch_set(bgpu *b, int first, rt_error *err)
 	long long max_steps = (long long)SVM_BATCH_LOCAL_MAX * q;
 	unsigned xblocks = (unsigned)((n + BATCH_ROW_THREADS - 1) / BATCH_ROW_THREADS);
 	unsigned yblocks = b->d->sparse ? (unsigned)(q - first)
-			   : (unsigned)((q - first + BATCH_ROWS_PER_BLOCK - 1) / BATCH_ROWS_PER_BLOCK);
+			   : (unsigned)((q - first + rows_per_block() - 1) / rows_per_block());
 	void *dense[] = { &b->xt, &b->xr, &b->sq, &b->yd, &n, &npad, &kp, &ws, &q, &first, &off,
 			  &b->rows, &b->QS };
 	void *csr[] = { &b->xptr, &b->xcol, &b->xval, &b->sq, &b->yd, &n, &npad, &kp, &ws, &q, &first,

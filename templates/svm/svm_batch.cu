@@ -28,7 +28,9 @@
 
 /* Dense rows: new rows per block (their dot products side by side) and
  * features staged per trip (one per thread). */
+#ifndef SVM_BATCH_ROWS
 #define SVM_BATCH_ROWS 16
+#endif
 #define SVM_BATCH_FCHUNK SVM_THREADS
 /* The largest working set (svm_batch.h's SVM_BATCH_MAX_Q). */
 #define SVM_BATCH_MAXQ 1024
