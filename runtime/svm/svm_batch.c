@@ -497,9 +497,7 @@ static rt_status batch_record(batch *b, long it, int done, int write, rt_error *
 				  done, b->hist, b->ws, b->have_ws ? b->q : 0, write, err);
 }
 
-/* Is a checkpoint due after the outer iteration that took the steps from
- * prev to it (a multiple of --checkpoint-every passed, the time, a stop)? */
-static int batch_ckpt_due(svm_ckpt *ck, long prev, long it)
+int svm_batch_ckpt_due(svm_ckpt *ck, long prev, long it)
 {
 	if (rt_stop_requested())
 		return 1;
@@ -518,12 +516,11 @@ static void batch_history(batch *b, long prev, long it, int first)
 		svm_history_add(b->hist, it, b->alpha, b->G, b->y, b->n, b->Cp, b->Cn);
 }
 
-/* LIBSVM's iteration limit (smo_loop's). */
-static long batch_max_iter(const batch *b)
+long svm_batch_max_iter(const svm_params *p, long n)
 {
-	if (b->p->max_iter > 0)
-		return b->p->max_iter;
-	return b->n > LONG_MAX / 100 ? LONG_MAX : (100 * b->n > 10000000 ? 100 * b->n : 10000000);
+	if (p->max_iter > 0)
+		return p->max_iter;
+	return n > LONG_MAX / 100 ? LONG_MAX : (100 * n > 10000000 ? 100 * n : 10000000);
 }
 
 /* The end of the loop: the limit's warning, the last history row and the
@@ -544,7 +541,7 @@ static rt_status batch_end(batch *b, long it, long max_iter, int done, rt_error 
  * reach max_iter; a stop requested ends them between two. */
 static rt_status batch_loop(batch *b, long *iterations, rt_error *err)
 {
-	long max_iter = batch_max_iter(b), it = b->it0, prev = it;
+	long max_iter = svm_batch_max_iter(b->p, b->n), it = b->it0, prev = it;
 	int done = b->done0;
 	svm_ckpt *ck = b->p->ckpt;
 	rt_status st = RT_OK;
@@ -565,7 +562,7 @@ static rt_status batch_loop(batch *b, long *iterations, rt_error *err)
 			return st;
 		prev = it;
 		it += steps;
-		if (ck && batch_ckpt_due(ck, prev, it) && (st = batch_record(b, it, 0, 1, err)) != RT_OK)
+		if (ck && svm_batch_ckpt_due(ck, prev, it) && (st = batch_record(b, it, 0, 1, err)) != RT_OK)
 			return st;
 	}
 	*iterations = it;

@@ -77,6 +77,13 @@ rt_status svm_q_row_fill(const svm_data *d, const long *idx, const signed char *
 			 const svm_kernel_params *k, double *sq, double *pivot, long i, float *out,
 			 rt_error *err);
 
+/* LIBSVM's iteration limit (smo_loop's): p->max_iter, else max(10^7, 100 n). */
+long svm_batch_max_iter(const svm_params *p, long n);
+/* Is a checkpoint due after the outer iteration that took the local steps
+ * from prev to it (a multiple of --checkpoint-every passed, the time, a
+ * stop requested)? */
+int svm_batch_ckpt_due(struct svm_ckpt *ck, long prev, long it);
+
 /* svm_solve_general's problem solved by batches on the CPU / on device 0. */
 rt_status svm_batch_solve(const svm_data *d, const long *idx, const signed char *y, long n,
 			  const svm_params *p, double Cp, double Cn, const svm_extra *ex, long pair,

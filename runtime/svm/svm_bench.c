@@ -221,25 +221,33 @@ static void parse_predict(const char *line, bench_row *r)
 		r->acc = (double)right / (double)all;
 }
 
-/* svm-predict's accuracy for file with the model; NaN if it could not run. */
-static double libsvm_accuracy(const char *exe, const char *file, const bench_item *it,
-			      double limit)
+/* A peer's predict program's accuracy for file with model: the program is
+ * train_exe with its tail `train` (e.g. svm-train) made `predict`, else
+ * fallback on PATH; parse reads its output; NaN if it could not run. */
+static double peer_accuracy(const char *train_exe, const char *fallback, const char *file,
+			    const char *model, const bench_item *it, double limit,
+			    void (*parse)(const char *, bench_row *))
 {
 	char cmd[4 * RT_PATH_MAX], predict[RT_PATH_MAX];
 	bench_row r;
-	size_t len = strlen(exe);
-	snprintf(predict, sizeof predict, "svm-predict");
-	if (len >= 9 && !strcmp(exe + len - 9, "svm-train") && len + 2 < sizeof predict)
-		snprintf(predict, sizeof predict, "%.*ssvm-predict", (int)(len - 9), exe);
-	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s/predict.out'", predict, file, it->model_file,
-		 it->dir);
+	size_t len = strlen(train_exe);
+	snprintf(predict, sizeof predict, "%s", fallback);
+	if (len >= 5 && !strcmp(train_exe + len - 5, "train") && len + 4 < sizeof predict)
+		snprintf(predict, sizeof predict, "%.*spredict", (int)(len - 5), train_exe);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s/predict.out'", predict, file, model, it->dir);
 	memset(&r, 0, sizeof r);
-	r.acc = NAN;
-	if (run_tool(cmd, limit, parse_predict, &r) != 1)
+	r.acc = r.obj = NAN;
+	if (run_tool(cmd, limit, parse, &r) != 1)
 		r.acc = NAN;
 	snprintf(cmd, sizeof cmd, "%s/predict.out", it->dir);
 	remove(cmd);
 	return r.acc;
+}
+
+static double libsvm_accuracy(const char *exe, const char *file, const bench_item *it,
+			      double limit)
+{
+	return peer_accuracy(exe, "svm-predict", file, it->model_file, it, limit, parse_predict);
 }
 
 /* svm-train -h 0 -m 1000 on the item's written data; 0 if it could not run. */
@@ -295,21 +303,9 @@ static void parse_thunder(const char *line, bench_row *r)
 static double thunder_accuracy(const char *exe, const char *file, const bench_item *it,
 			       double limit)
 {
-	char cmd[4 * RT_PATH_MAX], predict[RT_PATH_MAX];
-	bench_row r;
-	size_t len = strlen(exe);
-	snprintf(predict, sizeof predict, "thundersvm-predict");
-	if (len >= 5 && !strcmp(exe + len - 5, "train") && len + 4 < sizeof predict)
-		snprintf(predict, sizeof predict, "%.*spredict", (int)(len - 5), exe);
-	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s/thunder.model' '%s/thunder.out'", predict, file,
-		 it->dir, it->dir);
-	memset(&r, 0, sizeof r);
-	r.acc = r.obj = NAN;
-	if (run_tool(cmd, limit, parse_thunder, &r) != 1)
-		r.acc = NAN;
-	snprintf(cmd, sizeof cmd, "%s/thunder.out", it->dir);
-	remove(cmd);
-	return r.acc;
+	char model[RT_PATH_MAX];
+	snprintf(model, sizeof model, "%s/thunder.model", it->dir);
+	return peer_accuracy(exe, "thundersvm-predict", file, model, it, limit, parse_thunder);
 }
 
 /* thundersvm-train on the item's written data (its defaults otherwise);

@@ -454,15 +454,6 @@ static rt_status record(bgpu *b, long it, int done, int write, rt_error *err)
 				  done, b->hist, b->ws, b->have_ws ? b->q : 0, write, err);
 }
 
-static int ckpt_due(svm_ckpt *ck, long prev, long it)
-{
-	if (rt_stop_requested())
-		return 1;
-	if (ck->plan.every > 0)
-		return it / ck->plan.every > prev / ck->plan.every;
-	return svm_ckpt_due(ck, it);
-}
-
 static rt_status history(bgpu *b, long prev, long it, int first, rt_error *err)
 {
 	rt_status st = RT_OK;
@@ -470,13 +461,6 @@ static rt_status history(bgpu *b, long prev, long it, int first, rt_error *err)
 	    (st = fetch_g(b, err)) == RT_OK)
 		svm_history_add(b->hist, it, b->alpha, b->Gh, b->y, b->n, b->Cp, b->Cn);
 	return st;
-}
-
-static long max_iter_of(const bgpu *b)
-{
-	if (b->p->max_iter > 0)
-		return b->p->max_iter;
-	return b->n > LONG_MAX / 100 ? LONG_MAX : (100 * b->n > 10000000 ? 100 * b->n : 10000000);
 }
 
 static rt_status loop_end(bgpu *b, long it, long max_iter, int done, rt_error *err)
@@ -498,7 +482,7 @@ static rt_status loop_end(bgpu *b, long it, long max_iter, int done, rt_error *e
  * or the local steps reach max_iter; a stop requested ends them between two. */
 static rt_status outer_loop(bgpu *b, long *iterations, rt_error *err)
 {
-	long max_iter = max_iter_of(b), it = b->it0, prev = it, t = 0;
+	long max_iter = svm_batch_max_iter(b->p, b->n), it = b->it0, prev = it, t = 0;
 	int done = b->done0;
 	double last_report = rt_now();
 	rt_status st = RT_OK;
@@ -520,7 +504,7 @@ static rt_status outer_loop(bgpu *b, long *iterations, rt_error *err)
 		}
 		prev = it;
 		it += steps;
-		if (b->p->ckpt && ckpt_due(b->p->ckpt, prev, it) && (st = record(b, it, 0, 1, err)) != RT_OK)
+		if (b->p->ckpt && svm_batch_ckpt_due(b->p->ckpt, prev, it) && (st = record(b, it, 0, 1, err)) != RT_OK)
 			return st;
 		if (rt_now() - last_report > 5) {
 			last_report = rt_now();
