@@ -81,6 +81,9 @@ typedef struct gp_evaluator {
 	/* Non-NULL: whole generations are bred and evaluated on the device
 	 * (gp_gpu_breed.h) and the calls above are not used. */
 	struct gp_gpu_breeder *breeder;
+	/* Non-NULL: [gp] optimise_constants runs its Levenberg-Marquardt on the
+	 * device (gp_constopt_population_gpu), else on the host. */
+	struct gp_constopt_gpu *constopt;
 } gp_evaluator;
 
 /* Default number of offspring ranges per generation for asynchronous

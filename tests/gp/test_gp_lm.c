@@ -17,14 +17,19 @@
 #include <cmocka.h>
 #include "gen.h"
 #include "gp/gp_constopt.h"
+#include "gp/gp.h"
 #include "gp/gp_conv.h"
+#include "gp/gp_eval.h"
 #include "gp/gp_problem.h"
 #include "gp/gp_scale.h"
 #include "gp/gp_tree.h"
 #include "gpu.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "out.h"
 #include "rng.h"
+#include "spec.h"
+#include "../test_tmp.h"
 
 /* ---- NVRTC: the kernel for sm_90, every stack depth ------------------------------ */
 
@@ -292,6 +297,74 @@ static void gpu_thousand(void **state)
 	gp_cases_free(&c);
 }
 
+/* ---- in a run: gp_evolve_with with the device's LM (as gp.c sets it for GPU runs) ---- */
+
+static rt_status eval_lgp2d(void *ctx, const gp_packed *pop, const gp_cases *cases,
+			    double *fitness, rt_error *err)
+{
+	(void)ctx;
+	return gp_eval_cpu(pop, cases, GP_EVAL_LGP2D, fitness, err);
+}
+
+/* y = 2.5 sin(1.7 x) + 0.3 x^2, population 200, 8 generations, the 20 best
+ * fitted each generation: the run with the GPU's LM completes, its best is
+ * the evaluator's fitness of its best program, and it is printed beside
+ * the host LM's run (the same when both LMs give the same floats). */
+static void gpu_in_run(void **state)
+{
+	(void)state;
+	if (!have_gpu())
+		skip();
+	char path[300], text[900];
+	rt_buf b = {0};
+	rt_rng rng;
+	rt_rng_init(&rng, 8, 0);
+	rt_buf_puts(&b, "x,y\n");
+	for (int i = 0; i < 500; i++) {
+		double x = rt_rng_range(&rng, -3.0, 3.0);
+		rt_buf_printf(&b, "%.6f,%.9g\n", x, 2.5 * sin(1.7 * x) + 0.3 * x * x);
+	}
+	snprintf(path, sizeof path, "%s/run.csv", tmpdir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(b.data, f);
+	fclose(f);
+	rt_buf_free(&b);
+	double best[2];
+	for (int k = 0; k < 2; k++) {
+		rt_error err = {0};
+		rt_spec spec;
+		gp_problem p;
+		gp_result r;
+		memset(&spec, 0, sizeof spec);
+		memset(&p, 0, sizeof p);
+		snprintf(text, sizeof text, "[problem]\nkind = gp\n[gp]\npopulation = 200\n"
+			 "generations = 8\nstop_on_success = false\noptimise_constants = 20\n"
+			 "functions = + - * / sin cos exp log sqrt square\n[data]\n"
+			 "source = csv\nfile = %s\nlabel = y\nfitness = mse\n", path);
+		assert_int_equal(rt_spec_load_text(&spec, "t.ini", text, &err), RT_OK);
+		assert_int_equal(gp_problem_load(&spec, &p, &err), RT_OK);
+		gp_evaluator ev = { .eval = eval_lgp2d, .form = GP_FORM_LGP };
+		if (k)
+			assert_int_equal(gp_constopt_gpu_open(&p.cases, &ev.constopt, &err), RT_OK);
+		if (gp_evolve_with(&p, 3, &ev, &r, &err) != RT_OK)
+			fail_msg("%s", err.msg);
+		gp_constopt_gpu_close(ev.constopt);
+		best[k] = r.best_fitness;
+		gp_packed pk;
+		gp_packed_init(&pk);
+		double fb;
+		assert_int_equal(gp_pack_lgp(&pk, &r.best, 1, &err), RT_OK);
+		assert_int_equal(gp_eval_cpu(&pk, &p.cases, GP_EVAL_LGP2D, &fb, &err), RT_OK);
+		assert_true(fb == r.best_fitness && isfinite(fb));
+		gp_packed_free(&pk);
+		gp_result_free(&r);
+		gp_problem_free(&p);
+		rt_spec_free(&spec);
+	}
+	printf("best fitness: host LM %.9g, gpu LM %.9g\n", best[0], best[1]);
+}
+
 /* ---- bench ---------------------------------------------------------------------------- */
 
 static double now_s(void)
@@ -348,6 +421,12 @@ static int bench(void)
 	return 0;
 }
 
+static int group_setup(void **state)
+{
+	(void)state;
+	return tmp_setup("gp-lm");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
@@ -358,6 +437,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gpu_random_plain),
 		cmocka_unit_test(gpu_random_scaled),
 		cmocka_unit_test(gpu_thousand),
+		cmocka_unit_test(gpu_in_run),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, group_setup, tmp_teardown);
 }
