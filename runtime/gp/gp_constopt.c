@@ -411,19 +411,38 @@ rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *c
 	return fitness_of(pk, t, cases, mse, err);
 }
 
-rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			   int m, const float *orig, double before, double *mse, rt_error *err)
+/* The checks of gp_constopt_keep with t's new fitness `after` known (pk:
+ * scratch), and orig back when they fail. */
+static rt_status judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx, int m,
+		       const float *orig, double before, double after, double *mse, rt_error *err)
 {
-	/* The evaluator's own sum decides: never hand back a worse program, nor
-	 * one the float evaluation does not render (outputs_faithful). */
-	rt_status st = fitness_of(pk, t, cases, mse, err);
-	if (st || !(*mse < before) || !constants_moderate(t, idx, m) ||
-	    !outputs_faithful(t, pk, cases)) {
+	int ok = after < before && constants_moderate(t, idx, m);
+	rt_status st = RT_OK;
+	if (ok && !(st = gp_pack_lgp(pk, t, 1, err)))
+		ok = outputs_faithful(t, pk, cases);
+	*mse = after;
+	if (!ok || st) {
 		for (int k = 0; k < m; k++)
 			t->nodes[idx[k]].value = orig[k];
 		*mse = before;
 	}
 	return st;
+}
+
+rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
+			   int m, const float *orig, double before, double *mse, rt_error *err)
+{
+	/* The evaluator's own sum decides: never hand back a worse program, nor
+	 * one the float evaluation does not render (outputs_faithful). */
+	double after;
+	rt_status st = fitness_of(pk, t, cases, &after, err);
+	if (st) {
+		for (int k = 0; k < m; k++)
+			t->nodes[idx[k]].value = orig[k];
+		*mse = before;
+		return st;
+	}
+	return judge(pk, t, cases, idx, m, orig, before, after, mse, err);
 }
 
 rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double *mse,

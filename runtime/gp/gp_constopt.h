@@ -93,6 +93,11 @@ rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *c
  * back. *mse: t's fitness as returned. */
 rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
 			   int m, const float *orig, double before, double *mse, rt_error *err);
+/* The same with t's new fitness `after` known (pk: scratch): the checks,
+ * and orig back when they fail. */
+rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
+			    int m, const float *orig, double before, double after, double *mse,
+			    rt_error *err);
 
 /* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
 
@@ -144,6 +149,11 @@ rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *c
  * back. *mse: t's fitness as returned. */
 rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
 			   int m, const float *orig, double before, double *mse, rt_error *err);
+/* The same with t's new fitness `after` known (pk: scratch): the checks,
+ * and orig back when they fail. */
+rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
+			    int m, const float *orig, double before, double after, double *mse,
+			    rt_error *err);
 
 /* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
 
@@ -223,6 +233,11 @@ rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *c
  * back. *mse: t's fitness as returned. */
 rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
 			   int m, const float *orig, double before, double *mse, rt_error *err);
+/* The same with t's new fitness `after` known (pk: scratch): the checks,
+ * and orig back when they fail. */
+rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
+			    int m, const float *orig, double before, double after, double *mse,
+			    rt_error *err);
 
 /* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
 

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "gen.h"
 #include "gp_conv.h"
 #include "gp_constopt.h"
+#include "gp_eval.h"
 #include "gpu.h"
 #include "nvrtc.h"
 
@@ -283,31 +285,112 @@ static rt_status batch_run(gp_constopt_gpu *g, gpl_batch *b, int steps, rt_error
 	return gpu_download(g->ctx, b->obj, g->buf[4], (size_t)b->np * sizeof(double), err);
 }
 
-/* Picks and packs the programs (the fitness before of each; deep ones and
- * those without constants judged at once on the host, as gp_constopt_tree). */
-static rt_status batch_fill(gpl_batch *b, gp_packed *pk, gp_tree *pop, double *fitness,
-			    const int *order, int got, const gp_cases *cases, int steps,
+/* Per-program host work over the thread pool (cpu.h), each program
+ * evaluated alone as gp_constopt_tree does (so bit for bit the host path's
+ * numbers): mode 0, the fitness of pop[which[i]] into out[i]; mode 1, the
+ * fit of batch program i judged (gp_constopt_keep) into out[i]. */
+typedef struct par_job {
+	int mode;
+	gp_tree *pop;
+	const int *which;
+	const gpl_batch *b;
+	const gp_cases *cases;
+	double *out;
+	gp_packed *pk;       /* per thread */
+	rt_error *errs;      /* per thread */
+	rt_status *sts;      /* per thread */
+} par_job;
+
+static void par_body(void *ctx, long begin, long end, int thread)
+{
+	par_job *j = ctx;
+	for (long i = begin; i < end && !j->sts[thread]; i++) {
+		gp_packed *pk = &j->pk[thread];
+		rt_error *e = &j->errs[thread];
+		if (j->mode == 0) {
+			j->sts[thread] = gp_constopt_fitness(pk, &j->pop[j->which[i]], j->cases, &j->out[i], e);
+		} else {
+			const gpl_batch *b = j->b;
+			int m = (int)(b->coff[i + 1] - b->coff[i]);
+			j->sts[thread] = gp_constopt_keep(pk, &j->pop[b->which[i]], j->cases, b->idx[i], m,
+							  b->consts + b->coff[i], b->before[i], &j->out[i], e);
+		}
+	}
+}
+
+static rt_status par_run(par_job *j, long n, rt_error *err)
+{
+	int nt = cpu_threads() > 0 ? cpu_threads() : 1;
+	rt_status st = RT_OK;
+	if (n == 0)
+		return RT_OK;
+	j->pk = rt_calloc((size_t)nt, sizeof *j->pk, err);
+	j->errs = j->pk ? rt_calloc((size_t)nt, sizeof *j->errs, err) : NULL;
+	j->sts = j->errs ? rt_calloc((size_t)nt, sizeof *j->sts, err) : NULL;
+	if (!j->sts)
+		st = err->status;
+	for (int t = 0; !st && t < nt; t++)
+		gp_packed_init(&j->pk[t]);
+	if (!st)
+		st = cpu_parallel_for(n, 1, par_body, j, err);
+	for (int t = 0; j->sts && t < nt; t++) {
+		if (!st && j->sts[t]) {
+			*err = j->errs[t];
+			st = j->sts[t];
+		}
+		gp_packed_free(&j->pk[t]);
+	}
+	free(j->pk);
+	free(j->errs);
+	free(j->sts);
+	return st;
+}
+
+/* Packs the picked programs with constants into b (their fitness before
+ * in b->before); fits the deep ones on the host (gp_constopt_tree) and
+ * takes the evaluator's MSE of those without constants, as the host path. */
+static rt_status batch_fill(gpl_batch *b, gp_tree *pop, double *fitness,
+			    int *order, int got, const gp_cases *cases, int steps,
 			    rt_error *err)
 {
-	for (int j = 0; j < got; j++) {
-		gp_tree *t = &pop[order[j]];
-		int idx[GP_CONSTOPT_MAX_CONSTS], m = gp_constopt_constants(t, idx), need = stack_need(t);
-		double before, mse;
-		rt_status st;
-		if (need > GPL_MAX_STACK) {
-			st = gp_constopt_tree(t, cases, steps, &mse, err);
-		} else {
-			st = gp_constopt_fitness(pk, t, cases, &before, err);
-			mse = before;
-		}
-		if (st)
-			return st;
-		if (need <= GPL_MAX_STACK && m > 0)
-			batch_add(b, t, order[j], idx, m, need, before);
-		else if (mse < fitness[order[j]])
+	int nl = 0;
+	rt_status st = RT_OK;
+	for (int j = 0; j < got && !st; j++) {   /* the deep ones now; the rest to order[0..nl) */
+		double mse;
+		if (stack_need(&pop[order[j]]) <= GPL_MAX_STACK)
+			order[nl++] = order[j];
+		else if (!(st = gp_constopt_tree(&pop[order[j]], cases, steps, &mse, err)) &&
+			 mse < fitness[order[j]])
 			fitness[order[j]] = mse;
 	}
+	double *before = b->obj;   /* scratch until the kernel fills it */
+	par_job job = { 0, pop, order, b, cases, before, NULL, NULL, NULL };
+	if (st || (st = par_run(&job, nl, err)))
+		return st;
+	for (int j = 0; j < nl; j++) {
+		gp_tree *t = &pop[order[j]];
+		int idx[GP_CONSTOPT_MAX_CONSTS], m = gp_constopt_constants(t, idx);
+		if (m > 0)
+			batch_add(b, t, order[j], idx, m, stack_need(t), before[j]);
+		else if (before[j] < fitness[order[j]])
+			fitness[order[j]] = before[j];
+	}
 	return RT_OK;
+}
+
+/* The fits into the trees, judged by the evaluator (gp_constopt_keep). */
+static rt_status batch_judge(gpl_batch *b, gp_tree *pop, double *fitness, const gp_cases *cases,
+			     rt_error *err)
+{
+	for (int p = 0; p < b->np; p++)
+		for (unsigned q = b->coff[p]; q < b->coff[p + 1]; q++)
+			pop[b->which[p]].nodes[b->idx[p][q - b->coff[p]]].value = b->fitted[q];
+	par_job job = { 1, pop, NULL, b, cases, b->obj, NULL, NULL, NULL };
+	rt_status st = par_run(&job, b->np, err);
+	for (int p = 0; !st && p < b->np; p++)
+		if (b->obj[p] < fitness[b->which[p]])
+			fitness[b->which[p]] = b->obj[p];
+	return st;
 }
 
 rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *fitness, int n,
@@ -323,28 +406,15 @@ rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *f
 	int *order = rt_malloc(((size_t)(k < n ? k : n) + 1) * sizeof *order, err);
 	int got = order ? gp_constopt_pick(fitness, n, k, order, err) : -1;
 	gpl_batch b;
-	gp_packed pk;
-	gp_packed_init(&pk);
 	memset(&b, 0, sizeof b);
 	st = got < 0 ? err->status : RT_OK;
 	if (!st && got > 0 && cases->fitness != GP_FIT_MSE)
 		st = rt_fail(err, RT_ERR_INPUT, "constant optimisation needs mse fitness cases");
 	if (!st && got > 0 && !(st = batch_alloc(&b, got, pop, order, err)) &&
-	    !(st = batch_fill(&b, &pk, pop, fitness, order, got, cases, steps, err)) && b.np > 0)
-		st = batch_run(g, &b, steps, err);
-	for (int p = 0; !st && p < b.np; p++) {
-		gp_tree *t = &pop[b.which[p]];
-		int m = (int)(b.coff[p + 1] - b.coff[p]);
-		double mse;
-		for (int q = 0; q < m; q++)
-			t->nodes[b.idx[p][q]].value = b.fitted[b.coff[p] + q];
-		st = gp_constopt_keep(&pk, t, cases, b.idx[p], m, b.consts + b.coff[p], b.before[p],
-				      &mse, err);
-		if (!st && mse < fitness[b.which[p]])
-			fitness[b.which[p]] = mse;
-	}
+	    !(st = batch_fill(&b, pop, fitness, order, got, cases, steps, err)) && b.np > 0 &&
+	    !(st = batch_run(g, &b, steps, err)))
+		st = batch_judge(&b, pop, fitness, cases, err);
 	batch_free(&b);
-	gp_packed_free(&pk);
 	free(order);
 	return st;
 }
