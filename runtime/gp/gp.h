@@ -106,9 +106,9 @@ struct gp_score;
 rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, struct gp_gpu **gpu,
 			      char *device, int size, rt_error *err);
 /* Does a GPU run of p breed on the device (gp_gpu_breed.h)? Yes unless
- * [gp] breeding = host, constants are optimised (on the host), objectives
- * = error,complexity (complexity is counted on host trees), or the
- * interpreter reads RPN. */
+ * [gp] breeding = host, constants are optimised (the fit, on the GPU or
+ * the host, writes into host trees), objectives = error,complexity
+ * (complexity is counted on host trees), or the interpreter reads RPN. */
 int gp_breeds_on_device(const gp_problem *p);
 /* gp_evolve_with on the GPU interpreter gpu (opened on p->cases) or, when
  * gpu is NULL, on the CPU with the problem's evaluator and block. */
