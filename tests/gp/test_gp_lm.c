@@ -269,6 +269,46 @@ static void gpu_recover(void **state)
 	}
 }
 
+/* A program whose stack is deeper than the kernel's (a left-deep sum of 70
+ * terms: 69 frames) is fitted on the host within the same call: the same
+ * result as the host path. */
+static void gpu_deep_on_host(void **state)
+{
+	(void)state;
+	if (!have_gpu())
+		skip();
+	rt_error err = {0};
+	gp_cases c;
+	make_cases(&c, 0, 500, 0);
+	gp_node nodes[220];
+	int n = 0;
+	for (int k = 0; k < 69; k++)
+		nodes[n++] = gp_fn(GP_OP_ADD);
+	nodes[n++] = gp_const(0.5f);
+	for (int k = 0; k < 69; k++)
+		nodes[n++] = gp_fn(GP_OP_SQUARE), nodes[n++] = gp_var(0);
+	gp_tree t[2] = { {0}, {0} };
+	double fit[2];
+	gp_packed pk;
+	gp_packed_init(&pk);
+	for (int s = 0; s < 2; s++) {
+		assert_int_equal(gp_tree_set(&t[s], nodes, n, &err), RT_OK);
+		assert_int_equal(gp_constopt_fitness(&pk, &t[s], &c, &fit[s], &err), RT_OK);
+	}
+	assert_int_equal(gp_constopt_population(&t[0], &fit[0], 1, 1, &c, 10, &err), RT_OK);
+	gp_constopt_gpu *g;
+	assert_int_equal(gp_constopt_gpu_open(&c, &g, &err), RT_OK);
+	if (gp_constopt_population_gpu(g, &t[1], &fit[1], 1, 1, &c, 10, &err) != RT_OK)
+		fail_msg("%s", err.msg);
+	assert_true(fit[0] == fit[1]);
+	assert_true(t[0].nodes[69].value == t[1].nodes[69].value);
+	gp_constopt_gpu_close(g);
+	gp_packed_free(&pk);
+	gp_tree_free(&t[0]);
+	gp_tree_free(&t[1]);
+	gp_cases_free(&c);
+}
+
 /* 1000 programs in one call: every fitness as low or lower, many lower. */
 static void gpu_thousand(void **state)
 {
@@ -441,6 +481,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(gpu_recover),
 		cmocka_unit_test(gpu_random_plain),
 		cmocka_unit_test(gpu_random_scaled),
+		cmocka_unit_test(gpu_deep_on_host),
 		cmocka_unit_test(gpu_thousand),
 		cmocka_unit_test(gpu_in_run),
 	};
