@@ -412,6 +412,24 @@ static rt_status first_generation(const gp_problem *p, uint64_t seed, gp_tree *c
 	return gp_init_population(cur, n, &p->fset, &p->breed, seed, err);
 }
 
+/* [gp] optimise_constants on the generation's best: on the device when
+ * *gpu (its module built on the first call; if that fails, a warning and
+ * the host from then on: *gpu becomes NULL), else on the host. */
+static rt_status optimise_constants(const gp_problem *p, gp_constopt_gpu **gpu, gp_tree *cur,
+				    double *fit, rt_error *err)
+{
+	int n = p->population, k = p->optimise_constants, steps = p->optimise_steps;
+	if (*gpu) {
+		rt_error e;
+		if (gp_constopt_gpu_ready(*gpu, &e) == RT_OK)
+			return gp_constopt_population_gpu(*gpu, cur, fit, n, k, &p->cases, steps, err);
+		rt_warn("optimise_constants: the GPU's Levenberg-Marquardt is not available (%s); "
+			"fitting constants on the host", e.msg);
+		*gpu = NULL;
+	}
+	return gp_constopt_population(cur, fit, n, k, &p->cases, steps, err);
+}
+
 /* The loop with breeding on the host: each generation bred in ranges,
  * each range packed and handed to the evaluator while the next is bred. */
 static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evaluator *ev,
@@ -425,6 +443,7 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 		nb = n > 0 ? n : 1;
 	gp_packed packed;
 	gp_packed_init(&packed);
+	gp_constopt_gpu *copt = ev->constopt;
 	gen_record rec = { .t_start = rt_now() };
 	rt_status st = first_generation(p, seed, cur, fit, res, &g_first, err);
 	rec.t_start -= res->run_s;
@@ -465,11 +484,11 @@ static rt_status evolve_host(const gp_problem *p, uint64_t seed, const gp_evalua
 			fit_next = ftmp;
 		}
 		rec.nonfinite = count_nonfinite(fit, n);
-		/* [gp] optimise_constants: the best programs' constants, on the host. */
+		/* [gp] optimise_constants: the best programs' constants (on the
+		 * device with the GPU backend, else on the host). */
 		if (p->optimise_constants > 0) {
 			double tc = rt_now();
-			if ((st = gp_constopt_population(cur, fit, n, p->optimise_constants, &p->cases,
-							 p->optimise_steps, err)))
+			if ((st = optimise_constants(p, &copt, cur, fit, err)))
 				break;
 			gp.host_s += rt_now() - tc;
 		}
@@ -939,12 +958,20 @@ rt_status gp_run_evolve(const gp_problem *p, uint64_t seed, gp_gpu *gpu, gp_resu
 		/* EVOFORGE_GP_BATCHES: offspring ranges per generation (1: no overlap). */
 		const char *nb = getenv("EVOFORGE_GP_BATCHES");
 		gp_evaluator ev = {eval_on_gpu, gpu, gp_gpu_form(gpu), start_on_gpu, finish_on_gpu,
-				   nb ? atoi(nb) : 0, NULL};
+				   nb ? atoi(nb) : 0, NULL, NULL};
 		rt_status st;
 		if (gp_breeds_on_device(p) && (st = gp_gpu_breeder_open(gpu, &p->cases, &p->fset, &p->breed, p->population,
 					      &ev.breeder, err)))
 			return st;
+		/* EVOFORGE_GP_LM_HOST=1: constants fitted on the host (comparisons) */
+		const char *lm_host = getenv("EVOFORGE_GP_LM_HOST");
+		if (p->optimise_constants > 0 && p->cases.fitness == GP_FIT_MSE &&
+		    !(lm_host && atoi(lm_host)) && (st = gp_constopt_gpu_open(&p->cases, &ev.constopt, err))) {
+			gp_gpu_breeder_close(ev.breeder);
+			return st;
+		}
 		st = gp_evolve_with(p, seed, &ev, r, err);
+		gp_constopt_gpu_close(ev.constopt);
 		gp_gpu_breeder_close(ev.breeder);
 		return st;
 	}

@@ -81,6 +81,9 @@ typedef struct gp_evaluator {
 	/* Non-NULL: whole generations are bred and evaluated on the device
 	 * (gp_gpu_breed.h) and the calls above are not used. */
 	struct gp_gpu_breeder *breeder;
+	/* Non-NULL: [gp] optimise_constants runs its Levenberg-Marquardt on the
+	 * device (gp_constopt_population_gpu), else on the host. */
+	struct gp_constopt_gpu *constopt;
 } gp_evaluator;
 
 /* Default number of offspring ranges per generation for asynchronous
@@ -103,9 +106,9 @@ struct gp_score;
 rt_status gp_run_backend_open(const gp_problem *p, const rt_options *opt, struct gp_gpu **gpu,
 			      char *device, int size, rt_error *err);
 /* Does a GPU run of p breed on the device (gp_gpu_breed.h)? Yes unless
- * [gp] breeding = host, constants are optimised (on the host), objectives
- * = error,complexity (complexity is counted on host trees), or the
- * interpreter reads RPN. */
+ * [gp] breeding = host, constants are optimised (the fit, on the GPU or
+ * the host, writes into host trees), objectives = error,complexity
+ * (complexity is counted on host trees), or the interpreter reads RPN. */
 int gp_breeds_on_device(const gp_problem *p);
 /* gp_evolve_with on the GPU interpreter gpu (opened on p->cases) or, when
  * gpu is NULL, on the CPU with the problem's evaluator and block. */

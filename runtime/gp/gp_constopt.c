@@ -33,6 +33,7 @@
 #include "gp_conv.h"
 #include "gp_eval.h"
 #include "gp_simplify.h"
+#include "gp/gp_lm.h"
 
 /* Working state for one tree. */
 typedef struct opt_state {
@@ -48,63 +49,6 @@ typedef struct opt_state {
 	double *f, *jac;                       /* outputs, n x m d f / d c (row per case) */
 	double *r[2], *jr[2];                  /* residuals and d r / d c: current, trial */
 } opt_state;
-
-/* The value and partial derivatives of op at (a, b) (the protected forms). */
-static double partials(int op, double a, double b, double *pa, double *pb)
-{
-	double v, s;
-	*pa = *pb = 0.0;
-	switch (op) {
-	case GP_OP_ADD: *pa = 1; *pb = 1; return a + b;
-	case GP_OP_SUB: *pa = 1; *pb = -1; return a - b;
-	case GP_OP_MUL: *pa = b; *pb = a; return a * b;
-	case GP_OP_DIV:
-		if (fabs(b) < (double)GP_DIV_EPS)
-			return 1.0;
-		*pa = 1 / b;
-		*pb = -a / (b * b);
-		return a / b;
-	case GP_OP_SIN: *pa = cos(a); return sin(a);
-	case GP_OP_COS: *pa = -sin(a); return cos(a);
-	case GP_OP_LOG:
-		if (fabs(a) < (double)GP_DIV_EPS)
-			return 0.0;
-		*pa = 1 / a;
-		return log(fabs(a));
-	case GP_OP_EXP:
-		if (!(a < (double)GP_EXP_MAX))   /* NaN too, as GP_FMIN */
-			return exp((double)GP_EXP_MAX);
-		v = exp(a);
-		*pa = v;
-		return v;
-	case GP_OP_GT: return a > b ? 1.0 : 0.0;
-	case GP_OP_LT: return a < b ? 1.0 : 0.0;
-	case GP_OP_EQ: return a == b ? 1.0 : 0.0;
-	case GP_OP_AND: return a != 0 && b != 0 ? 1.0 : 0.0;
-	case GP_OP_OR: return a != 0 || b != 0 ? 1.0 : 0.0;
-	case GP_OP_SQRT:
-		v = sqrt(fabs(a));
-		*pa = v > 0 ? (a > 0 ? 0.5 : -0.5) / v : 0.0;
-		return v;
-	case GP_OP_SQUARE: *pa = 2 * a; v = a * a; break;
-	case GP_OP_CUBE: *pa = 3 * a * a; v = a * a * a; break;
-	case GP_OP_POW4: *pa = 4 * a * a * a; v = a * a * a * a; break;
-	case GP_OP_TANH: v = tanh(a); *pa = 1 - v * v; return v;
-	case GP_OP_ABS: *pa = a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0; return fabs(a);
-	case GP_OP_AQ:
-		s = sqrt(1 + b * b);
-		*pa = 1 / s;
-		*pb = -a * b / (s * s * s);
-		return a / s;
-	default: return NAN;   /* Boolean words: not regression */
-	}
-	/* the powers, clamped to +-FLT_MAX as gp_clamp_big */
-	if (fabs(v) > (double)GP_BIG) {
-		*pa = 0.0;
-		return v > 0 ? (double)GP_BIG : -(double)GP_BIG;
-	}
-	return v;
-}
 
 /* Case i through the tree: f[row] and row `row` of jac. A frame's derivatives
  * are only written (and read) when its subtree holds a fitted constant
@@ -138,15 +82,13 @@ static void eval_case(opt_state *s, size_t row, size_t i)
 				live[sp - 3] = (unsigned char)lb;
 			}
 		} else {
-			double pa, pb, v = partials(nd->op, a[0], b[0], &pa, &pb);
+			double pa, pb, v = gp_lm_partials(nd->op, a[0], b[0], &pa, &pb);
 			la = la && pa != 0;
 			lb = lb && pb != 0;
 			for (int q = 1; q < w && (la || lb); q++)
 				res[q] = (la ? pa * a[q] : 0.0) + (lb ? pb * b[q] : 0.0);
 			live[sp - k] = (unsigned char)(la || lb);
-			/* past the float range the interpreter has an inf: so do we (the
-			 * objective is then +inf and LM steps back) */
-			res[0] = fabs(v) > (double)GP_BIG ? v * INFINITY : v;
+			res[0] = gp_lm_result(v);   /* inf past the float range */
 		}
 		sp -= k - 1;
 	}
@@ -160,7 +102,12 @@ static void eval_case(opt_state *s, size_t row, size_t i)
 /* The fitness case behind row k of the sample (evenly spaced). */
 static size_t case_of(const opt_state *s, size_t k)
 {
-	return s->ns == s->cases->ncases ? k : k * s->cases->ncases / s->ns;
+	return gp_constopt_case(s->cases->ncases, s->ns, k);
+}
+
+size_t gp_constopt_case(size_t ncases, size_t ns, size_t k)
+{
+	return ns == ncases ? k : k * ncases / ns;
 }
 
 /* Residuals r and their Jacobian jr at the current constants (scaled: the
@@ -375,10 +322,10 @@ static int outputs_faithful(const gp_tree *t, const gp_packed *pk, const gp_case
 /* Are the fitted constants finite and at most GP_CONSTOPT_MAX_OUTPUT? (A
  * constant in a branch that does not reach the output, e.g. under
  * protexp, could otherwise go to infinity as a float and be printed so.) */
-static int constants_moderate(const gp_tree *t, const opt_state *s)
+static int constants_moderate(const gp_tree *t, const int *idx, int m)
 {
-	for (int k = 0; k < s->m; k++)
-		if (!(fabsf(t->nodes[s->idx[k]].value) <= (float)GP_CONSTOPT_MAX_OUTPUT))
+	for (int k = 0; k < m; k++)
+		if (!(fabsf(t->nodes[idx[k]].value) <= (float)GP_CONSTOPT_MAX_OUTPUT))
 			return 0;
 	return 1;
 }
@@ -392,6 +339,19 @@ static int is_named(const gp_node *nd)
 	return 0;
 }
 
+int gp_constopt_constants(const gp_tree *t, int *idx)
+{
+	int m = 0;
+	for (int i = 0; i < t->n; i++) {
+		if (t->nodes[i].op != GP_TERM_CONST || is_named(&t->nodes[i]))
+			continue;
+		if (m == GP_CONSTOPT_MAX_CONSTS)
+			return 0;   /* too many: leave the tree alone */
+		idx[m++] = i;
+	}
+	return m;
+}
+
 /* s's constants (idx, m, slot); 0 when there are none or too many. */
 static int find_constants(opt_state *s, rt_error *err, rt_status *st)
 {
@@ -401,15 +361,11 @@ static int find_constants(opt_state *s, rt_error *err, rt_status *st)
 		*st = err->status;
 		return 0;
 	}
-	for (int i = 0; i < t->n; i++) {
+	for (int i = 0; i < t->n; i++)
 		s->slot[i] = -1;
-		if (t->nodes[i].op != GP_TERM_CONST || is_named(&t->nodes[i]))
-			continue;
-		if (s->m == GP_CONSTOPT_MAX_CONSTS)
-			return s->m = 0;   /* too many: leave the tree alone */
-		s->slot[i] = s->m;
-		s->idx[s->m++] = i;
-	}
+	s->m = gp_constopt_constants(t, s->idx);
+	for (int k = 0; k < s->m; k++)
+		s->slot[s->idx[k]] = k;
 	return s->m;
 }
 
@@ -449,6 +405,46 @@ static void state_free(opt_state *s)
 	}
 }
 
+rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *cases,
+			      double *mse, rt_error *err)
+{
+	return fitness_of(pk, t, cases, mse, err);
+}
+
+/* The checks of gp_constopt_keep with t's new fitness `after` known (pk:
+ * scratch), and orig back when they fail. */
+static rt_status judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx, int m,
+		       const float *orig, double before, double after, double *mse, rt_error *err)
+{
+	int ok = after < before && constants_moderate(t, idx, m);
+	rt_status st = RT_OK;
+	if (ok && !(st = gp_pack_lgp(pk, t, 1, err)))
+		ok = outputs_faithful(t, pk, cases);
+	*mse = after;
+	if (!ok || st) {
+		for (int k = 0; k < m; k++)
+			t->nodes[idx[k]].value = orig[k];
+		*mse = before;
+	}
+	return st;
+}
+
+rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
+			   int m, const float *orig, double before, double *mse, rt_error *err)
+{
+	/* The evaluator's own sum decides: never hand back a worse program, nor
+	 * one the float evaluation does not render (outputs_faithful). */
+	double after;
+	rt_status st = fitness_of(pk, t, cases, &after, err);
+	if (st) {
+		for (int k = 0; k < m; k++)
+			t->nodes[idx[k]].value = orig[k];
+		*mse = before;
+		return st;
+	}
+	return judge(pk, t, cases, idx, m, orig, before, after, mse, err);
+}
+
 rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double *mse,
 			   rt_error *err)
 {
@@ -470,28 +466,20 @@ rt_status gp_constopt_tree(gp_tree *t, const gp_cases *cases, int steps, double 
 	for (int k = 0; k < s.m; k++)
 		orig[k] = t->nodes[s.idx[k]].value;
 	lm(&s, steps);
-	/* The evaluator's own sum decides: never hand back a worse program, nor
-	 * one the float evaluation does not render (outputs_faithful). */
-	if ((st = fitness_of(&pk, t, cases, mse, err)) || !(*mse < before) ||
-	    !constants_moderate(t, &s) || !outputs_faithful(t, &pk, cases)) {
-		for (int k = 0; k < s.m; k++)
-			t->nodes[s.idx[k]].value = orig[k];
-		*mse = before;
-	}
+	st = gp_constopt_keep(&pk, t, cases, s.idx, s.m, orig, before, mse, err);
 out:
 	state_free(&s);
 	gp_packed_free(&pk);
 	return st;
 }
 
-rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
-				 const gp_cases *cases, int steps, rt_error *err)
+int gp_constopt_pick(const double *fitness, int n, int k, int *order, rt_error *err)
 {
 	unsigned char *taken = rt_calloc((size_t)n + 1, 1, err);
+	int got = 0;
 	if (!taken)
-		return err->status;
-	rt_status st = RT_OK;
-	for (int pick = 0; pick < k && pick < n && !st; pick++) {
+		return -1;
+	for (int pick = 0; pick < k && pick < n; pick++) {
 		int best = -1;
 		for (int i = 0; i < n; i++)
 			if (!taken[i] && isfinite(fitness[i]) && (best < 0 || fitness[i] < fitness[best]))
@@ -499,13 +487,27 @@ rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
 		if (best < 0)
 			break;
 		taken[best] = 1;
+		order[got++] = best;
+	}
+	free(taken);
+	return got;
+}
+
+rt_status gp_constopt_population(gp_tree *pop, double *fitness, int n, int k,
+				 const gp_cases *cases, int steps, rt_error *err)
+{
+	int *order = rt_malloc(((size_t)(k < 0 ? 0 : k < n ? k : n) + 1) * sizeof *order, err);
+	int got = order ? gp_constopt_pick(fitness, n, k, order, err) : -1;
+	rt_status st = got < 0 ? err->status : RT_OK;
+	for (int j = 0; j < got && !st; j++) {
 		double mse;
+		int best = order[j];
 		if ((st = gp_constopt_tree(&pop[best], cases, steps, &mse, err)))
 			break;
 		if (mse < fitness[best])
 			fitness[best] = mse;
 	}
-	free(taken);
+	free(order);
 	return st;
 }
 
