@@ -816,7 +816,8 @@ static void test_batched_evolution(void **state)
 		assert_int_equal(gp_evolve_with(&p, 21, &sync, &ref, &err), RT_OK);
 		assert_int_equal(f.starts, 0);
 		for (int k = 0; k < 4; k++) {
-			gp_evaluator ev = { fake_eval, &f, GP_FORM_LGP, fake_start, fake_finish, batches[k], NULL };
+			gp_evaluator ev = { .eval = fake_eval, .ctx = &f, .form = GP_FORM_LGP, .start = fake_start,
+					  .finish = fake_finish, .batches = batches[k] };
 			f.max_inflight = f.starts = 0;
 			assert_int_equal(gp_evolve_with(&p, 21, &ev, &r, &err), RT_OK);
 			assert_int_equal(f.inflight, 0);
