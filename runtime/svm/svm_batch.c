@@ -8,10 +8,13 @@
  * thread pool. The selection, the violation and the local SMO are the host
  * functions both backends use, so both give the same alpha bit for bit.
  *
+ * The selection: each list's best SVM_BATCH_HEAD(q) candidates by a
+ * quickselect threshold on the keys and a merge sort of those, then
+ * svm_batch_take (the GPU picks the heads on the device and takes alike).
+ *
  * Checkpoints are written at outer-iteration boundaries (alpha, G, the
- * total local steps); the working set is not in the checkpoint format, so a
- * resumed run selects a fresh set: it converges to the same tolerance, not
- * to the same bits as an uninterrupted run. */
+ * total local steps and the last working set), so a resumed run keeps the
+ * same set's newer half and goes on bit for bit as an uninterrupted one. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

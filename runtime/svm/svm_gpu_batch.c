@@ -1,13 +1,14 @@
 /* svm_gpu_batch.c: the batched working-set solver of one binary problem on
  * device 0 (svm_batch.h; templates/svm/svm_batch.cu; [svm] solver = batch
- * with the GPU backend). The host keeps alpha and G and picks every working
- * set with the functions the CPU solver uses (svm_batch_violation,
- * svm_batch_select); the device holds the points, the kernel rows of the
- * set's q points (the kept half's rows stay in their slots: only slot
- * numbers rotate) and a mirror of G. Per outer iteration one upload (the
- * set's alpha and points), three launches (the new rows, the local SMO in
- * one block, the gradient of every point) and one download (G, the set's
- * new alpha and the step count, one buffer). The arithmetic is the CPU
+ * with the GPU backend). The device holds the points, G, a mirror of alpha
+ * and the kernel rows of the set's q points (the kept half's rows stay in
+ * their slots: only slot numbers rotate). Per outer iteration: each list's
+ * head picked on the device (svm_batch_pick) and brought back, the
+ * violation and the set taken from them on the host (svm_batch_take, the
+ * CPU's rule), one upload (the set's alpha and points), three launches (the
+ * new rows, the local SMO in one block, the gradient of every point) and
+ * one download (the set's new alpha and the step count); G comes back only
+ * for history rows, checkpoints and the end. The arithmetic is the CPU
  * solver's (svm_batch.c), so for the same q both give the same alpha bit for
  * bit; q's default differs (the rows' budget: cache_mb on the CPU,
  * gpu_cache_mb or half the free device memory here). Checkpoints and history
