@@ -305,13 +305,39 @@ static rt_status front_rerank(front_run *fr, const double *fit, uint32_t *sizes,
 	return gp_front_rank(&fr->g, fit, sizes, pop, err);
 }
 
-/* The run's best becomes the front's choice (gp_front_choose). */
+/* The size of member m's formula as the report gives it (a + b f when
+ * scaled, simplified: gp_front_report's). */
+static rt_status reported_size(const gp_problem *p, const gp_front_member *m, int *size,
+			       rt_error *err)
+{
+	gp_tree t = {0};
+	gp_simple s;
+	memset(&s, 0, sizeof s);
+	rt_status st = gp_tree_copy(&t, &m->tree, err);
+	if (!st)
+		st = gp_scale_best(&p->cases, &t, NULL, NULL, err);
+	if (!st)
+		st = gp_simplify(t.nodes, t.n, NULL, &s, err);
+	if (!st)
+		*size = s.size;
+	gp_simple_free(&s);
+	gp_tree_free(&t);
+	return st;
+}
+
+/* The run's best becomes the front's choice (gp_front_choose), by the
+ * sizes of the members' reported formulas. */
 static rt_status front_choose_best(const gp_problem *p, gp_result *res, rt_error *err)
 {
 	double noise = p->cases.fitness == GP_FIT_MSE
 			       ? GP_FRONT_NOISE_R2 * gp_front_target_var(&p->cases) : 0.0;
-	for (int j = 0; res->front && j < res->front->n; j++)
-		res->front->m[j].unfaithful = !gp_constopt_faithful(&res->front->m[j].tree, &p->cases);
+	for (int j = 0; res->front && j < res->front->n; j++) {
+		gp_front_member *m = &res->front->m[j];
+		rt_status st = reported_size(p, m, &m->reported_size, err);
+		if (st != RT_OK)
+			return st;
+		m->unfaithful = !gp_constopt_faithful(&m->tree, &p->cases);
+	}
 	int k = res->front ? gp_front_choose(res->front, p->success, noise) : -1;
 	if (k < 0)
 		return RT_OK;

@@ -273,7 +273,7 @@ int gp_front_would_join(const gp_front *f, double error, int obj2)
 rt_status gp_front_offer(gp_front *f, const gp_tree *tree, double error, int generation,
 			 int *joined, rt_error *err)
 {
-	gp_front_member nm = {{0}, error, tree->n, gp_complexity(tree->nodes, tree->n), generation, 0};
+	gp_front_member nm = {{0}, error, tree->n, gp_complexity(tree->nodes, tree->n), generation, 0, 0};
 	int obj2 = gp_front_obj2(f, &nm);
 	if (joined)
 		*joined = 0;
@@ -327,9 +327,17 @@ int gp_front_choose(const gp_front *f, double success, double noise)
 	int all_unfaithful = 1;
 	for (int k = 0; k < f->n; k++)
 		all_unfaithful &= f->m[k].unfaithful != 0;
-	for (int k = 0; k < f->n; k++)
-		if (f->m[k].error <= tol && (all_unfaithful || !f->m[k].unfaithful))
-			return k;
+	int pick = -1;
+	for (int k = 0; k < f->n; k++) {
+		const gp_front_member *m = &f->m[k];
+		if (m->error > tol || (!all_unfaithful && m->unfaithful))
+			continue;
+		if (pick < 0 || (m->reported_size > 0 && f->m[pick].reported_size > 0 &&
+				 m->reported_size < f->m[pick].reported_size))
+			pick = k;
+	}
+	if (pick >= 0)
+		return pick;
 	for (int k = f->n - 1; k >= 0; k--)   /* the lowest error among the faithful */
 		if (all_unfaithful || !f->m[k].unfaithful)
 			return k;

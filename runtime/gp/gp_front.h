@@ -92,6 +92,8 @@ typedef struct gp_front_member {
 	int generation;     /* first found */
 	int unfaithful;     /* set at the run's end: its float evaluation does not render
 			     * its formula (gp_constopt_faithful); the best skips it */
+	int reported_size;  /* set at the run's end: the size of its formula as reported
+			     * (scaled, simplified); 0 unknown */
 } gp_front_member;
 
 /* The archive: members sorted by the second objective, rising, with error
@@ -131,7 +133,8 @@ rt_status gp_front_update(gp_front *f, const double *fit, const int *obj2, const
 #define GP_FRONT_NOISE_R2 1e-10
 #endif
 /* Members marked unfaithful are passed over unless every member is.
- * The rule: the member of smallest second objective among those whose error
+ * The rule: the member of smallest reported size (the smallest second
+ * objective when sizes are unknown or tie) among those whose error
  * is within GP_FRONT_BEST_TOLERANCE of the front's lowest error plus
  * noise (GP_FRONT_NOISE_R2 times the targets' variance for MSE, else 0), or
  * at most success, when the lowest error is (a solved run stays solved).

@@ -254,6 +254,16 @@ static void choose_rule(void **state)
 	assert_int_equal(gp_front_choose(&f, 0.2, 0.0), 1);    /* solved: the smallest solving one */
 	assert_int_equal(gp_front_choose(&f, 0.005, 0.0), 2);  /* not solved: the 1 % rule */
 	assert_int_equal(gp_front_choose(&f, 0.0, 0.1), 1);    /* errors within the noise: 0.1 <= 0.01 + 0.1 */
+	/* with the reported (simplified) sizes known, the smallest of those
+	 * within the rule wins, whatever the evolved sizes; ties: the smaller */
+	const int reported[] = {3, 5, 9, 7, 7};
+	for (int i = 0; i < 5; i++)
+		f.m[i].reported_size = reported[i];
+	assert_int_equal(gp_front_choose(&f, 0.0, 0.0), 3);    /* 7 < 9 among 2, 3, 4 */
+	assert_int_equal(gp_front_choose(&f, 0.2, 0.0), 1);    /* solved: 5 is the smallest of 1..4 */
+	f.m[4].unfaithful = 1;
+	f.m[3].unfaithful = 1;
+	assert_int_equal(gp_front_choose(&f, 0.0, 0.0), 2);    /* the faithful one */
 	gp_front_free(&f);
 	gp_front empty = {GP_OBJ_ERROR_SIZE, NULL, 0, 0};
 	assert_int_equal(gp_front_choose(&empty, 0.0, 0.0), -1);
