@@ -6,7 +6,8 @@
  * of f re-derived at every step), so LM minimises exactly the scaled MSE the
  * search ranks by. Used on the run's Pareto front at the end of the run
  * ([gp] fit_front_steps) and on the top-k programs of each generation
- * ([gp] optimise_constants). The tree's structure never changes: only the
+ * ([gp] optimise_constants; on the device for a GPU run, gp_constopt_gpu.c).
+ * The tree's structure never changes: only the
  * values of its constant nodes (named constants, pi and e, stay fixed). */
 #ifndef RT_GP_CONSTOPT_H
 #define RT_GP_CONSTOPT_H
@@ -15,56 +16,10 @@
 #include "gp_front.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
-#include "gp_eval.h"
 
 /* Programs with more constants than this are left as they are. */
 #if !defined(GP_CONSTOPT_MAX_CONSTS)
 #define GP_CONSTOPT_MAX_CONSTS 32
-/* ---- pieces shared with the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* Row k of the ns cases LM fits on (ns = min(ncases, GP_CONSTOPT_MAX_CASES)):
- * evenly spaced through the data. */
-size_t gp_constopt_case(size_t ncases, size_t ns, size_t k);
-/* The constants LM fits in t (not the named ones): their node indices into
- * idx (GP_CONSTOPT_MAX_CONSTS entries); how many, 0 when none or too many. */
-int gp_constopt_constants(const gp_tree *t, int *idx);
-/* The k programs gp_constopt_population fits, best first, into order (at
- * least min(k, n) entries); how many, -1 when out of memory. */
-int gp_constopt_pick(const double *fitness, int n, int k, int *order, rt_error *err);
-/* The lgp2d fitness evaluator's MSE of t (+inf when not finite); pk is scratch. */
-rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *cases,
-			      double *mse, rt_error *err);
-/* t holds fitted values at its constants idx[0..m-1], orig their old ones and
- * `before` its old fitness: keeps the fit when the evaluator's MSE is lower,
- * the constants moderate and the float outputs faithful, else puts orig
- * back. *mse: t's fitness as returned. */
-rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			   int m, const float *orig, double before, double *mse, rt_error *err);
-
-/* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* The device state of a run: context, the compiled module, the sampled
- * cases; created by gp_constopt_gpu_open (cheap: nothing touches the device
- * until the first call), freed by gp_constopt_gpu_close. */
-typedef struct gp_constopt_gpu gp_constopt_gpu;
-rt_status gp_constopt_gpu_open(const gp_cases *cases, gp_constopt_gpu **out, rt_error *err);
-void gp_constopt_gpu_close(gp_constopt_gpu *g);
-/* Opens the device and builds the LM module (NVRTC, kernel cache) now, for
- * a caller that falls back to the host when it fails. */
-rt_status gp_constopt_gpu_ready(gp_constopt_gpu *g, rt_error *err);
-/* gp_constopt_population with the LM of all k programs in one kernel launch
- * (a thread block per program, double precision, the host's algorithm);
- * the float evaluator then judges each fit on the host as gp_constopt_tree
- * does. A program whose stack is deeper than the kernel handles is fitted on
- * the host. cases must be those g was opened with. */
-rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *fitness, int n,
-				     int k, const gp_cases *cases, int steps, rt_error *err);
-/* The NVRTC source of the LM kernel for a stack depth (tests compile it). */
-struct gen_source;
-rt_status gp_constopt_gpu_render(int stack, struct gen_source *src, rt_error *err);
-/* Kernel statistics of the last call (benchmarks): device milliseconds. */
-double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g);
-
 #endif
 
 /* LM fits on at most this many cases, evenly spaced through the data
@@ -73,112 +28,12 @@ double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g);
  * forward-mode pass costs cases x nodes x constants. */
 #if !defined(GP_CONSTOPT_MAX_CASES)
 #define GP_CONSTOPT_MAX_CASES 256
-/* ---- pieces shared with the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* Row k of the ns cases LM fits on (ns = min(ncases, GP_CONSTOPT_MAX_CASES)):
- * evenly spaced through the data. */
-size_t gp_constopt_case(size_t ncases, size_t ns, size_t k);
-/* The constants LM fits in t (not the named ones): their node indices into
- * idx (GP_CONSTOPT_MAX_CONSTS entries); how many, 0 when none or too many. */
-int gp_constopt_constants(const gp_tree *t, int *idx);
-/* The k programs gp_constopt_population fits, best first, into order (at
- * least min(k, n) entries); how many, -1 when out of memory. */
-int gp_constopt_pick(const double *fitness, int n, int k, int *order, rt_error *err);
-/* The lgp2d fitness evaluator's MSE of t (+inf when not finite); pk is scratch. */
-rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *cases,
-			      double *mse, rt_error *err);
-/* t holds fitted values at its constants idx[0..m-1], orig their old ones and
- * `before` its old fitness: keeps the fit when the evaluator's MSE is lower,
- * the constants moderate and the float outputs faithful, else puts orig
- * back. *mse: t's fitness as returned. */
-rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			   int m, const float *orig, double before, double *mse, rt_error *err);
-/* The same with t's new fitness `after` known (pk: scratch): the checks,
- * and orig back when they fail. */
-rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			    int m, const float *orig, double before, double after, double *mse,
-			    rt_error *err);
-
-/* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* The device state of a run: context, the compiled module, the sampled
- * cases; created by gp_constopt_gpu_open (cheap: nothing touches the device
- * until the first call), freed by gp_constopt_gpu_close. */
-typedef struct gp_constopt_gpu gp_constopt_gpu;
-rt_status gp_constopt_gpu_open(const gp_cases *cases, gp_constopt_gpu **out, rt_error *err);
-void gp_constopt_gpu_close(gp_constopt_gpu *g);
-/* Opens the device and builds the LM module (NVRTC, kernel cache) now, for
- * a caller that falls back to the host when it fails. */
-rt_status gp_constopt_gpu_ready(gp_constopt_gpu *g, rt_error *err);
-/* gp_constopt_population with the LM of all k programs in one kernel launch
- * (a thread block per program, double precision, the host's algorithm);
- * the float evaluator then judges each fit on the host as gp_constopt_tree
- * does. A program whose stack is deeper than the kernel handles is fitted on
- * the host. cases must be those g was opened with. */
-rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *fitness, int n,
-				     int k, const gp_cases *cases, int steps, rt_error *err);
-/* The NVRTC source of the LM kernel for a stack depth (tests compile it). */
-struct gen_source;
-rt_status gp_constopt_gpu_render(int stack, struct gen_source *src, rt_error *err);
-/* Kernel statistics of the last call (benchmarks): device milliseconds. */
-double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g);
-
 #endif
 
 /* [gp] fit_front_steps when the spec has none (mse fitness with a front;
  * 0: off). Measured: bench/results/gp-constants-cpu-2026-11-27.md. */
 #if !defined(GP_FIT_FRONT_STEPS_DEFAULT)
 #define GP_FIT_FRONT_STEPS_DEFAULT 50
-/* ---- pieces shared with the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* Row k of the ns cases LM fits on (ns = min(ncases, GP_CONSTOPT_MAX_CASES)):
- * evenly spaced through the data. */
-size_t gp_constopt_case(size_t ncases, size_t ns, size_t k);
-/* The constants LM fits in t (not the named ones): their node indices into
- * idx (GP_CONSTOPT_MAX_CONSTS entries); how many, 0 when none or too many. */
-int gp_constopt_constants(const gp_tree *t, int *idx);
-/* The k programs gp_constopt_population fits, best first, into order (at
- * least min(k, n) entries); how many, -1 when out of memory. */
-int gp_constopt_pick(const double *fitness, int n, int k, int *order, rt_error *err);
-/* The lgp2d fitness evaluator's MSE of t (+inf when not finite); pk is scratch. */
-rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *cases,
-			      double *mse, rt_error *err);
-/* t holds fitted values at its constants idx[0..m-1], orig their old ones and
- * `before` its old fitness: keeps the fit when the evaluator's MSE is lower,
- * the constants moderate and the float outputs faithful, else puts orig
- * back. *mse: t's fitness as returned. */
-rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			   int m, const float *orig, double before, double *mse, rt_error *err);
-/* The same with t's new fitness `after` known (pk: scratch): the checks,
- * and orig back when they fail. */
-rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			    int m, const float *orig, double before, double after, double *mse,
-			    rt_error *err);
-
-/* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
-
-/* The device state of a run: context, the compiled module, the sampled
- * cases; created by gp_constopt_gpu_open (cheap: nothing touches the device
- * until the first call), freed by gp_constopt_gpu_close. */
-typedef struct gp_constopt_gpu gp_constopt_gpu;
-rt_status gp_constopt_gpu_open(const gp_cases *cases, gp_constopt_gpu **out, rt_error *err);
-void gp_constopt_gpu_close(gp_constopt_gpu *g);
-/* Opens the device and builds the LM module (NVRTC, kernel cache) now, for
- * a caller that falls back to the host when it fails. */
-rt_status gp_constopt_gpu_ready(gp_constopt_gpu *g, rt_error *err);
-/* gp_constopt_population with the LM of all k programs in one kernel launch
- * (a thread block per program, double precision, the host's algorithm);
- * the float evaluator then judges each fit on the host as gp_constopt_tree
- * does. A program whose stack is deeper than the kernel handles is fitted on
- * the host. cases must be those g was opened with. */
-rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *fitness, int n,
-				     int k, const gp_cases *cases, int steps, rt_error *err);
-/* The NVRTC source of the LM kernel for a stack depth (tests compile it). */
-struct gen_source;
-rt_status gp_constopt_gpu_render(int stack, struct gen_source *src, rt_error *err);
-/* Kernel statistics of the last call (benchmarks): device milliseconds. */
-double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g);
-
 #endif
 
 /* Runs up to `steps` Levenberg-Marquardt trials on the constants of t
@@ -233,11 +88,6 @@ rt_status gp_constopt_fitness(gp_packed *pk, const gp_tree *t, const gp_cases *c
  * back. *mse: t's fitness as returned. */
 rt_status gp_constopt_keep(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
 			   int m, const float *orig, double before, double *mse, rt_error *err);
-/* The same with t's new fitness `after` known (pk: scratch): the checks,
- * and orig back when they fail. */
-rt_status gp_constopt_judge(gp_packed *pk, gp_tree *t, const gp_cases *cases, const int *idx,
-			    int m, const float *orig, double before, double after, double *mse,
-			    rt_error *err);
 
 /* ---- the GPU's LM (gp_constopt_gpu.c) ---- */
 
