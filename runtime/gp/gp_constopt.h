@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "gp_front.h"
+#include "kinds.h"
 #include "gp_prog.h"
 #include "gp_tree.h"
 
@@ -110,6 +111,9 @@ rt_status gp_constopt_population_gpu(gp_constopt_gpu *g, gp_tree *pop, double *f
 /* The NVRTC source of the LM kernel for a stack depth (tests compile it). */
 struct gen_source;
 rt_status gp_constopt_gpu_render(int stack, struct gen_source *src, rt_error *err);
+/* Every LM module a run may compile (one a stack depth), for the run's
+ * kernel list: precompiled at start-up and by `evoforge build`. */
+rt_status gp_constopt_gpu_kernels(rt_kernel_emit emit, void *ctx, rt_error *err);
 /* Kernel statistics of the last call (benchmarks): device milliseconds. */
 double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g);
 

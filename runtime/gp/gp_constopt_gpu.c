@@ -89,6 +89,19 @@ void gp_constopt_gpu_close(gp_constopt_gpu *g)
 
 double gp_constopt_gpu_last_ms(const gp_constopt_gpu *g) { return g ? g->last_ms : 0; }
 
+rt_status gp_constopt_gpu_kernels(rt_kernel_emit emit, void *ctx, rt_error *err)
+{
+	rt_status st = RT_OK;
+	for (int stack = 8; stack <= GPL_MAX_STACK && st == RT_OK; stack *= 2) {
+		gen_source src;
+		if ((st = gp_constopt_gpu_render(stack, &src, err)) != RT_OK)
+			return st;
+		st = emit(ctx, src.name, src.text.data, gpl_options, 3, err);
+		gen_free(&src);
+	}
+	return st;
+}
+
 /* Compiles and loads the kernel for `stack` frames (replacing a shallower one). */
 static rt_status compile(gp_constopt_gpu *g, int stack, rt_error *err)
 {

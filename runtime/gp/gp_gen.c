@@ -9,6 +9,7 @@
 
 #include "gen.h"
 #include "gp.h"
+#include "gp_constopt.h"
 #include "gp_eval.h"
 #include "gp_gpu.h"
 #include "gp_gpu_breed.h"
@@ -150,6 +151,8 @@ rt_status gp_kernels_of(const gp_problem *p, rt_kernel_emit emit, void *ctx, rt_
 		st = gp_gpu_kernels(&p->cases, &p->fset, &cfg, &p->breed, emit, ctx, err);
 	if (st == RT_OK && gp_breeds_on_device(p))
 		st = gp_gpu_breed_kernel(&p->breed, emit, ctx, err);
+	if (st == RT_OK && p->optimise_constants > 0 && p->cases.fitness == GP_FIT_MSE)
+		st = gp_constopt_gpu_kernels(emit, ctx, err);   /* the LM's (gp_constopt_gpu.c) */
 	return st;
 }
 
