@@ -310,7 +310,9 @@ class SVC(_Classifier, _Evoforge):
     'poly', 'sigmoid'), degree, gamma ('scale', 'auto' or a number), coef0,
     tol (svm.eps), class_weight (None, a dict or 'balanced'), max_iter (-1:
     LIBSVM's limit), decision_function_shape (accepted for sklearn's SVC
-    compatibility), random_state, n_jobs, backend. X may be a scipy.sparse
+    compatibility), solver ('auto': the batched working-set solver on the
+    GPU for pairs of 16,000 points or more, SMO otherwise; 'smo'; 'batch':
+    svm.solver, docs/svm.md), random_state, n_jobs, backend. X may be a scipy.sparse
     matrix (CSR as it is, CSC, COO, ... converted once; never densified):
     svm's sparse path, as a LIBSVM file of the same rows. Fitted:
     n_support_ (per class of classes_), dual_coef_ and intercept_ (LIBSVM's
@@ -326,7 +328,7 @@ class SVC(_Classifier, _Evoforge):
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  class_weight=None, max_iter=-1, decision_function_shape="ovr",
-                 random_state=None, n_jobs=None, backend="cpu", verbose=False):
+                 solver="auto", random_state=None, n_jobs=None, backend="cpu", verbose=False):
         self.C = C
         self.kernel = kernel
         self.degree = degree
@@ -336,6 +338,7 @@ class SVC(_Classifier, _Evoforge):
         self.class_weight = class_weight
         self.max_iter = max_iter
         self.decision_function_shape = decision_function_shape
+        self.solver = solver
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.backend = backend
@@ -379,7 +382,10 @@ class SVC(_Classifier, _Evoforge):
                              f"{self.decision_function_shape!r}")
         if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool):
             raise TypeError(f"max_iter: expected an integer, got {self.max_iter!r}")
+        if self.solver not in ("auto", "smo", "batch"):
+            raise ValueError(f"solver: expected 'auto', 'smo' or 'batch', got {self.solver!r}")
         svm = {"kernel": _KERNELS[self.kernel], "C": float(self.C), "gamma": self._gamma(X),
+               "solver": self.solver,
                "degree": self.degree, "coef0": float(self.coef0), "eps": float(self.tol),
                "weights": self._weights(enc), "max_iter": max(int(self.max_iter), 0)}
         spec = _ini({"problem": {"kind": "svm", "name": "sklearn"}, "svm": svm,

@@ -156,6 +156,19 @@ def test_svm_same_as_cli(cli, tmp_path):
                           est.predict(Xn).astype(float))
 
 
+def test_svc_batch_solver():
+    """solver='batch' (the batched working-set solver, on the CPU here) reaches
+    SMO's objective within 1e-4 relative and predicts the same classes."""
+    X = grid_data(200, seed=4)
+    y = targets(X, "cls")
+    smo = make("SVC", C=4.0, gamma=0.5, solver="smo").fit(X, y)
+    batch = make("SVC", C=4.0, gamma=0.5, solver="batch").fit(X, y)
+    a, b = smo.result_["objective"], batch.result_["objective"]
+    assert abs(a - b) <= 1e-4 * abs(a), (a, b)
+    Xn = grid_data(80, seed=5)
+    assert np.array_equal(smo.predict(Xn), batch.predict(Xn))
+
+
 def test_mbp_predict_same_as_eval(cli, tmp_path):
     X = grid_data(96)
     est = make("MBPRegressor", max_iter=50).fit(X, targets(X, "reg"))
@@ -176,6 +189,7 @@ def test_mbp_predict_same_as_eval(cli, tmp_path):
     ("SVC", dict(C=-1.0), ValueError, "C"),
     ("SVC", dict(kernel="bogus"), ValueError, "kernel"),
     ("SVC", dict(class_weight=3), TypeError, "class_weight"),
+    ("SVC", dict(solver="fastest"), ValueError, "solver"),
     ("MBPRegressor", dict(max_iter=-5), ValueError, "epochs"),
     ("MBPRegressor", dict(hidden_layer_sizes=("a",)), TypeError, "hidden_layer_sizes"),
     ("MBPClassifier", dict(n_jobs=0), ValueError, "n_jobs"),
