@@ -27,7 +27,8 @@
  *   weights = 1:2 -1:1  ; -wi: C of class label i times its weight
  *   wss = second        ; second (LIBSVM's WSS2) or first (maximal violating pair)
  *   solver = auto       ; smo (LIBSVM's pairs), batch (working sets of batch_size points,
- *                       ;   svm_batch.h; not for nu_svc, nu_svr) or auto (smo for now)
+ *                       ;   svm_batch.h; not for nu_svc, nu_svr) or auto (batch on the GPU
+ *                       ;   from SVM_BATCH_AUTO_MIN points, smo otherwise)
  *   batch_size = 0      ; batch's working-set size: even, 4 to 1024 (0: the largest power
  *                       ;   of two <= min(1024, n) whose rows fit cache_mb)
  *   max_iter = 0        ; 0: LIBSVM's limit, max(10^7, 100 n)
