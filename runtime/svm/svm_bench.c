@@ -221,62 +221,6 @@ static void parse_predict(const char *line, bench_row *r)
 		r->acc = (double)right / (double)all;
 }
 
-/* A peer's predict program's accuracy for file with model: the program is
- * train_exe with its tail `train` (e.g. svm-train) made `predict`, else
- * fallback on PATH; parse reads its output; NaN if it could not run. */
-static double peer_accuracy(const char *train_exe, const char *fallback, const char *file,
-			    const char *model, const bench_item *it, double limit,
-			    void (*parse)(const char *, bench_row *))
-{
-	char cmd[4 * RT_PATH_MAX], predict[RT_PATH_MAX];
-	bench_row r;
-	size_t len = strlen(train_exe);
-	snprintf(predict, sizeof predict, "%s", fallback);
-	if (len >= 5 && !strcmp(train_exe + len - 5, "train") && len + 4 < sizeof predict)
-		snprintf(predict, sizeof predict, "%.*spredict", (int)(len - 5), train_exe);
-	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s/predict.out'", predict, file, model, it->dir);
-	memset(&r, 0, sizeof r);
-	r.acc = r.obj = NAN;
-	if (run_tool(cmd, limit, parse, &r) != 1)
-		r.acc = NAN;
-	snprintf(cmd, sizeof cmd, "%s/predict.out", it->dir);
-	remove(cmd);
-	return r.acc;
-}
-
-static double libsvm_accuracy(const char *exe, const char *file, const bench_item *it,
-			      double limit)
-{
-	return peer_accuracy(exe, "svm-predict", file, it->model_file, it, limit, parse_predict);
-}
-
-/* svm-train -h 0 -m 1000 on the item's written data; 0 if it could not run. */
-static int libsvm(const char *exe, const bench_item *it, double limit, bench_row *r)
-{
-	char cmd[4 * RT_PATH_MAX];
-	const svm_params *p = &it->p;
-	double t0 = rt_now();
-	int ok;
-	snprintf(cmd, sizeof cmd, "'%s' -s 0 -t 2 -c %.17g -g %.17g -e %.17g -h 0 -m 1000 '%s' '%s'",
-		 exe, p->C, p->kernel.gamma, p->eps, it->train_file, it->model_file);
-	memset(r, 0, sizeof *r);
-	r->obj = r->acc = r->test_acc = NAN;
-	ok = run_tool(cmd, limit, parse_train, r);
-	r->seconds = r->process = rt_now() - t0;
-	r->classes = (int)lround((1 + sqrt(1 + 8.0 * r->classes)) / 2);   /* from the pairs */
-	if (ok < 0) {
-		r->timed_out = 1;
-		r->seconds = limit;
-		return 1;
-	}
-	if (!ok || isnan(r->obj))
-		return 0;
-	r->acc = libsvm_accuracy(exe, it->train_file, it, limit);
-	if (it->test.n)
-		r->test_acc = libsvm_accuracy(exe, it->test_file, it, limit);
-	return 1;
-}
-
 /* ThunderSVM's log lines: its training time, objective per pair, local
  * iterations per pair, support vectors; thundersvm-predict's accuracy. */
 static void parse_thunder(const char *line, bench_row *r)
@@ -299,13 +243,80 @@ static void parse_thunder(const char *line, bench_row *r)
 		r->acc = v;
 }
 
-/* thundersvm-predict's accuracy for file with its model; NaN if it could not run. */
-static double thunder_accuracy(const char *exe, const char *file, const bench_item *it,
-			       double limit)
+/* A peer's programs: its train program, its predict program when that is
+ * not beside it, and how each one's output is read. */
+typedef struct bench_peer {
+	const char *exe;
+	const char *predict_on_path;
+	void (*parse_train)(const char *, bench_row *);
+	void (*parse_predict)(const char *, bench_row *);
+} bench_peer;
+
+static const bench_peer libsvm_peer = { NULL, "svm-predict", parse_train, parse_predict };
+static const bench_peer thunder_peer = { NULL, "thundersvm-predict", parse_thunder, parse_thunder };
+
+/* The peer's predict program's accuracy for file with model: the program
+ * is its train program with the tail `train` (e.g. svm-train) made
+ * `predict`, else predict_on_path; NaN if it could not run. */
+static double peer_accuracy(const bench_peer *peer, const char *file, const char *model,
+			    const bench_item *it, double limit)
 {
-	char model[RT_PATH_MAX];
-	snprintf(model, sizeof model, "%s/thunder.model", it->dir);
-	return peer_accuracy(exe, "thundersvm-predict", file, model, it, limit, parse_thunder);
+	char cmd[4 * RT_PATH_MAX], predict[RT_PATH_MAX];
+	bench_row r;
+	size_t len = strlen(peer->exe);
+	snprintf(predict, sizeof predict, "%s", peer->predict_on_path);
+	if (len >= 5 && !strcmp(peer->exe + len - 5, "train") && len + 4 < sizeof predict)
+		snprintf(predict, sizeof predict, "%.*spredict", (int)(len - 5), peer->exe);
+	snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s/predict.out'", predict, file, model, it->dir);
+	memset(&r, 0, sizeof r);
+	r.acc = r.obj = NAN;
+	if (run_tool(cmd, limit, peer->parse_predict, &r) != 1)
+		r.acc = NAN;
+	snprintf(cmd, sizeof cmd, "%s/predict.out", it->dir);
+	remove(cmd);
+	return r.acc;
+}
+
+/* The peer's training cmd (on the item's written data, into model), then
+ * its accuracies on the training and test files; 0 if it could not run.
+ * r->process: the whole training process; timed out: r->seconds = limit. */
+static int peer_run(const bench_peer *peer, const char *cmd, const char *model,
+		    const bench_item *it, double limit, bench_row *r)
+{
+	double t0 = rt_now();
+	int ok;
+	memset(r, 0, sizeof *r);
+	r->obj = r->acc = r->test_acc = NAN;
+	ok = run_tool(cmd, limit, peer->parse_train, r);
+	r->process = rt_now() - t0;
+	r->classes = (int)lround((1 + sqrt(1 + 8.0 * r->classes)) / 2);   /* from the pairs */
+	if (ok < 0) {
+		r->timed_out = 1;
+		r->seconds = limit;
+		return 1;
+	}
+	if (!ok || isnan(r->obj))
+		return 0;
+	r->acc = peer_accuracy(peer, it->train_file, model, it, limit);
+	if (it->test.n)
+		r->test_acc = peer_accuracy(peer, it->test_file, model, it, limit);
+	return 1;
+}
+
+/* svm-train -h 0 -m 1000 on the item's written data; 0 if it could not run.
+ * r->seconds: the whole process. */
+static int libsvm(const char *exe, const bench_item *it, double limit, bench_row *r)
+{
+	char cmd[4 * RT_PATH_MAX];
+	const svm_params *p = &it->p;
+	bench_peer peer = libsvm_peer;
+	peer.exe = exe;
+	snprintf(cmd, sizeof cmd, "'%s' -s 0 -t 2 -c %.17g -g %.17g -e %.17g -h 0 -m 1000 '%s' '%s'",
+		 exe, p->C, p->kernel.gamma, p->eps, it->train_file, it->model_file);
+	int ok = peer_run(&peer, cmd, it->model_file, it, limit, r);
+	if (!r->timed_out)
+		r->seconds = r->process;
+	return ok;
 }
 
 /* thundersvm-train on the item's written data (its defaults otherwise);
@@ -313,30 +324,18 @@ static double thunder_accuracy(const char *exe, const char *file, const bench_it
  * the whole process. */
 static int thundersvm(const char *exe, const bench_item *it, double limit, bench_row *r)
 {
-	char cmd[4 * RT_PATH_MAX];
+	char cmd[4 * RT_PATH_MAX], model[RT_PATH_MAX];
 	const svm_params *p = &it->p;
-	double t0 = rt_now();
-	int ok;
-	snprintf(cmd, sizeof cmd, "'%s' -s 0 -t 2 -c %.17g -g %.17g -e %.17g '%s' '%s/thunder.model'",
-		 exe, p->C, p->kernel.gamma, p->eps, it->train_file, it->dir);
-	memset(r, 0, sizeof *r);
-	r->obj = r->acc = r->test_acc = NAN;
-	ok = run_tool(cmd, limit, parse_thunder, r);
-	r->process = rt_now() - t0;
-	r->classes = (int)lround((1 + sqrt(1 + 8.0 * r->classes)) / 2);
-	if (ok < 0) {
-		r->timed_out = 1;
-		r->seconds = r->process = limit;
-		return 1;
-	}
-	if (!ok || isnan(r->obj))
-		return 0;
-	r->acc = thunder_accuracy(exe, it->train_file, it, limit);
-	if (it->test.n)
-		r->test_acc = thunder_accuracy(exe, it->test_file, it, limit);
-	snprintf(cmd, sizeof cmd, "%s/thunder.model", it->dir);
-	remove(cmd);
-	return 1;
+	bench_peer peer = thunder_peer;
+	peer.exe = exe;
+	snprintf(model, sizeof model, "%s/thunder.model", it->dir);
+	snprintf(cmd, sizeof cmd, "'%s' -s 0 -t 2 -c %.17g -g %.17g -e %.17g '%s' '%s'",
+		 exe, p->C, p->kernel.gamma, p->eps, it->train_file, model);
+	int ok = peer_run(&peer, cmd, model, it, limit, r);
+	if (r->timed_out)
+		r->process = limit;
+	remove(model);
+	return ok;
 }
 
 /* Our svm-train on the item's written data as a process of its own: the
