@@ -110,25 +110,35 @@ const char *const *svm_gpu_nvrtc_options(int *n)
 	return nvrtc_options;
 }
 
+rt_status svm_gpu_load(const gen_source *src, gpu_info *info, gpu_context **ctx,
+		       gpu_module **mod, rt_error *err)
+{
+	nvrtc_output out;
+	char arch[32];
+	rt_status st;
+	memset(&out, 0, sizeof out);
+	if ((st = gpu_open(err)) || (st = gpu_device_info(0, info, err)))
+		return st;
+	gpu_arch_name(info, arch, sizeof arch);
+	if ((st = nvrtc_compile(src->name, src->text.data, arch, nvrtc_options, 3, &out, err)) ==
+		    RT_OK &&
+	    (st = gpu_context_open(0, ctx, err)) == RT_OK)
+		st = gpu_module_load(*ctx, out.cubin, out.size, mod, err);
+	nvrtc_output_free(&out);
+	return st;
+}
+
 static rt_status open_module(svm_gpu *g, const svm_data *d, const svm_params *p, rt_error *err)
 {
 	gen_source src;
-	nvrtc_output out;
 	gpu_info info;
-	char arch[32];
 	rt_status st;
 	memset(&src, 0, sizeof src);
-	memset(&out, 0, sizeof out);
-	if ((st = gpu_open(err)) || (st = gpu_device_info(0, &info, err)))
-		return st;
-	gpu_arch_name(&info, arch, sizeof arch);
-	if ((st = svm_gpu_source(p, d->nfeat, &src, err)) == RT_OK &&
-	    (st = nvrtc_compile(src.name, src.text.data, arch, nvrtc_options, 3, &out, err)) == RT_OK &&
-	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK)
-		st = gpu_module_load(g->ctx, out.cubin, out.size, &g->mod, err);
+	memset(&info, 0, sizeof info);
+	if ((st = svm_gpu_source(p, d->nfeat, &src, err)) == RT_OK)
+		st = svm_gpu_load(&src, &info, &g->ctx, &g->mod, err);
 	g->sm_count = info.sm_count > 0 ? info.sm_count : 128;
 	g->parts = g->sm_count * 4;
-	nvrtc_output_free(&out);
 	gen_free(&src);
 	return st;
 }

@@ -124,25 +124,15 @@ rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, 
 static rt_status open_module(bgpu *b, rt_error *err)
 {
 	gen_source src;
-	nvrtc_output out;
 	gpu_info info;
-	char arch[32];
-	int nopt;
-	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
 	rt_status st;
 	memset(&src, 0, sizeof src);
-	memset(&out, 0, sizeof out);
-	if ((st = gpu_open(err)) || (st = gpu_device_info(0, &info, err)))
-		return st;
-	gpu_arch_name(&info, arch, sizeof arch);
+	memset(&info, 0, sizeof info);
+	if ((st = svm_gpu_batch_source(b->p, b->d->sparse ? -b->d->nfeat : b->d->nfeat, &src,
+				       err)) == RT_OK)
+		st = svm_gpu_load(&src, &info, &b->ctx, &b->mod, err);
 	b->smem_optin = info.smem_per_block_optin > info.smem_per_block ? info.smem_per_block_optin
 									 : info.smem_per_block;
-	if ((st = svm_gpu_batch_source(b->p, b->d->sparse ? -b->d->nfeat : b->d->nfeat, &src,
-				       err)) == RT_OK &&
-	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &out, err)) == RT_OK &&
-	    (st = gpu_context_open(0, &b->ctx, err)) == RT_OK)
-		st = gpu_module_load(b->ctx, out.cubin, out.size, &b->mod, err);
-	nvrtc_output_free(&out);
 	gen_free(&src);
 	return st;
 }

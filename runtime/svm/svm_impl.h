@@ -347,6 +347,11 @@ rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *
 /* The generated CUDA source of the GPU solver and its NVRTC options. */
 rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
 const char *const *svm_gpu_nvrtc_options(int *n);
+/* Compiles src with those options for device 0 (through the kernel cache),
+ * opens a context there and loads the module into it; *info gets the
+ * device's properties. The svm modules' one way onto the device. */
+rt_status svm_gpu_load(const gen_source *src, gpu_info *info, gpu_context **ctx,
+		       gpu_module **mod, rt_error *err);
 /* The most features the GPU solver takes (dense rows). */
 #define SVM_GPU_MAX_FEATURES 8192
 /* Fills rho (LIBSVM's calculate_rho), the objective and the SV counts from

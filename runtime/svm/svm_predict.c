@@ -243,22 +243,11 @@ rt_status svm_gpu_predict_source(const svm_model *m, int nfeat, gen_source *src,
 static rt_status open_module(pred_gpu *g, const svm_model *m, int nf, rt_error *err)
 {
 	gen_source src;
-	nvrtc_output out;
 	gpu_info info;
-	char arch[32];
-	int nopt;
-	const char *const *opts = svm_gpu_nvrtc_options(&nopt);
 	rt_status st;
 	memset(&src, 0, sizeof src);
-	memset(&out, 0, sizeof out);
-	if ((st = gpu_open(err)) || (st = gpu_device_info(0, &info, err)))
-		return st;
-	gpu_arch_name(&info, arch, sizeof arch);
-	if ((st = svm_gpu_predict_source(m, nf, &src, err)) == RT_OK &&
-	    (st = nvrtc_compile(src.name, src.text.data, arch, opts, nopt, &out, err)) == RT_OK &&
-	    (st = gpu_context_open(0, &g->ctx, err)) == RT_OK)
-		st = gpu_module_load(g->ctx, out.cubin, out.size, &g->mod, err);
-	nvrtc_output_free(&out);
+	if ((st = svm_gpu_predict_source(m, nf, &src, err)) == RT_OK)
+		st = svm_gpu_load(&src, &info, &g->ctx, &g->mod, err);
 	gen_free(&src);
 	return st;
 }
