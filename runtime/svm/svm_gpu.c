@@ -88,18 +88,24 @@ typedef struct svm_gpu {
 
 static const char *const nvrtc_options[] = { "--fmad=false", "-Xptxas", "-v" };
 
-rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
+void svm_gpu_source_begin(const svm_params *p, int nfeat, const char *stem, const char *what,
+			  gen_source *src)
 {
 	char name[96];
 	if (nfeat < 0)   /* sparse rows: the source does not depend on the feature count */
-		snprintf(name, sizeof name, "svm-k%d-sparse-w%d.cu", p->kernel.type, p->wss);
+		snprintf(name, sizeof name, "%s-k%d-sparse-w%d.cu", stem, p->kernel.type, p->wss);
 	else
-		snprintf(name, sizeof name, "svm-k%d-f%d-w%d.cu", p->kernel.type, nfeat, p->wss);
-	gen_begin(src, name, "SMO for binary C-SVC problems");
+		snprintf(name, sizeof name, "%s-k%d-f%d-w%d.cu", stem, p->kernel.type, nfeat, p->wss);
+	gen_begin(src, name, what);
 	gen_line(src, "#define SVM_KERNEL %d", p->kernel.type);
 	gen_line(src, "#define SVM_FEATURES %d", nfeat < 0 ? 1 : nfeat);
 	gen_line(src, "#define SVM_WSS %d", p->wss);
 	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
+}
+
+rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
+{
+	svm_gpu_source_begin(p, nfeat, "svm", "SMO for binary C-SVC problems", src);
 	gen_line(src, "#define SVM_MODULE %d", p->gpu_module_all ? 0 : p->gpu_roles ? 2 : 1);
 	return gen_template(src, "svm/svm.cu", err);
 }

@@ -104,16 +104,8 @@ static int rows_per_block(void)
 
 rt_status svm_gpu_batch_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err)
 {
-	char name[96];
-	if (nfeat < 0)
-		snprintf(name, sizeof name, "svm-batch-k%d-sparse-w%d.cu", p->kernel.type, p->wss);
-	else
-		snprintf(name, sizeof name, "svm-batch-k%d-f%d-w%d.cu", p->kernel.type, nfeat, p->wss);
-	gen_begin(src, name, "the batched working-set solver's rows, local SMO and gradient");
-	gen_line(src, "#define SVM_KERNEL %d", p->kernel.type);
-	gen_line(src, "#define SVM_FEATURES %d", nfeat < 0 ? 1 : nfeat);
-	gen_line(src, "#define SVM_WSS %d", p->wss);
-	gen_line(src, "#define SVM_SPARSE %d", nfeat < 0);
+	svm_gpu_source_begin(p, nfeat, "svm-batch",
+			     "the batched working-set solver's rows, local SMO and gradient", src);
 	gen_line(src, "#define SVM_MODULE 3");
 	gen_line(src, "#define SVM_BATCH_LOCAL_THREADS %d", local_threads_max());
 	gen_line(src, "#define SVM_BATCH_ROWS %d", rows_per_block());

@@ -344,6 +344,11 @@ typedef struct svm_gpu_bw {
 } svm_gpu_bw;
 rt_status svm_gpu_bandwidth(const svm_data *d, const svm_params *p, svm_gpu_bw *bw,
 			    rt_error *err);
+/* A solver module's source begun: named STEM-kK-fF-wW.cu (STEM-kK-sparse-wW.cu
+ * for sparse rows, nfeat < 0) and the kernel, feature, rule and storage
+ * #defines svm.cu reads. */
+void svm_gpu_source_begin(const svm_params *p, int nfeat, const char *stem, const char *what,
+			  gen_source *src);
 /* The generated CUDA source of the GPU solver and its NVRTC options. */
 rt_status svm_gpu_source(const svm_params *p, int nfeat, gen_source *src, rt_error *err);
 const char *const *svm_gpu_nvrtc_options(int *n);
