@@ -428,11 +428,9 @@ static rt_status outer_step(bgpu *b, long t, long *steps, rt_error *err)
 
 /* ---- the outer loop (svm_batch.c's: history, checkpoints, limits) ---- */
 
+/* Records the state (Gh as fetched) in the run's checkpoint table. */
 static rt_status record(bgpu *b, long it, int done, int write, rt_error *err)
 {
-	rt_status st = fetch_g(b, err);
-	if (st != RT_OK)
-		return st;
 	return svm_ckpt_record_ws(b->p->ckpt, b->p->ckpt_model, b->pair, b->n, b->alpha, b->Gh, it,
 				  done, b->hist, b->ws, b->have_ws ? b->q : 0, write, err);
 }
@@ -487,7 +485,8 @@ static rt_status outer_loop(bgpu *b, long *iterations, rt_error *err)
 		}
 		prev = it;
 		it += steps;
-		if (b->p->ckpt && svm_batch_ckpt_due(b->p->ckpt, prev, it) && (st = record(b, it, 0, 1, err)) != RT_OK)
+		if (b->p->ckpt && svm_batch_ckpt_due(b->p->ckpt, prev, it) &&
+		    ((st = fetch_g(b, err)) != RT_OK || (st = record(b, it, 0, 1, err)) != RT_OK))
 			return st;
 		if (rt_now() - last_report > 5) {
 			last_report = rt_now();
