@@ -22,24 +22,7 @@ source "$(dirname "$0")/lib.sh"
 evo=$1
 t=$cli_tmp
 
-# gen SEED KIND N FEATURES: LIBSVM-format data (KIND bin, multi or reg).
-gen() {
-	awk -v seed="$1" -v kind="$2" -v n="$3" -v f="$4" 'BEGIN {
-		srand(seed)
-		for (i = 0; i < n; i++) {
-			line = ""
-			for (j = 1; j <= f; j++) {
-				x[j] = 2 * rand() - 1
-				line = line sprintf(" %d:%.6g", j, x[j])
-			}
-			noise = (rand() + rand() + rand() - 1.5) * 0.3
-			if (kind == "reg") y = sprintf("%.6g", x[1] + x[2] - x[3] + 0.5 * x[1] * x[2] + noise)
-			else if (kind == "multi") y = 1 + int((x[1] + 1) * 1.5 + noise) % 3
-			else y = (x[1] + x[2] * x[3] + noise > 0) ? 1 : -1
-			print y line
-		}
-	}'
-}
+. "$(dirname "$0")/svm_data.sh"   # svm_gen
 
 # probs NAME A B TOL LABELS_BAD_MAX: two svm-predict -b 1 outputs agree: the
 # first line, labels (at most LABELS_BAD_MAX points apart), each
@@ -108,9 +91,9 @@ check() {
 		1e-4 0
 }
 
-gen 1 bin 150 5 >"$t/bin.txt"
-gen 2 multi 180 4 >"$t/multi.txt"
-gen 3 reg 160 5 >"$t/reg.txt"
+svm_gen 1 bin 150 5 >"$t/bin.txt"
+svm_gen 2 multi 180 4 >"$t/multi.txt"
+svm_gen 3 reg 160 5 >"$t/reg.txt"
 if ! command -v svm-train >/dev/null || ! command -v svm-predict >/dev/null; then
 	echo "SKIP: LIBSVM's svm-train / svm-predict not installed (apt-get install libsvm-tools): no comparison"
 else

@@ -22,24 +22,7 @@ source "$(dirname "$0")/lib.sh"
 evo=$1
 t=$cli_tmp
 
-# gen SEED KIND N FEATURES: LIBSVM-format data (KIND bin, multi or reg).
-gen() {
-	awk -v seed="$1" -v kind="$2" -v n="$3" -v f="$4" 'BEGIN {
-		srand(seed)
-		for (i = 0; i < n; i++) {
-			line = ""; s = 0
-			for (j = 1; j <= f; j++) {
-				x[j] = 2 * rand() - 1
-				line = line sprintf(" %d:%.6g", j, x[j])
-			}
-			noise = (rand() + rand() + rand() - 1.5) * 0.3
-			if (kind == "reg") y = sprintf("%.6g", x[1] + x[2] - x[3] + 0.5 * x[1] * x[2] + noise)
-			else if (kind == "multi") y = 1 + int((x[1] + 1) * 1.5 + noise) % 3
-			else y = (x[1] + x[2] * x[3] + noise > 0) ? 1 : -1
-			print y line
-		}
-	}'
-}
+. "$(dirname "$0")/svm_data.sh"   # svm_gen
 
 # sonar.csv as LIBSVM data: label R/M as 1/2 (bin) or V60 as the target (reg).
 sonar() {
@@ -166,9 +149,9 @@ if ! command -v svm-train >/dev/null || ! command -v svm-predict >/dev/null; the
 	echo "SKIP: LIBSVM's svm-train / svm-predict not installed (apt-get install libsvm-tools): no comparison"
 else
 	for seed in 1 2 3; do
-		gen "$seed" bin 150 5 >"$t/bin$seed.txt"
-		gen "$seed" multi 180 4 >"$t/multi$seed.txt"
-		gen "$seed" reg 160 5 >"$t/reg$seed.txt"
+		svm_gen "$seed" bin 150 5 >"$t/bin$seed.txt"
+		svm_gen "$seed" multi 180 4 >"$t/multi$seed.txt"
+		svm_gen "$seed" reg 160 5 >"$t/reg$seed.txt"
 		check "nu-SVC seed $seed" "$t/bin$seed.txt" -s 1 -n 0.3
 		check "nu-SVC 3 classes seed $seed" "$t/multi$seed.txt" -s 1 -n 0.2 -g 2
 		check "one-class seed $seed" "$t/bin$seed.txt" -s 2 -n 0.15
@@ -193,14 +176,14 @@ else
 		shrunk "epsilon-SVR $dn" "$reg" -s 3 -p 0.05 -c 4
 		shrunk "nu-SVR $dn" "$reg" -s 4 -n 0.4 -c 2
 	done
-	gen 4 bin 1500 5 | dyadic >"$t/dyadic.txt"
-	gen 5 multi 900 4 | dyadic >"$t/dyadic3.txt"
+	svm_gen 4 bin 1500 5 | dyadic >"$t/dyadic.txt"
+	svm_gen 5 multi 900 4 | dyadic >"$t/dyadic3.txt"
 	same_path "C-SVC dyadic" "$t/dyadic.txt" -c 100
 	same_path "C-SVC 3 classes dyadic" "$t/dyadic3.txt" -c 100 -e 0.0001
 fi
 
 # bad arguments: a clear message, exit 2
-gen 1 bin 20 2 >"$t/small.txt"
+svm_gen 1 bin 20 2 >"$t/small.txt"
 expect_exit 2 "-s 5" "$evo" svm-train -s 5 "$t/small.txt" "$t/x.model"
 expect_output "-s 5 message" "-s: expected an integer from 0 to 4, got '5'"
 expect_exit 2 "nu 0" "$evo" svm-train -s 1 -n 0 "$t/small.txt" "$t/x.model"
