@@ -29,6 +29,7 @@
 #include "gp/gp_tree.h"
 #include "gpu.h"
 #include "nvrtc.h"
+#include "../test_gpu.h"
 #include "rng.h"
 
 /* ---- problems ------------------------------------------------------------------ */
@@ -298,18 +299,6 @@ static void test_nvrtc_bool(void **state)
 
 /* ---- on the GPU --------------------------------------------------------------------- */
 
-static int have_gpu(void)
-{
-	rt_error err;
-	int n = 0;
-	if (gpu_open(&err) != RT_OK || gpu_device_count(&n, &err) != RT_OK || n < 1 ||
-	    nvrtc_open(&err) != RT_OK) {
-		printf("skipped: no GPU (%s)\n", n < 1 ? err.msg : "no device");
-		return 0;
-	}
-	return 1;
-}
-
 static void check_problem(gp_cases *c, gp_fset *fs, int nprogs)
 {
 	rt_error err;
@@ -324,7 +313,7 @@ static void test_gpu_sextic(void **state)
 	(void)state;
 	gp_cases c;
 	gp_fset fs;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	sextic(&c, &fs, 10007);
 	check_problem(&c, &fs, 64);
@@ -339,7 +328,7 @@ static void test_gpu_scaled(void **state)
 	gp_cases c;
 	gp_fset fs;
 	rt_error err;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	sextic(&c, &fs, 10007);
 	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
@@ -356,7 +345,7 @@ static void test_gpu_classes(void **state)
 	(void)state;
 	gp_cases c;
 	gp_fset fs;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	classes(&c, &fs, 5003);
 	check_problem(&c, &fs, 64);
@@ -368,7 +357,7 @@ static void test_gpu_sr(void **state)
 	(void)state;
 	gp_cases c;
 	gp_fset fs;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	sr(&c, &fs, 5003);
 	check_problem(&c, &fs, 64);
@@ -380,7 +369,7 @@ static void test_gpu_mux(void **state)
 	(void)state;
 	gp_cases c;
 	gp_fset fs;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	mux(&c, &fs, 2);   /* 64 cases: 2 words, the last one full */
 	check_problem(&c, &fs, 64);
@@ -405,7 +394,7 @@ static void test_gpu_async(void **state)
 	double f[2][40], ref[2][40];
 	gp_gpu *g;
 	gp_breed b = gp_breed_defaults();
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	sextic(&c, &fs, 4096);
 	memset(trees, 0, sizeof trees);

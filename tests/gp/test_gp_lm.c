@@ -29,6 +29,7 @@
 #include "gpu.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "../test_gpu.h"
 #include "out.h"
 #include "rng.h"
 #include "spec.h"
@@ -124,18 +125,6 @@ static void random_programs(gp_tree *pop, double *fit, int n, uint64_t seed, con
 	gp_packed_free(&pk);
 }
 
-static int have_gpu(void)
-{
-	rt_error err;
-	int n = 0;
-	if (gpu_open(&err) != RT_OK || gpu_device_count(&n, &err) != RT_OK || n < 1 ||
-	    nvrtc_open(&err) != RT_OK) {
-		printf("skipped: no GPU (%s)\n", n < 1 ? err.msg : "no device");
-		return 0;
-	}
-	return 1;
-}
-
 static void copy_pop(gp_tree *dst, const gp_tree *src, int n)
 {
 	rt_error err = {0};
@@ -208,7 +197,7 @@ static void compare_random(int scale, uint64_t seed)
 static void gpu_random_plain(void **state)
 {
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	compare_random(0, 5);
 }
@@ -216,7 +205,7 @@ static void gpu_random_plain(void **state)
 static void gpu_random_scaled(void **state)
 {
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	compare_random(1, 6);
 }
@@ -228,7 +217,7 @@ static void gpu_random_scaled(void **state)
 static void gpu_recover(void **state)
 {
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	rt_error err = {0};
 	gp_node plain[] = { gp_fn(GP_OP_ADD), gp_fn(GP_OP_MUL), gp_const(1.0f), gp_fn(GP_OP_SQUARE),
@@ -275,7 +264,7 @@ static void gpu_recover(void **state)
 static void gpu_deep_on_host(void **state)
 {
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	rt_error err = {0};
 	gp_cases c;
@@ -314,7 +303,7 @@ static void gpu_thousand(void **state)
 {
 	(void)state;
 	enum { N = 1000 };
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	rt_error err = {0};
 	gp_cases c;
@@ -358,7 +347,7 @@ static rt_status eval_lgp2d(void *ctx, const gp_packed *pop, const gp_cases *cas
 static void gpu_in_run(void **state)
 {
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	char path[300], text[900];
 	rt_buf b = {0};
@@ -424,7 +413,7 @@ static int bench(void)
 {
 	rt_error err = {0};
 	gp_cases c;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		return 0;
 	make_cases(&c, 1, 10000, 1);
 	for (int k = 100; k <= 10000; k *= 10) {

@@ -22,6 +22,7 @@
 #include "gpu.h"
 #include "log.h"
 #include "nvrtc.h"
+#include "../test_gpu.h"
 #include "rng.h"
 #include "svm/svm_batch.h"
 
@@ -135,27 +136,12 @@ static void svr(const char *what, const svm_data *d, const svm_params *p)
 	free(lin);
 }
 
-static int have_gpu(void)
-{
-	rt_error err;
-	int count = 0;
-	if (gpu_open(&err) != RT_OK || gpu_device_count(&count, &err) != RT_OK) {
-		printf("SKIP: no GPU here (%s): the CPU = GPU checks need one\n", err.msg);
-		return 0;
-	}
-	if (count < 1) {
-		printf("SKIP: no CUDA device: the CPU = GPU checks need one\n");
-		return 0;
-	}
-	return 1;
-}
-
 static void gpu_equals_cpu(void **state)
 {
 	svm_data dense, sparse;
 	svm_params p;
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	make_data(&dense, 3000, 24, 7, 0);
 	make_data(&sparse, 2500, 40, 8, 1);
@@ -198,7 +184,7 @@ static void train_dispatch(void **state)
 	svm_model batch, smo;
 	rt_error err;
 	(void)state;
-	if (!have_gpu())
+	if (!test_have_gpu())
 		skip();
 	make_data(&d, 1800, 16, 11, 0);
 	for (long i = 0; i < d.n; i++)
