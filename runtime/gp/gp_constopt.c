@@ -162,35 +162,12 @@ static double residuals(opt_state *s, double *r, double *jr)
 static int solve(double *a, double *b, double *x, int m)
 {
 	for (int col = 0; col < m; col++) {
-		int piv = col;
-		for (int r = col + 1; r < m; r++)
-			if (fabs(a[r * m + col]) > fabs(a[piv * m + col]))
-				piv = r;
-		if (!(fabs(a[piv * m + col]) > 1e-300))
+		if (!gp_lm_pivot(a, b, m, col))
 			return 0;
-		if (piv != col) {
-			for (int k = 0; k < m; k++) {
-				double tmp = a[col * m + k];
-				a[col * m + k] = a[piv * m + k];
-				a[piv * m + k] = tmp;
-			}
-			double tb = b[col];
-			b[col] = b[piv];
-			b[piv] = tb;
-		}
-		for (int r = col + 1; r < m; r++) {
-			double f = a[r * m + col] / a[col * m + col];
-			for (int k = col; k < m; k++)
-				a[r * m + k] -= f * a[col * m + k];
-			b[r] -= f * b[col];
-		}
+		for (int r = col + 1; r < m; r++)
+			gp_lm_eliminate(a, b, m, col, r);
 	}
-	for (int r = m - 1; r >= 0; r--) {
-		double sum = b[r];
-		for (int k = r + 1; k < m; k++)
-			sum -= a[r * m + k] * x[k];
-		x[r] = sum / a[r * m + r];
-	}
+	gp_lm_back(a, b, x, m);
 	return 1;
 }
 

@@ -215,42 +215,17 @@ RT_DEV void gpl_solve(const gpl_mem *mm, gpl_ctl *c, int m)
 	double *a = mm->S, *b = mm->rhs;
 	int tid = threadIdx.x;
 	for (int col = 0; col < m; col++) {
-		if (tid == 0) {
-			int piv = col;
-			for (int r = col + 1; r < m; r++)
-				if (fabs(a[r * m + col]) > fabs(a[piv * m + col]))
-					piv = r;
-			c->ok = fabs(a[piv * m + col]) > 1e-300;
-			if (c->ok && piv != col) {
-				for (int k = 0; k < m; k++) {
-					double tmp = a[col * m + k];
-					a[col * m + k] = a[piv * m + k];
-					a[piv * m + k] = tmp;
-				}
-				double tb = b[col];
-				b[col] = b[piv];
-				b[piv] = tb;
-			}
-		}
+		if (tid == 0)
+			c->ok = gp_lm_pivot(a, b, m, col);
 		__syncthreads();
 		if (!c->ok)
 			return;
-		for (int r = col + 1 + tid; r < m; r += GPL_THREADS) {
-			double f = a[r * m + col] / a[col * m + col];
-			for (int k = col; k < m; k++)
-				a[r * m + k] -= f * a[col * m + k];
-			b[r] -= f * b[col];
-		}
+		for (int r = col + 1 + tid; r < m; r += GPL_THREADS)
+			gp_lm_eliminate(a, b, m, col, r);
 		__syncthreads();
 	}
-	if (tid == 0) {
-		for (int r = m - 1; r >= 0; r--) {
-			double sum = b[r];
-			for (int k = r + 1; k < m; k++)
-				sum -= a[r * m + k] * mm->d[k];
-			mm->d[r] = sum / a[r * m + r];
-		}
-	}
+	if (tid == 0)
+		gp_lm_back(a, b, mm->d, m);
 	__syncthreads();
 }
 

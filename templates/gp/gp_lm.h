@@ -3,7 +3,8 @@
  * guarded branch has derivative 0: a / b with |b| < 1e-6 is the constant 1,
  * exp above 80 the constant e^80, clamped powers constants). Shared by the
  * host's Levenberg-Marquardt (runtime/gp/gp_constopt.c) and the GPU's
- * (templates/gp/gp_lm.cu), so both differentiate alike. */
+ * (templates/gp/gp_lm.cu), so both differentiate alike; and the steps of
+ * the damped system's solve, which both take in the same order. */
 #ifndef EVO_GP_LM_H
 #define EVO_GP_LM_H
 
@@ -95,6 +96,51 @@ RT_HD double gp_lm_partials(int op, double a, double b, double *pa, double *pb)
 RT_HD double gp_lm_result(double v)
 {
 	return fabs(v) > (double)GP_BIG ? v * GP_LM_INF : v;
+}
+
+/* Gaussian elimination with partial pivoting on a x = b (m x m, row-major),
+ * in steps both LMs take in the same order. Column col's pivot: the row at
+ * or below col of the largest |a[., col]| swapped up (rows of a and b); 0
+ * when that is not above 1e-300 (singular). */
+RT_HD int gp_lm_pivot(double *a, double *b, int m, int col)
+{
+	int piv = col;
+	for (int r = col + 1; r < m; r++)
+		if (fabs(a[r * m + col]) > fabs(a[piv * m + col]))
+			piv = r;
+	if (!(fabs(a[piv * m + col]) > 1e-300))
+		return 0;
+	if (piv != col) {
+		for (int k = 0; k < m; k++) {
+			double tmp = a[col * m + k];
+			a[col * m + k] = a[piv * m + k];
+			a[piv * m + k] = tmp;
+		}
+		double tb = b[col];
+		b[col] = b[piv];
+		b[piv] = tb;
+	}
+	return 1;
+}
+
+/* Row r (below col) minus its multiple that zeroes a[r, col]. */
+RT_HD void gp_lm_eliminate(double *a, double *b, int m, int col, int r)
+{
+	double f = a[r * m + col] / a[col * m + col];
+	for (int k = col; k < m; k++)
+		a[r * m + k] -= f * a[col * m + k];
+	b[r] -= f * b[col];
+}
+
+/* x from the upper-triangular system left by the elimination. */
+RT_HD void gp_lm_back(const double *a, const double *b, double *x, int m)
+{
+	for (int r = m - 1; r >= 0; r--) {
+		double sum = b[r];
+		for (int k = r + 1; k < m; k++)
+			sum -= a[r * m + k] * x[k];
+		x[r] = sum / a[r * m + r];
+	}
 }
 
 #endif
