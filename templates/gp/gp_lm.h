@@ -3,13 +3,15 @@
  * guarded branch has derivative 0: a / b with |b| < 1e-6 is the constant 1,
  * exp above 80 the constant e^80, clamped powers constants). Shared by the
  * host's Levenberg-Marquardt (runtime/gp/gp_constopt.c) and the GPU's
- * (templates/gp/gp_lm.cu), so both differentiate alike; and the steps of
+ * (templates/gp/gp_lm.cu), so both differentiate alike (with gp_dmath.h's
+ * exp, log, sin, cos and tanh: the same bits on both); and the steps of
  * the damped system's solve, which both take in the same order. */
 #ifndef EVO_GP_LM_H
 #define EVO_GP_LM_H
 
 #include "common.h"
 #include "gp_ops.h"
+#include "gp_dmath.h"
 
 #if defined(__CUDACC__)
 #  define GP_LM_INF __longlong_as_double(0x7ff0000000000000LL)
@@ -44,11 +46,11 @@ RT_HD double gp_lm_guarded(int op, double a, double b, double *pa, double *pb)
 		if (fabs(a) < (double)GP_DIV_EPS)
 			return 0.0;
 		*pa = 1 / a;
-		return log(fabs(a));
+		return gp_log(fabs(a));
 	case GP_OP_EXP:
 		if (!(a < (double)GP_EXP_MAX))   /* NaN too, as GP_FMIN */
-			return exp((double)GP_EXP_MAX);
-		v = exp(a);
+			return gp_exp((double)GP_EXP_MAX);
+		v = gp_exp(a);
 		*pa = v;
 		return v;
 	case GP_OP_SQRT:
@@ -75,8 +77,8 @@ RT_HD double gp_lm_partials(int op, double a, double b, double *pa, double *pb)
 	case GP_OP_MUL: *pa = b; *pb = a; return a * b;
 	case GP_OP_DIV: case GP_OP_LOG: case GP_OP_EXP: case GP_OP_SQRT: case GP_OP_AQ:
 		return gp_lm_guarded(op, a, b, pa, pb);
-	case GP_OP_SIN: *pa = cos(a); return sin(a);
-	case GP_OP_COS: *pa = -sin(a); return cos(a);
+	case GP_OP_SIN: *pa = gp_cos(a); return gp_sin(a);
+	case GP_OP_COS: *pa = -gp_sin(a); return gp_cos(a);
 	case GP_OP_GT: return a > b ? 1.0 : 0.0;
 	case GP_OP_LT: return a < b ? 1.0 : 0.0;
 	case GP_OP_EQ: return a == b ? 1.0 : 0.0;
@@ -85,7 +87,7 @@ RT_HD double gp_lm_partials(int op, double a, double b, double *pa, double *pb)
 	case GP_OP_SQUARE: *pa = 2 * a; return gp_lm_clamp(a * a, pa);
 	case GP_OP_CUBE: *pa = 3 * a * a; return gp_lm_clamp(a * a * a, pa);
 	case GP_OP_POW4: *pa = 4 * a * a * a; return gp_lm_clamp(a * a * a * a, pa);
-	case GP_OP_TANH: v = tanh(a); *pa = 1 - v * v; return v;
+	case GP_OP_TANH: v = gp_tanh(a); *pa = 1 - v * v; return v;
 	case GP_OP_ABS: *pa = a > 0 ? 1.0 : a < 0 ? -1.0 : 0.0; return fabs(a);
 	default: return GP_LM_NAN;   /* Boolean words: not regression */
 	}
