@@ -8,7 +8,27 @@
  * node through them folds constants and collects like terms and powers in one
  * place, and sorting the pairs by one total order (sx_cmp) makes equal
  * subexpressions structurally equal, which the identities (x - x, x / x,
- * eq(x, x), IF(c, x, x)) then see. */
+ * eq(x, x), IF(c, x, x)) then see.
+ *
+ * exp, log and sqrt (exact for all real inputs; "plain" exp/log are the
+ * unprotected forms the bounds allowed, never protexp/protlog):
+ *   exp(a)**j * exp(b)**k = exp(j*a + k*b)   the plain exps of a product
+ *       merged into one where the product is not larger (x/exp(y) stays:
+ *       x*exp(-y) is larger); 1/exp(b) is there only where exp(b) >= 1e-6,
+ *       as any division; a factor exp(s)**k with |k| > 1 and s a sum is not
+ *       merged (k would spread over the terms);
+ *   sqrt(|c * exp(u)**k * R|) = sqrt(|c|) * exp(k*u/2) * sqrt(|R|)   exp > 0;
+ *       made where it grows by SX_HALF_SLACK at most (SymPy, which does not
+ *       know u is real, cannot take the root itself), and not at all when
+ *       the whole formula would then be larger than the evolved program (a
+ *       second, strict build); sqrt(protexp(u))
+ *       stays (exp(min(u, 80)/2) has no protected form);
+ *   exp(k*log(u) + v) = u**k * exp(v)   k an integer or a half (sqrt(u)**2k),
+ *       |k| <= SX_LOGPOW_MAX; plain log means u >= 1e-6;
+ *   log(c * exp(u)**k ...) = log(c) + k*u + ...   where the plain log holds and
+ *       every factor is a plain exp (log(exp(u)) = u the simplest case).
+ * None of them grows a formula, except sqrt's by SX_HALF_SLACK. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +48,12 @@
 /* The multiplied-out form is abandoned past this many terms. */
 #define SX_EXPAND_MAX_TERMS 256
 #define SX_EXPAND_MAX_POW 8
+/* sqrt(exp(u)) -> exp(u/2) is made where it grows the formula by at most
+ * this: the one number that halving a single term adds ("-x" -> "-0.5*x",
+ * "x*y" -> "0.5*x*y"), but not 0.5 spread over the terms of a sum. */
+#define SX_HALF_SLACK 2
+/* exp(k*log(u)) becomes a power for |k| up to this. */
+#define SX_LOGPOW_MAX 32
 
 enum sx_kind {
 	SX_NUM = 0,   /* num */
@@ -53,6 +79,8 @@ typedef struct sx_arena {
 	gp_sx **v;
 	size_t n, cap;
 	int oom;
+	int strict;   /* no rewrite may grow (SX_HALF_SLACK off) */
+	int grew;     /* a rewrite grew the formula (the rebuild with strict may help) */
 } sx_arena;
 
 /* ---- nodes ------------------------------------------------------------------ */
@@ -348,6 +376,8 @@ static void pairs_merge(sx_pairs *p)
 
 static gp_sx *sx_add_pairs(sx_arena *a, sx_pairs *p, double konst);
 static void push_term(sx_arena *a, sx_pairs *p, const gp_sx *t, double c, double *konst);
+static gp_sx *mk_exp(sx_arena *a, gp_sx *x);
+static int sx_size(const gp_sx *e);
 
 /* base ** k as a node (no merging; k integer, not 0). */
 static gp_sx *pow_node(sx_arena *a, gp_sx *base, double k)
@@ -379,10 +409,66 @@ static void push_factor(sx_arena *a, sx_pairs *p, const gp_sx *f, double k, doub
 		pairs_push(a, p, (gp_sx *)f, k);
 }
 
-/* coef * product of p's base ** exponent pairs, canonical. */
-static gp_sx *sx_mul_pairs(sx_arena *a, sx_pairs *p, double coef)
+/* Is e a plain exp or a power of one? Its argument into *u, the power into *k. */
+static int exp_factor(const gp_sx *e, gp_sx **u, double *k)
 {
+	if (e->kind == SX_POW && e->args[0]->kind == SX_EXP) {
+		*u = e->args[0]->args[0];
+		*k = e->num;
+		return 1;
+	}
+	*u = e->kind == SX_EXP ? e->args[0] : NULL;
+	*k = 1;
+	return e->kind == SX_EXP;
+}
+
+/* May the pair exp(u) ** k join the merged exp (k*u not spread over a sum)? */
+static int exp_mergeable(const gp_sx *base, double k)
+{
+	return base->kind == SX_EXP && (fabs(k) == 1 || base->args[0]->kind != SX_ADD);
+}
+
+/* Has p (merged) plain exp pairs to merge: two, or one with a power? */
+static int exps_to_merge(const sx_pairs *p)
+{
+	int n = 0, one = 0;
+	for (int i = 0; i < p->n; i++)
+		if (exp_mergeable(p->e[i], p->k[i])) {
+			n++;
+			one = p->k[i] == 1;
+		}
+	return n > 1 || (n == 1 && !one);
+}
+
+/* Merges p's plain exp pairs (merged p) into one factor: exp(a)**j *
+ * exp(b)**k = exp(j*a + k*b); numbers it yields go into *coef. */
+static void merge_exps(sx_arena *a, sx_pairs *p, double *coef)
+{
+	sx_pairs t = {0};
+	double konst = 0;
+	int m = 0;
+	for (int i = 0; i < p->n; i++) {
+		if (exp_mergeable(p->e[i], p->k[i])) {
+			push_term(a, &t, p->e[i]->args[0], p->k[i], &konst);
+		} else {
+			p->e[m] = p->e[i];
+			p->k[m++] = p->k[i];
+		}
+	}
+	p->n = m;
+	gp_sx *e = a->oom ? NULL : mk_exp(a, sx_add_pairs(a, &t, konst));
+	pairs_free(&t);
+	if (!e) {
+		a->oom = 1;
+		return;
+	}
+	push_factor(a, p, e, 1, coef);
 	pairs_merge(p);
+}
+
+/* coef * product of p's base ** exponent pairs (merged), canonical. */
+static gp_sx *mul_node(sx_arena *a, sx_pairs *p, double coef)
+{
 	if (a->oom)
 		return NULL;
 	if (coef == 0 || p->n == 0)
@@ -406,6 +492,27 @@ static gp_sx *sx_mul_pairs(sx_arena *a, sx_pairs *p, double coef)
 			return NULL;
 	bound(e);
 	return e;
+}
+
+/* coef * product of p's pairs, canonical; its plain exps merged into one
+ * where that is not larger (exp(a)/exp(b) -> exp(a - b), but x/exp(y) stays:
+ * x*exp(-y) is one larger). */
+static gp_sx *sx_mul_pairs(sx_arena *a, sx_pairs *p, double coef)
+{
+	pairs_merge(p);
+	if (a->oom || !exps_to_merge(p))
+		return mul_node(a, p, coef);
+	sx_pairs q = {0};
+	double qc = coef;
+	for (int i = 0; i < p->n; i++)
+		pairs_push(a, &q, p->e[i], p->k[i]);
+	if (!a->oom)
+		merge_exps(a, &q, &qc);
+	gp_sx *m = mul_node(a, &q, qc), *u = m ? mul_node(a, p, coef) : NULL;
+	pairs_free(&q);
+	if (!m || !u)
+		return NULL;
+	return sx_size(m) <= sx_size(u) ? m : u;
 }
 
 /* x ** kx * y ** ky (either may be NULL). */
@@ -587,6 +694,96 @@ static gp_sx *unary(sx_arena *a, int kind, gp_sx *x)
 	return e;
 }
 
+static gp_sx *mk_sqrt_abs(sx_arena *a, int op, gp_sx **g);
+static gp_sx *mk_sqrt(sx_arena *a, gp_sx *x);
+
+/* Is t = k * log(u) (plain log) with k an integer or a half, |k| <=
+ * SX_LOGPOW_MAX? u into *u, k into *k. */
+static int log_power(const gp_sx *t, gp_sx **u, double *k)
+{
+	*k = t->kind == SX_MUL && t->nargs == 1 ? t->num : 1;
+	const gp_sx *l = t->kind == SX_MUL && t->nargs == 1 ? t->args[0] : t;
+	if (l->kind != SX_LOG || fabs(*k) > SX_LOGPOW_MAX || 2 * *k != floor(2 * *k))
+		return 0;
+	*u = l->args[0];
+	return 1;
+}
+
+/* u ** k for log_power's k (u >= 1e-6: negative powers are allowed). */
+static gp_sx *power_of(sx_arena *a, gp_sx *u, double k)
+{
+	if (k == floor(k))
+		return sx_mul(a, u, k, NULL, 0);
+	gp_sx *r = mk_sqrt_abs(a, GP_OP_SQRT, &u);   /* u**(m + 1/2) = sqrt(u)**(2m + 1) */
+	return r ? sx_mul(a, r, 2 * k, NULL, 0) : NULL;
+}
+
+/* Plain exp(x) (x <= 80, or a merge of plain exps): a number folded,
+ * exp(k*log(u) + v) = u**k * exp(v). */
+static gp_sx *mk_exp(sx_arena *a, gp_sx *x)
+{
+	if (!x)
+		return NULL;
+	if (x->kind == SX_NUM)
+		return sx_num(a, exp(x->num));
+	gp_sx *u;
+	double k;
+	if (x->kind != SX_ADD)
+		return log_power(x, &u, &k) ? power_of(a, u, k) : unary(a, SX_EXP, x);
+	sx_pairs f = {0}, t = {0};   /* powers out, the rest of the sum */
+	double coef = 1, konst = x->num;
+	int np = 0;
+	for (int i = 0; i < x->nargs && !a->oom; i++) {
+		gp_sx *pw = log_power(x->args[i], &u, &k) ? power_of(a, u, k) : NULL;
+		if (pw) {
+			push_factor(a, &f, pw, 1, &coef);
+			np++;
+		} else {
+			push_term(a, &t, x->args[i], 1, &konst);
+		}
+	}
+	gp_sx *r = x;
+	if (np > 0 && !a->oom) {
+		gp_sx *rest = sx_add_pairs(a, &t, konst);
+		gp_sx *e = rest ? mk_exp(a, rest) : NULL;
+		if (e)
+			push_factor(a, &f, e, 1, &coef);
+		r = a->oom ? NULL : sx_mul_pairs(a, &f, coef);
+	} else if (!a->oom) {
+		r = unary(a, SX_EXP, x);
+	}
+	pairs_free(&f);
+	pairs_free(&t);
+	return a->oom ? NULL : r;
+}
+
+/* Plain log(x) (x >= 1e-6): log(c * exp(u)**k * ...) = log(c) + k*u + ...
+ * where every factor is a plain exp (c > 0 then). */
+static gp_sx *mk_log(sx_arena *a, gp_sx *x)
+{
+	if (!x)
+		return NULL;
+	int nf = x->kind == SX_MUL ? x->nargs : 1;
+	gp_sx *const *f = x->kind == SX_MUL ? x->args : &x;
+	double c = x->kind == SX_MUL ? x->num : 1;
+	gp_sx *u;
+	double k;
+	for (int i = 0; i < nf; i++)
+		if (!exp_factor(f[i], &u, &k))
+			return unary(a, SX_LOG, x);
+	if (c <= 0)
+		return unary(a, SX_LOG, x);
+	sx_pairs t = {0};
+	double konst = log(c);
+	for (int i = 0; i < nf; i++) {
+		exp_factor(f[i], &u, &k);
+		push_term(a, &t, u, k, &konst);
+	}
+	gp_sx *r = a->oom ? NULL : sx_add_pairs(a, &t, konst);
+	pairs_free(&t);
+	return r;
+}
+
 /* Protected division, log and exp: plain where the bounds allow. */
 static gp_sx *mk_protected(sx_arena *a, int op, gp_sx **g)
 {
@@ -602,14 +799,73 @@ static gp_sx *mk_protected(sx_arena *a, int op, gp_sx **g)
 	}
 	if (op == GP_OP_LOG) {
 		if (x->lo >= SX_EPS)
-			return x->kind == SX_EXP ? x->args[0] : unary(a, SX_LOG, x);
+			return mk_log(a, x);
 		if (x->hi <= -SX_EPS)
-			return unary(a, SX_LOG, sx_add(a, sx_num(a, 0), x, -1));
+			return mk_log(a, sx_add(a, sx_num(a, 0), x, -1));
 		return fn_node(a, op, g, 1);
 	}
 	if (x->hi <= SX_EXP_MAX)
-		return x->kind == SX_LOG ? x->args[0] : unary(a, SX_EXP, x);
+		return mk_exp(a, x);
 	return fn_node(a, op, g, 1);
+}
+
+/* sqrt(|c * exp(u)**k * R|) = sqrt(|c|) * exp(k*u/2) * sqrt(|R|) for plain
+ * exps (exp(u) > 0); NULL where x has no plain exp factor. */
+static gp_sx *sqrt_exps(sx_arena *a, gp_sx *x)
+{
+	int nf = x->kind == SX_MUL ? x->nargs : 1;
+	gp_sx *const *f = x->kind == SX_MUL ? x->args : &x;
+	sx_pairs in = {0}, t = {0};
+	double one = 1, konst = 0;
+	gp_sx *u;
+	double k;
+	int ne = 0;
+	for (int i = 0; i < nf; i++) {
+		if (exp_factor(f[i], &u, &k)) {
+			push_term(a, &t, u, k / 2, &konst);
+			ne++;
+		} else {
+			push_factor(a, &in, f[i], 1, &one);
+		}
+	}
+	gp_sx *r = NULL;
+	if (ne > 0 && !a->oom) {
+		gp_sx *e = mk_exp(a, sx_add_pairs(a, &t, konst));
+		gp_sx *c = sx_num(a, sqrt(fabs(x->kind == SX_MUL ? x->num : 1)));
+		r = e && c ? sx_mul(a, c, 1, e, 1) : NULL;
+		if (r && in.n > 0) {
+			gp_sx *rest = sx_mul_pairs(a, &in, 1);
+			gp_sx *s = rest ? mk_sqrt_abs(a, GP_OP_SQRT, &rest) : NULL;
+			r = s ? sx_mul(a, r, 1, s, 1) : NULL;
+		}
+	}
+	pairs_free(&in);
+	pairs_free(&t);
+	return a->oom ? NULL : r;
+}
+
+/* sqrt(|x|): sqrt(x**2) = abs(x), sqrt(|x|) = sqrt(-x) for x <= 0 (printed
+ * plain), and sqrt_exps's form where it is at most SX_HALF_SLACK larger. */
+static gp_sx *mk_sqrt(sx_arena *a, gp_sx *x)
+{
+	gp_sx *s;
+	if (x->kind == SX_POW && x->num == 2) {
+		gp_sx *b = x->args[0];
+		s = mk_sqrt_abs(a, GP_OP_ABS, &b);
+	} else if (x->hi <= 0 && x->lo < 0) {
+		gp_sx *m = sx_add(a, sx_num(a, 0), x, -1);
+		return m && m->lo >= 0 ? mk_sqrt(a, m) : m ? fn_node(a, GP_OP_SQRT, &m, 1) : NULL;
+	} else {
+		s = fn_node(a, GP_OP_SQRT, &x, 1);
+	}
+	gp_sx *r = s ? sqrt_exps(a, x) : NULL;
+	if (a->oom)
+		return NULL;
+	int rs = r ? sx_size(r) : 0, ss = sx_size(s);
+	if (!r || rs > ss + (a->strict ? 0 : SX_HALF_SLACK))
+		return s;
+	a->grew |= rs > ss;
+	return r;
 }
 
 /* sqrt (of |a|), abs and the analytic quotient: sqrt(x**2) = abs(x),
@@ -625,17 +881,8 @@ static gp_sx *mk_sqrt_abs(sx_arena *a, int op, gp_sx **g)
 			return x;
 		return fn_node(a, op, g, 2);
 	}
-	if (op == GP_OP_SQRT) {
-		if (x->kind == SX_POW && x->num == 2) {
-			gp_sx *b = x->args[0];
-			return mk_sqrt_abs(a, GP_OP_ABS, &b);
-		}
-		if (x->hi <= 0 && x->lo < 0) {   /* sqrt(|x|) = sqrt(-x), printed plain */
-			gp_sx *m = sx_add(a, sx_num(a, 0), x, -1);
-			return m && m->lo >= 0 ? mk_sqrt_abs(a, op, &m) : m ? fn_node(a, op, &m, 1) : NULL;
-		}
-		return fn_node(a, op, g, 1);
-	}
+	if (op == GP_OP_SQRT)
+		return mk_sqrt(a, x);
 	if (x->lo >= 0)
 		return x;
 	if (x->hi <= 0)
@@ -1204,6 +1451,15 @@ static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b)
 	return pr.bad || b->failed ? -1 : pr.count;
 }
 
+/* e's printed size (INT_MAX where a number is not finite). */
+static int sx_size(const gp_sx *e)
+{
+	rt_buf b = {0};
+	int n = print_to(e, NULL, &b);
+	rt_buf_free(&b);
+	return n < 0 ? INT_MAX : n;
+}
+
 /* The smaller of e and its multiplied-out form into s (root, text, size). */
 static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm, rt_error *err)
 {
@@ -1228,6 +1484,18 @@ static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm,
 	return RT_OK;
 }
 
+/* Builds the simplified tree of the prefix program and chooses its form
+ * into s (s->rewritten stays 0 where it is larger than the program). */
+static rt_status build_choose(gp_simple *s, sx_arena *a, const gp_node *prefix, int n,
+			      const gp_names *nm, double *lo, rt_error *err)
+{
+	int i = 0;
+	gp_sx *e = build(a, prefix, n, &i, 0, lo);
+	if (a->oom)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
+	return e && i == n ? choose(s, a, e, nm, err) : RT_OK;
+}
+
 rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simple *s,
 		      rt_error *err)
 {
@@ -1247,15 +1515,14 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 		return err->status;
 	for (int k = 0; k < n; k++)
 		lo[k] = -INFINITY;
-	int i = 0;
-	gp_sx *e = build(a, prefix, n, &i, 0, lo);
-	rt_status st = a->oom ? rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program")
-			      : RT_OK;
-	if (!st && e && i == n)
-		st = choose(s, a, e, nm, err);
+	rt_status st = build_choose(s, a, prefix, n, nm, lo, err);
+	if (!st && !s->rewritten && a->grew) {   /* too large: again, growing nothing */
+		a->strict = 1;
+		st = build_choose(s, a, prefix, n, nm, lo, err);
+	}
 	if (!st && !s->rewritten) {
 		sx_printer pr = {&s->text, nm, 0, 0, lo};
-		i = 0;
+		int i = 0;
 		print_direct(&pr, prefix, n, &i, 0, 0);
 		s->size = pr.count;
 	}

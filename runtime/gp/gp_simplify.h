@@ -21,7 +21,11 @@
  * terms (x + x -> 2*x, c1*x + c2*x -> (c1 + c2)*x), powers (x*x*x -> x**3,
  * x * x**-1 -> 1 where x is provably nonzero), canonical order of commutative
  * operands (sums by falling degree), comparisons of an operand with itself
- * or of disjoint ranges, IF with a known condition or equal branches; an
+ * or of disjoint ranges, IF with a known condition or equal branches; of
+ * plain (unprotected) exp and log: exp(a)*exp(b) -> exp(a + b) and
+ * exp(a)/exp(b) -> exp(a - b) where not larger, sqrt(exp(u)) -> exp(u/2),
+ * exp(k*log(u)) -> u**k (k an integer or a half), log(c*exp(u)) -> u + log(c)
+ * (gp_simplify.c lists them); an
  * expanded form (products of sums multiplied out) is kept when it is smaller.
  * When the result would be larger than the evolved program, the evolved
  * program is printed as it is (in this syntax) instead.
@@ -41,7 +45,8 @@
  *           | gt(a, b), lt(a, b), eq(a, b)   = 1 if a > b (<, ==) else 0
  *           | AND(a, b), OR(a, b)            = 1 or 0, non-zero is true
  *           | IF(a, b, c)                    = b if a != 0 else c
- *   exp(e) is printed only where e <= 80, log(e) only where e >= 1e-6,
+ *   exp(e) is printed only where e <= 80 (or e = a + b of two such: the
+ *   product exp(a)*exp(b)), log(e) only where e >= 1e-6,
  *   sqrt(e) only where e >= 0, a / b only where |b| >= 1e-6 is proven;
  *   otherwise the protected name is kept. square, cube, pow4 print as a**2,
  *   a**3, a**4 (in the evolved program as printed, a**k counts one node):

@@ -1,5 +1,6 @@
 /* test_gp_simplify.c: gp_simplify: every rewrite rule on hand-written
- * programs with the exact text expected, and a property test on random
+ * programs with the exact text expected (and its values at random points),
+ * including where a rule must not apply, and a property test on random
  * programs of several function sets: the simplified formula's value equals the
  * evolved program's (double reference and the project's float CPU evaluator)
  * and its size is never larger.
@@ -35,7 +36,29 @@
 
 /* ---- hand-written cases -------------------------------------------------- */
 
-/* Simplifies a program written as gp_print_prefix text; checks text and size. */
+/* s's value equals the program's (double reference) at random points in
+ * [-3, 3] (Boolean programs: random words): relative 1e-9 (every
+ * hand-written case is free of cancellation). */
+static void expect_values(const char *prefix, const gp_tree *t, int ninputs, const gp_simple *s)
+{
+	int words = 0;
+	for (int i = 0; i < t->n; i++)
+		words |= t->nodes[i].op < GP_OP_COUNT && gp_op_is_bool(t->nodes[i].op);
+	rt_rng rng;
+	rt_rng_init(&rng, 7, (uint64_t)t->n);
+	for (int p = 0; p < 64; p++) {
+		double x[4] = {0, 0, 0, 0};
+		for (int k = 0; k < ninputs && k < 4; k++)
+			x[k] = words ? rt_rng_below(&rng, UINT32_MAX) : rt_rng_range(&rng, -3, 3);
+		double d = gp_simplify_eval_prefix(t->nodes, t->n, x), v = gp_simple_eval(s, x);
+		if (isfinite(d) && !(fabs(v - d) <= 1e-9 * (1 + fabs(d))))
+			fail_msg("%s at x = (%g, %g): evolved %.17g, \"%s\" %.17g", prefix, x[0], x[1],
+				 d, s->text.data, v);
+	}
+}
+
+/* Simplifies a program written as gp_print_prefix text; checks text, size
+ * and values. */
 static void expect(const char *prefix, int ninputs, const char *text, int size)
 {
 	rt_error err = {0};
@@ -50,6 +73,7 @@ static void expect(const char *prefix, int ninputs, const char *text, int size)
 		fail_msg("%s: got \"%s\" (size %d), expected \"%s\" (size %d)", prefix, s.text.data,
 			 s.size, text, size);
 	assert_true(s.size <= t.n);
+	expect_values(prefix, &t, ninputs, &s);
 	gp_simple_free(&s);
 	gp_tree_free(&t);
 }
@@ -146,6 +170,51 @@ static void test_sr_functions(void **state)
 	expect("- aq $0 $1 aq $0 $1", 2, "0", 1);
 	expect("> aq sin $0 $0 1.5", 1, "0", 1);       /* |aq(a, b)| <= |a| */
 	expect("+ $0 3.14159274", 1, "x + 3.14159274", 3);   /* pi: a constant */
+}
+
+static void test_exp_log_sqrt(void **state)
+{
+	(void)state;
+	/* sqrt(exp(u)) = exp(u/2): exp(u) > 0. Feynman I.6.2a as evolved: */
+	expect("* 0.398942292 sqrt exp - 0 square $0", 1, "0.398942292*exp(-0.5*x**2)", 8);
+	expect("sqrt - 0 exp sin $0", 1, "exp(0.5*sin(x))", 5);    /* sqrt |-exp| */
+	expect("sqrt * 4 exp * 2 sin $0", 1, "2*exp(sin(x))", 5);   /* sqrt(4) out */
+	expect("sqrt * $0 exp * -2 sin $0", 1, "protsqrt(x)*exp(-sin(x))", 7);
+	expect("sqrt square exp sin $0", 1, "exp(sin(x))", 3);
+	expect("sqrt cube exp sin $0", 1, "exp(1.5*sin(x))", 5);   /* exp(u)**3 */
+	/* ... not where 0.5 would spread over a sum, nor for the protected exp
+	 * (exp(min(x, 80)/2) has no protected form). */
+	expect("sqrt * exp sin $0 exp cos $0", 1, "sqrt(exp(sin(x) + cos(x)))", 7);
+	expect("sqrt exp $0", 1, "sqrt(protexp(x))", 3);
+	expect("sqrt * exp sin $0 exp $0", 1, "sqrt(protexp(x)*exp(sin(x)))", 7);
+	/* exp(0.5*sin(x)*cos(x)) is 8: larger than the program, built again
+	 * without growing (rather than the program as it is, with protexp). */
+	expect("sqrt exp * sin $0 cos $0", 1, "sqrt(exp(sin(x)*cos(x)))", 7);
+	/* Products of plain exps: one exp; 1/exp(b) needs exp(b) >= 1e-6. */
+	expect("* exp sin $0 exp cos $0", 1, "exp(sin(x) + cos(x))", 6);
+	expect("/ exp sin $0 exp cos $0", 1, "exp(sin(x) - cos(x))", 6);
+	expect("/ 1 exp sin $0", 1, "exp(-sin(x))", 4);
+	expect("* exp sin $0 / 1 exp sin $0", 1, "1", 1);
+	expect("/ $0 exp sin $0", 1, "x/exp(sin(x))", 5);            /* x*exp(-sin(x)) is 6 */
+	expect("/ exp sin $0 exp $0", 1, "protdiv(exp(sin(x)), protexp(x))", 6);
+	expect("/ exp sin $0 exp * 20 sin $0", 1, "protdiv(exp(sin(x)), exp(20*sin(x)))", 9);
+	expect("* exp $0 exp $1", 2, "protexp(x1)*protexp(x2)", 5);
+	/* exp(k*log(u) + v) = u**k * exp(v) where log(u) is plain (u >= 1e-6). */
+	expect("exp * 2 log + cos $0 2", 1, "(cos(x) + 2)**2", 6);
+	expect("exp * 0.5 log + cos $0 2", 1, "sqrt(cos(x) + 2)", 5);
+	expect("exp * 1.5 log + cos $0 2", 1, "sqrt(cos(x) + 2)**3", 7);
+	expect("exp - 0 log + cos $0 2", 1, "1/(cos(x) + 2)", 6);
+	expect("exp + log + cos $0 2 sin $0", 1, "exp(sin(x))*(cos(x) + 2)", 8);
+	expect("exp * 0.3 log + cos $0 2", 1, "exp(0.300000012*log(cos(x) + 2))", 8);
+	/* log of a positive number times plain exps. */
+	expect("log * 3 exp sin $0", 1, "sin(x) + 1.09861229", 4);
+	expect("log * -3 exp sin $0", 1, "sin(x) + 1.09861229", 4);   /* log |a| */
+	expect("log square exp sin $0", 1, "2*sin(x)", 4);
+	expect("log * $0 exp sin $0", 1, "protlog(x*exp(sin(x)))", 6);
+	expect("log exp * 20 sin $0", 1, "protlog(exp(20*sin(x)))", 6);   /* exp(-20) < 1e-6 */
+	/* sqrt of squares stays exact: sqrt(x1**2 * x2**2) = |x1*x2|. */
+	expect("sqrt * square $0 square $1", 2, "protsqrt(x1**2 * x2**2)", 6);
+	expect("sqrt * * $0 $0 exp * 4 sin $1", 2, "abs(x1)*exp(2*sin(x2))", 8);
 }
 
 static void test_fallback(void **state)
@@ -422,6 +491,15 @@ static void test_property_sr(void **state)
 	property("+ - * sqrt square abs aq exp log pi e", 1, 0, 0, 0);
 }
 
+/* exp, log and sqrt of bounded arguments (sin, cos, squares): their
+ * plain forms, products of exps, sqrt(exp(u)), exp(k*log(u)). */
+static void test_property_exp(void **state)
+{
+	(void)state;
+	property("* / - sqrt square exp log sin cos", 1, 1, -2, 2);
+	property("+ * / sqrt exp log cos", 2, 1, -3, 3);
+}
+
 static void test_property_logic(void **state)
 {
 	(void)state;
@@ -435,11 +513,13 @@ int main(void)
 		cmocka_unit_test(test_protected),
 		cmocka_unit_test(test_logic),
 		cmocka_unit_test(test_sr_functions),
+		cmocka_unit_test(test_exp_log_sqrt),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_property_sextic),
 		cmocka_unit_test(test_property_transcendental),
 		cmocka_unit_test(test_property_logic),
 		cmocka_unit_test(test_property_sr),
+		cmocka_unit_test(test_property_exp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
