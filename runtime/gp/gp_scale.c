@@ -95,13 +95,27 @@ rt_status gp_scale_wrap(gp_tree *t, float a, float b, rt_error *err)
 	return RT_OK;
 }
 
+/* Is intercept a below the resolution of float outputs on c's targets
+ * (|a| <= 2^-23 of their root mean square)? Such an a is rounding noise of
+ * the fit (the sextic's exact programs get a ~ 1e-11): leaving it out
+ * raises the MSE by a^2, below what a float output can show. */
+static int negligible_intercept(const gp_cases *c, double a)
+{
+	double n = (double)c->ncases;
+	double rms = sqrt(c->ymean * c->ymean + (n > 0 ? c->syy / n : 0.0));
+	return fabs(a) <= 0x1p-23 * rms;
+}
+
 rt_status gp_scale_best(const gp_cases *c, gp_tree *best, double *a, double *b, rt_error *err)
 {
 	double la = 0.0, lb = 1.0;
 	rt_status st = RT_OK;
 	if (gp_scale_on(c) && best->n > 0 &&
-	    !(st = gp_scale_coeffs(best, c, &la, &lb, err)))
+	    !(st = gp_scale_coeffs(best, c, &la, &lb, err))) {
+		if (lb != 0.0 && negligible_intercept(c, la))
+			la = 0.0;
 		st = gp_scale_wrap(best, (float)la, (float)lb, err);
+	}
 	if (a)
 		*a = la;
 	if (b)

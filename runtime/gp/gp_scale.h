@@ -47,7 +47,9 @@ rt_status gp_scale_coeffs(const gp_tree *prog, const gp_cases *c, double *a, dou
 rt_status gp_scale_wrap(gp_tree *t, float a, float b, rt_error *err);
 
 /* When c has scaling on: best rewritten by gp_scale_wrap with its line
- * on c; *a, *b (may be NULL) get the line (0 and 1 when off). */
+ * on c, an intercept below the float resolution of the targets (|a| <=
+ * 2^-23 of their RMS) left out as 0; *a, *b (may be NULL) get the line
+ * (0 and 1 when off). */
 rt_status gp_scale_best(const gp_cases *c, gp_tree *best, double *a, double *b, rt_error *err);
 
 #endif

@@ -306,6 +306,42 @@ static void linear_cases(gp_cases *c)
 	}
 }
 
+/* gp_scale_best on y = 2.5 x + 1.3: the program x + x gets its line
+ * (a = 1.3, b = 1.25); on y = 2.5 x the intercept (rounding noise, ~1e-8
+ * at most) is left out: + 0 * b (x + x); a program whose line is exactly
+ * y (2.5 * x) keeps a = 0 and b = 1 and stays bare. */
+static void scale_drops_noise_intercept(void **state)
+{
+	(void)state;
+	rt_error err = {0};
+	gp_cases c;
+	linear_cases(&c);
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	gp_node x[] = {gp_fn(GP_OP_ADD), gp_var(0), gp_var(0)};
+	gp_tree t = {0};
+	double a, b;
+	assert_int_equal(gp_tree_set(&t, x, 3, &err), RT_OK);
+	assert_int_equal(gp_scale_best(&c, &t, &a, &b, &err), RT_OK);
+	assert_true(fabs(a - 1.3) < 1e-6 && fabs(b - 1.25) < 1e-6);
+	assert_int_equal(t.n, 7);
+	assert_true(fabs(t.nodes[1].value - 1.3f) < 1e-6);
+	for (size_t i = 0; i < c.ncases; i++)
+		c.y[i] = 2.5f * c.x[i];
+	assert_int_equal(gp_scale_prepare(&c, &err), RT_OK);
+	assert_int_equal(gp_tree_set(&t, x, 3, &err), RT_OK);
+	assert_int_equal(gp_scale_best(&c, &t, &a, &b, &err), RT_OK);
+	assert_true(a == 0.0 && fabs(b - 1.25) < 1e-6);
+	assert_int_equal(t.n, 7);
+	assert_true(t.nodes[1].value == 0.0f);
+	gp_node twice[] = {gp_fn(GP_OP_MUL), gp_const(2.5f), gp_var(0)};
+	assert_int_equal(gp_tree_set(&t, twice, 3, &err), RT_OK);
+	assert_int_equal(gp_scale_best(&c, &t, &a, &b, &err), RT_OK);
+	assert_true(a == 0.0 && fabs(b - 1.0) < 1e-6);
+	assert_int_equal(t.n, (float)b == 1.0f ? 3 : 7);
+	gp_tree_free(&t);
+	gp_cases_free(&c);
+}
+
 /* c1 * x + c2 from (0, 0) reaches (2.5, 1.3); the structure is unchanged. */
 static void constopt_linear(void **state)
 {
@@ -546,7 +582,7 @@ int main(void)
 		cmocka_unit_test(penalty_tournament),
 		cmocka_unit_test(default_constant_range),
 		cmocka_unit_test(size_key_errors),
-		cmocka_unit_test(constopt_linear),
+		cmocka_unit_test(constopt_linear), cmocka_unit_test(scale_drops_noise_intercept),
 		cmocka_unit_test(constopt_scaled_sine),
 		cmocka_unit_test(constopt_plain_sine),
 		cmocka_unit_test(faithful_float),
