@@ -2,7 +2,8 @@
 # Feynman-like target y = sqrt(x1^2 + x2^2) (200 rows) evolved on the CPU
 # with sqrt, square and the named constant pi reaches a small MSE; the
 # result names the functions and the simplified formula uses sqrt; an
-# unknown function name exits 2.
+# unknown function name exits 2; the default sextic is solved with a
+# reported formula of at most 20 nodes (seeds 1, 3, 7).
 # Usage: bash test_gp_sr.sh PATH/TO/evoforge
 source "$(dirname "$0")/lib.sh"
 evo=$1
@@ -79,4 +80,22 @@ fi
 expect_exit 2 "an unknown function exits 2" "$evo" run "$cli_tmp/feyn.ini" --backend cpu -q \
 	-o "$cli_tmp/bad" --set "gp.functions=+ cbrt"
 expect_output "the message lists the new functions" "sqrt square cube pow4 tanh abs aq"
+# The sextic with the shipped defaults (the embedded problems/sextic.ini,
+# CPU): solved, and the reported formula at most 20 nodes, on seeds 3 and
+# 7 (their fronts once reported 21 and 27 nodes) and 1.
+for seed in 1 3 7; do
+	expect_exit 0 "sextic seed $seed runs" "$evo" run --backend cpu --threads 1 -q --seed "$seed" \
+		-o "$cli_tmp/sextic$seed"
+	if python3 - "$cli_tmp/sextic$seed/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["best"]
+ok = b["fitness"] <= 1e-6 and b["simplified_size"] <= 20
+print(f"sextic: fitness {b['fitness']:.3g}, {b['simplified_size']} nodes: {b['simplified']}")
+sys.exit(0 if ok else 1)
+PY
+	then cli_ok "sextic seed $seed: solved, reported formula <= 20 nodes"
+	else cli_fail "sextic seed $seed" "not solved or reported formula over 20 nodes"
+	fi
+done
 finish
