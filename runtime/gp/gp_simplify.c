@@ -27,7 +27,17 @@
  *       |k| <= SX_LOGPOW_MAX; plain log means u >= 1e-6;
  *   log(c * exp(u)**k ...) = log(c) + k*u + ...   where the plain log holds and
  *       every factor is a plain exp (log(exp(u)) = u the simplest case).
- * None of them grows a formula, except sqrt's by SX_HALF_SLACK. */
+ * None of them grows a formula, except sqrt's by SX_HALF_SLACK.
+ *
+ * For SymPy's exact-recovery check (SRBench: floats rounded to 3 decimals,
+ * symbols without assumptions), on the chosen tree only:
+ *   -c*y*log(a/b) = c*y*log(b/a)   c > 0, both logs plain (b/a >= 1e-6 proven),
+ *       the argument a quotient (a negative power in it); where not larger;
+ *   numbers within GP_SIMPLIFY_PI_REL of p*pi**k/q print as "2*pi", "pi/2",
+ *       "x/(2*pi)" (pi forms, gp_simplify.h), counted as printed; all of them
+ *       where the formula stays within the evolved size, else pi and 1/pi
+ *       only (they do not grow a coefficient), else none. The tree's numbers
+ *       are then set to the forms' values, so the evaluator gives the text's. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1106,6 +1116,197 @@ static gp_sx *expand(sx_arena *a, gp_sx *e, int *over)
 	return r;
 }
 
+/* ---- logs of quotients ----------------------------------------------------------- */
+
+/* Is x a quotient: a negative power, or a product with one? */
+static int is_quotient(const gp_sx *x)
+{
+	if (x->kind == SX_POW)
+		return x->num < 0;
+	if (x->kind != SX_MUL)
+		return 0;
+	for (int i = 0; i < x->nargs; i++)
+		if (x->args[i]->kind == SX_POW && x->args[i]->num < 0)
+			return 1;
+	return 0;
+}
+
+/* log(1/u) for the plain log l of a quotient u where 1/u >= 1e-6 is proven
+ * too; NULL otherwise. */
+static gp_sx *inverted_log(sx_arena *a, const gp_sx *l)
+{
+	if (l->kind != SX_LOG || !is_quotient(l->args[0]))
+		return NULL;
+	gp_sx *inv = sx_mul(a, l->args[0], -1, NULL, 0);
+	return inv && inv->lo >= SX_EPS ? unary(a, SX_LOG, inv) : NULL;
+}
+
+/* The product c * f[0] * ... (c < 0) with its first plain log of a
+ * quotient inverted: -c*y*log(a/b) = c*y*log(b/a); NULL where none is. */
+static gp_sx *flip_product(sx_arena *a, double c, gp_sx *const *f, int n)
+{
+	int at = -1;
+	gp_sx *l = NULL;
+	for (int i = 0; i < n && !l && !a->oom; i++)
+		if ((l = inverted_log(a, f[i])))
+			at = i;
+	if (!l)
+		return NULL;
+	sx_pairs p = {0};
+	double coef = -c;
+	for (int i = 0; i < n; i++)
+		push_factor(a, &p, i == at ? l : f[i], 1, &coef);
+	pairs_merge(&p);
+	gp_sx *r = a->oom ? NULL : mul_node(a, &p, coef);
+	pairs_free(&p);
+	return r;
+}
+
+static gp_sx *flip_logs(sx_arena *a, gp_sx *e);
+
+/* e rebuilt on the arguments g (changed ones), as a plain node: no rewrite
+ * but flip_logs's applies to a product, and a sum merges like terms again. */
+static gp_sx *rebuild(sx_arena *a, gp_sx *e, gp_sx **g)
+{
+	sx_pairs p = {0};
+	double k = e->num;
+	gp_sx *r = NULL;
+	switch (e->kind) {
+	case SX_LOG: case SX_EXP: return unary(a, e->kind, g[0]);
+	case SX_POW: return pow_node(a, g[0], e->num);
+	case SX_FN: return fn_node(a, e->op, g, e->nargs);
+	case SX_ADD:
+		for (int i = 0; i < e->nargs; i++)
+			push_term(a, &p, g[i], 1, &k);
+		r = a->oom ? NULL : sx_add_pairs(a, &p, k);
+		break;
+	default:   /* SX_MUL */
+		k = 1;
+		for (int i = 0; i < e->nargs; i++)
+			push_factor(a, &p, g[i], 1, &k);
+		pairs_merge(&p);
+		r = a->oom ? NULL : mul_node(a, &p, e->num * k);
+		break;
+	}
+	pairs_free(&p);
+	return r;
+}
+
+/* e with every product -c*y*log(a/b) (c > 0, both logs plain) written
+ * c*y*log(b/a) where that is not larger (SymPy, not knowing a/b > 0, does
+ * not equate the two forms). */
+static gp_sx *flip_logs(sx_arena *a, gp_sx *e)
+{
+	if (!e || a->oom || e->kind == SX_NUM || e->kind == SX_VAR)
+		return e;
+	gp_sx *stack[8], **g = e->nargs <= 8 ? stack : malloc((size_t)e->nargs * sizeof *g);
+	if (!g)
+		return a->oom = 1, NULL;
+	int changed = 0;
+	for (int i = 0; i < e->nargs && !a->oom; i++) {
+		g[i] = flip_logs(a, e->args[i]);
+		changed |= g[i] != e->args[i];
+	}
+	gp_sx *r = a->oom ? NULL : changed ? rebuild(a, e, g) : e;
+	if (r && r->kind == SX_MUL && r->num < 0) {
+		gp_sx *fl = flip_product(a, r->num, r->args, r->nargs);
+		if (fl && sx_size(fl) <= sx_size(r))
+			r = fl;
+	}
+	if (g != stack)
+		free(g);
+	return a->oom ? NULL : r;
+}
+
+/* flip_logs(e) where the whole formula is not larger than e. */
+static gp_sx *flip_logs_root(sx_arena *a, gp_sx *e)
+{
+	gp_sx *f = flip_logs(a, e);
+	return f && f != e && sx_size(f) <= sx_size(e) ? f : e;
+}
+
+/* ---- multiples of pi ----------------------------------------------------------- */
+
+#define SX_PI 3.14159265358979323846
+
+/* Which numbers print as pi forms: none, pi and 1/pi (which do not grow a
+ * coefficient: "pi*x", "x/pi"), or all. */
+enum { SX_SNAP_NONE = 0, SX_SNAP_UNIT, SX_SNAP_ALL };
+
+/* A number sign * p * pi**e / q (gp_simplify.h's pi forms). */
+typedef struct sx_piform {
+	int sign, p, q, e;   /* e: 1, -1, 2 or -2 */
+} sx_piform;
+
+static int gcd(int x, int y)
+{
+	while (y) {
+		int t = x % y;
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
+static double piform_value(const sx_piform *f)
+{
+	double pe = f->e == 1 ? SX_PI : f->e == 2 ? SX_PI * SX_PI : 1;
+	double qe = f->e == -1 ? SX_PI : f->e == -2 ? SX_PI * SX_PI : 1;
+	return f->sign * (f->p * pe) / (f->q * qe);
+}
+
+/* Is v within GP_SIMPLIFY_PI_REL (relative) of a pi form, p and q coprime
+ * in [1, GP_SIMPLIFY_PI_P] and [1, GP_SIMPLIFY_PI_Q]? The form with pi
+ * itself first, then 1/pi, pi**2, 1/pi**2; the smallest q of each. No two
+ * forms are that close (p/q differ by 3e-4 relative at least, and pi is no
+ * such ratio), so the form of a form's own value is that form. */
+static int pi_form(double v, sx_piform *f)
+{
+	static const int es[4] = {1, -1, 2, -2};
+	double av = fabs(v);
+	if (!(av > 0) || !isfinite(av))
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		double pe = pow(SX_PI, es[i]);
+		for (int q = 1; q <= GP_SIMPLIFY_PI_Q; q++) {
+			double p = nearbyint(av / pe * q);
+			if (p < 1 || p > GP_SIMPLIFY_PI_P || gcd((int)p, q) != 1)
+				continue;
+			*f = (sx_piform){v < 0 ? -1 : 1, (int)p, q, es[i]};
+			if (fabs(piform_value(f) - v) <= GP_SIMPLIFY_PI_REL * av)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Has v a pi form printed at this SX_SNAP_* level? */
+static int pi_form_at(double v, int level, sx_piform *f)
+{
+	if (level == SX_SNAP_NONE || !pi_form(v, f))
+		return 0;
+	return level == SX_SNAP_ALL || (f->p == 1 && f->q == 1 && abs(f->e) == 1);
+}
+
+/* v, or the value of its pi form where printed at this level. */
+static double pi_snap(double v, int level)
+{
+	sx_piform f;
+	return pi_form_at(v, level, &f) ? piform_value(&f) : v;
+}
+
+/* Sets the numbers of e's tree (numbers, coefficients, sum constants) to the
+ * values of their pi forms, as printed at this level. */
+static void snap_tree(gp_sx *e, int level)
+{
+	if (e->kind == SX_NUM || e->kind == SX_MUL || e->kind == SX_ADD)
+		e->num = pi_snap(e->num, level);
+	if (e->kind == SX_NUM)
+		e->lo = e->hi = e->num;
+	for (int i = 0; i < e->nargs; i++)
+		snap_tree(e->args[i], level);
+}
+
 /* ---- text ------------------------------------------------------------------------ */
 
 /* Precedence levels of the printed forms (Python's order). */
@@ -1119,6 +1320,8 @@ typedef struct sx_printer {
 	int count;      /* size: operators, calls, inputs, numbers */
 	int bad;        /* a number that is not finite */
 	const double *lo;  /* print_direct: lower bounds of the nodes' values, or NULL */
+	int snap;       /* numbers near a pi form printed as that form: SX_SNAP_* */
+	int npi;        /* numbers printed as pi forms */
 } sx_printer;
 
 static void put_input(sx_printer *pr, int var)
@@ -1133,11 +1336,72 @@ static void put_input(sx_printer *pr, int var)
 		rt_buf_printf(pr->b, "x%d", var + 1);
 }
 
-static void put_num(sx_printer *pr, double v)
+static void put_plain_num(sx_printer *pr, double v)
 {
 	pr->count++;
 	pr->bad |= !isfinite(v);
 	rt_buf_printf(pr->b, "%.9g", v == 0 ? 0.0 : v);
+}
+
+static void put_op(sx_printer *pr, const char *op)
+{
+	rt_buf_puts(pr->b, op);
+	pr->count++;
+}
+
+/* pi**k, k = 1 or 2. */
+static void put_pi(sx_printer *pr, int k)
+{
+	rt_buf_puts(pr->b, k == 2 ? "pi**2" : "pi");
+	pr->count += k == 2 ? 3 : 1;
+}
+
+/* The denominator of a pi form, "/q", "/pi", "/(q*pi**2)", if it has one. */
+static void put_pi_den(sx_printer *pr, const sx_piform *f)
+{
+	if (f->q == 1 && f->e > 0)
+		return;
+	int both = f->q != 1 && f->e < 0;
+	put_op(pr, "/");
+	rt_buf_puts(pr->b, both ? "(" : "");
+	if (f->q != 1)
+		put_plain_num(pr, f->q);
+	if (both)
+		put_op(pr, "*");
+	if (f->e < 0)
+		put_pi(pr, -f->e);
+	rt_buf_puts(pr->b, both ? ")" : "");
+}
+
+/* Is v printed as a pi form, and is that form more than "pi" (then it
+ * needs the parentheses of a product)? */
+static int num_form(const sx_printer *pr, double v, sx_piform *f)
+{
+	if (!pi_form_at(v, pr->snap, f))
+		return 0;
+	return f->sign < 0 || f->p != 1 || f->q != 1 || f->e != 1 ? 2 : 1;
+}
+
+/* A number: its pi form ("2*pi", "-pi/2", "1/(2*pi)", "pi**2") where
+ * snapping is on and it has one, else %.9g. */
+static void put_num(sx_printer *pr, double v)
+{
+	sx_piform f;
+	if (!num_form(pr, v, &f)) {
+		put_plain_num(pr, v);
+		return;
+	}
+	pr->npi++;
+	if (f.p != 1 || f.e < 0) {
+		put_plain_num(pr, f.sign * f.p);
+		if (f.e > 0)
+			put_op(pr, "*");
+	} else if (f.sign < 0) {
+		put_op(pr, "-");
+	}
+	if (f.e > 0)
+		put_pi(pr, f.e);
+	put_pi_den(pr, &f);
 }
 
 static const char *fn_name(int op)
@@ -1155,10 +1419,14 @@ static const char *fn_name(int op)
 	}
 }
 
-static int prec_of(const gp_sx *e)
+static int prec_of(const sx_printer *pr, const gp_sx *e)
 {
+	sx_piform f;
 	switch (e->kind) {
-	case SX_NUM: return e->num < 0 ? P_PROD : P_ATOM;
+	case SX_NUM:
+		if (num_form(pr, e->num, &f) == 2)
+			return P_PROD;
+		return e->num < 0 ? P_PROD : P_ATOM;
 	case SX_POW: return e->num > 0 ? P_POW : P_PROD;
 	case SX_MUL: return P_PROD;
 	case SX_ADD: return P_SUM;
@@ -1177,7 +1445,7 @@ static void print_sx(sx_printer *pr, const gp_sx *e);
 
 static void paren(sx_printer *pr, const gp_sx *e, int minprec)
 {
-	int p = prec_of(e) < minprec;
+	int p = prec_of(pr, e) < minprec;
 	if (p)
 		rt_buf_puts(pr->b, "(");
 	print_sx(pr, e);
@@ -1197,13 +1465,31 @@ static void print_factor(sx_printer *pr, const gp_sx *base, int k)
 	pr->count += 2;
 }
 
-/* coef * f[0] * ... with negative powers as divisions: "2*x*y/z**2". */
+/* coef * f[0] * ... with negative powers as divisions: "2*x*y/z**2"; a
+ * coefficient with a pi form splits into numerator and denominator:
+ * "2*pi*x", "pi*x/2", "x/(2*pi)". */
 static void print_product(sx_printer *pr, double coef, const gp_sx *const *f, int n)
 {
 	int first = 1;
+	sx_piform pf;
+	int form = coef != 1 && coef != -1 && num_form(pr, coef, &pf);
+	if (form) {
+		pr->npi++;
+		coef = pf.sign * pf.p;
+		if (pf.e > 0) {   /* "-pi", "2*pi"; p/(q*pi) goes on as the number p */
+			if (coef == -1) {
+				put_op(pr, "-");
+			} else if (coef != 1) {
+				put_num(pr, coef);
+				put_op(pr, "*");
+			}
+			put_pi(pr, pf.e);
+			first = 0;
+			coef = 1;
+		}
+	}
 	if (coef == -1) {
-		rt_buf_puts(pr->b, "-");
-		pr->count++;
+		put_op(pr, "-");
 		coef = 1;
 	}
 	if (coef != 1) {
@@ -1214,19 +1500,18 @@ static void print_product(sx_printer *pr, double coef, const gp_sx *const *f, in
 		int pw = f[i]->kind == SX_POW;
 		if (pw && f[i]->num < 0)
 			continue;
-		if (!first) {
-			rt_buf_puts(pr->b, "*");
-			pr->count++;
-		}
+		if (!first)
+			put_op(pr, "*");
 		print_factor(pr, pw ? f[i]->args[0] : f[i], pw ? (int)f[i]->num : 1);
 		first = 0;
 	}
 	if (first)
 		put_num(pr, 1);
+	if (form)
+		put_pi_den(pr, &pf);
 	for (int i = 0; i < n; i++)
 		if (f[i]->kind == SX_POW && f[i]->num < 0) {
-			rt_buf_puts(pr->b, "/");
-			pr->count++;
+			put_op(pr, "/");
 			print_factor(pr, f[i]->args[0], -(int)f[i]->num);
 		}
 }
@@ -1323,10 +1608,11 @@ static void print_direct(sx_printer *pr, const gp_node *t, int n, int *i, int de
 		return;
 	}
 	if (nd->op == GP_TERM_CONST) {
-		int neg = nd->value < 0 && wrap;
-		rt_buf_puts(pr->b, neg ? "(" : "");
+		sx_piform f;   /* negative or compound: parenthesised below the top */
+		int p = wrap && (nd->value < 0 || num_form(pr, nd->value, &f) == 2);
+		rt_buf_puts(pr->b, p ? "(" : "");
 		put_num(pr, (double)nd->value);
-		rt_buf_puts(pr->b, neg ? ")" : "");
+		rt_buf_puts(pr->b, p ? ")" : "");
 		return;
 	}
 	int ar = gp_op_arity(nd->op);
@@ -1402,7 +1688,9 @@ static double eval_sx(const gp_sx *e, const double *x)
 	return op_eval(e->op, g[0], g[1], g[2]);
 }
 
-static double eval_prefix(const gp_node *t, int n, int *i, const double *x, int depth)
+/* The prefix program at x; its constants replaced by their pi forms'
+ * values where printed at the SX_SNAP_* level snap (as print_direct does). */
+static double eval_prefix(const gp_node *t, int n, int *i, const double *x, int depth, int snap)
 {
 	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT)
 		return NAN;
@@ -1410,24 +1698,27 @@ static double eval_prefix(const gp_node *t, int n, int *i, const double *x, int 
 	if (nd->op == GP_TERM_VAR)
 		return x[nd->var];
 	if (nd->op == GP_TERM_CONST)
-		return (double)nd->value;
+		return pi_snap(nd->value, snap);
 	if (nd->op >= GP_OP_COUNT)
 		return NAN;
 	double g[3] = {0, 0, 0};
 	for (int k = 0; k < gp_op_arity(nd->op); k++)
-		g[k] = eval_prefix(t, n, i, x, depth + 1);
+		g[k] = eval_prefix(t, n, i, x, depth + 1, snap);
 	return op_eval(nd->op, g[0], g[1], g[2]);
 }
 
 double gp_simplify_eval_prefix(const gp_node *prefix, int n, const double *x)
 {
 	int i = 0;
-	return eval_prefix(prefix, n, &i, x, 0);
+	return eval_prefix(prefix, n, &i, x, 0, SX_SNAP_NONE);
 }
 
 double gp_simple_eval(const gp_simple *s, const double *x)
 {
-	return s->root ? eval_sx(s->root, x) : gp_simplify_eval_prefix(s->prefix, s->evolved_size, x);
+	if (s->root)
+		return eval_sx(s->root, x);
+	int i = 0;
+	return eval_prefix(s->prefix, s->evolved_size, &i, x, 0, s->pi_forms > 0 ? s->snap_ : 0);
 }
 
 /* ---- the entry points ------------------------------------------------------------------ */
@@ -1443,44 +1734,69 @@ void gp_simple_free(gp_simple *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Prints e into a fresh buffer; its size, or -1 when a number is not finite. */
-static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b)
+/* Prints e into a fresh buffer (snap: pi forms; their count into *npi);
+ * its size, or -1 when a number is not finite. */
+static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b, int snap, int *npi)
 {
-	sx_printer pr = {b, nm, 0, 0, NULL};
+	sx_printer pr = {b, nm, 0, 0, NULL, snap, 0};
 	print_sx(&pr, e);
+	if (npi)
+		*npi = pr.npi;
 	return pr.bad || b->failed ? -1 : pr.count;
 }
 
-/* e's printed size (INT_MAX where a number is not finite). */
+/* e's printed size with pi forms (INT_MAX where a number is not finite). */
 static int sx_size(const gp_sx *e)
 {
 	rt_buf b = {0};
-	int n = print_to(e, NULL, &b);
+	int n = print_to(e, NULL, &b, SX_SNAP_ALL, NULL);
 	rt_buf_free(&b);
 	return n < 0 ? INT_MAX : n;
 }
 
-/* The smaller of e and its multiplied-out form into s (root, text, size). */
-static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm, rt_error *err)
+/* The smaller of e and x (may be NULL) printed (snap: with pi forms) into s
+ * where it is not larger than the evolved program; 1 if so. */
+static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm, int snap)
 {
-	int over = 0;
-	gp_sx *x = expand(a, e, &over);
-	if (a->oom)
-		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
 	rt_buf tb = {0}, tx = {0};
-	int sb = print_to(e, nm, &tb), sxz = x && !over ? print_to(x, nm, &tx) : -1;
+	int pb = 0, px = 0;
+	int sb = print_to(e, nm, &tb, snap, &pb), sxz = x ? print_to(x, nm, &tx, snap, &px) : -1;
 	int use_x = sxz >= 0 && (sb < 0 || sxz < sb);
 	int size = use_x ? sxz : sb;
 	if (size >= 0 && size <= s->evolved_size) {
 		s->root = use_x ? x : e;
 		s->text = use_x ? tx : tb;
 		s->size = size;
+		s->pi_forms = use_x ? px : pb;
 		s->rewritten = 1;
 		rt_buf_free(use_x ? &tb : &tx);
-		return RT_OK;
+		s->snap_ = snap;
+		if (s->pi_forms)   /* the tree's value is the printed one */
+			snap_tree((gp_sx *)s->root, snap);
+		return 1;
 	}
 	rt_buf_free(&tb);
 	rt_buf_free(&tx);
+	return 0;
+}
+
+/* The smaller of e and its multiplied-out form into s (root, text, size),
+ * logs of quotients turned positive where not larger; with pi forms, or
+ * without where those make it larger than the evolved program. */
+static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm, rt_error *err)
+{
+	int over = 0;
+	gp_sx *x = expand(a, e, &over);
+	if (!a->oom)
+		e = flip_logs_root(a, e);
+	if (!a->oom && x && !over)
+		x = flip_logs_root(a, x);
+	if (a->oom)
+		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
+	x = x && !over ? x : NULL;
+	for (int snap = SX_SNAP_ALL; snap >= SX_SNAP_NONE; snap--)
+		if (choose_print(s, e, x, nm, snap))
+			break;
 	return RT_OK;
 }
 
@@ -1520,11 +1836,17 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 		a->strict = 1;
 		st = build_choose(s, a, prefix, n, nm, lo, err);
 	}
-	if (!st && !s->rewritten) {
-		sx_printer pr = {&s->text, nm, 0, 0, lo};
+	for (int snap = SX_SNAP_ALL; !st && !s->rewritten && snap >= SX_SNAP_NONE; snap--) {
+		/* as evolved; pi forms only where not larger ("pi" for 3.14159274) */
+		sx_printer pr = {&s->text, nm, 0, 0, lo, snap, 0};
 		int i = 0;
+		rt_buf_free(&s->text);
 		print_direct(&pr, prefix, n, &i, 0, 0);
 		s->size = pr.count;
+		s->pi_forms = pr.npi;
+		s->snap_ = snap;
+		if (pr.count <= n || snap == SX_SNAP_NONE)
+			break;
 	}
 	free(lo);
 	if (st)

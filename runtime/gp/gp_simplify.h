@@ -15,7 +15,12 @@
  * Constants are folded in double precision from the program's float
  * constants, so the simplified value differs from the evolved program's single
  * precision value by rounding only (and where the float evaluation overflows
- * to inf or NaN, which the real-valued formula does not).
+ * to inf or NaN, which the real-valued formula does not), and by the pi forms
+ * below: each number printed as one stands for that form's exact value,
+ * within GP_SIMPLIFY_PI_REL (relative) of the number it replaces, about the
+ * float resolution of the evolved program's single-precision constants (the
+ * named constant pi, 3.14159274f, is 2.8e-8 from pi; an evolved 0.159154983
+ * is 2.5e-7 from 1/(2*pi)).
  *
  * What is done: constant folding; x + 0, x * 1, x * 0, double negation, like
  * terms (x + x -> 2*x, c1*x + c2*x -> (c1 + c2)*x), powers (x*x*x -> x**3,
@@ -27,8 +32,25 @@
  * exp(k*log(u)) -> u**k (k an integer or a half), log(c*exp(u)) -> u + log(c)
  * (gp_simplify.c lists them); an
  * expanded form (products of sums multiplied out) is kept when it is smaller.
- * When the result would be larger than the evolved program, the evolved
- * program is printed as it is (in this syntax) instead.
+ * Then, for SymPy (which declares symbols with no assumptions, so that
+ * -log(a/b) and log(b/a) differ for it): -c*y*log(a/b) -> c*y*log(b/a), c > 0,
+ * for a plain log of a quotient (a product with a negative power) whose
+ * inverse b/a is proven >= 1e-6 too (log(1/u) -> log(u) likewise), where the
+ * formula is not larger. When the result would be larger than the evolved
+ * program, the evolved program is printed as it is (in this syntax) instead.
+ *
+ * Pi forms. A number within GP_SIMPLIFY_PI_REL (relative) of
+ * sign * p * pi**k / q, k in {1, -1, 2, -2}, p and q coprime, 1 <= p <=
+ * GP_SIMPLIFY_PI_P, 1 <= q <= GP_SIMPLIFY_PI_Q, is printed as that form, as
+ * SymPy's parse_expr reads it (pi is sympy.pi): "pi", "2*pi", "-pi/2",
+ * "1/(2*pi)", "pi**2", "4*pi**2"; a coefficient splits into numerator and
+ * denominator ("2*pi*x", "pi*x/2", "x/(2*pi)", "-3*x/pi"). Its nodes count as
+ * printed ("2*pi" is 3, "x/(2*pi)" 5, "pi" 1), so the size may grow: where the
+ * formula would then be larger than the evolved program it is printed with
+ * plain numbers instead (as evolved, only forms that are not larger, such as
+ * pi itself, are kept). A number that is not that close stays a number
+ * (0.3183 is 3e-4 from 1/pi). Small fractions p/q lie at least 3e-4 apart and
+ * no such ratio is within 3e-7 of pi, so a form is never ambiguous.
  *
  * Grammar of the text (a Python / SymPy expression):
  *   expr   := term (("+" | "-") term)*  |  "-" term ...
@@ -52,7 +74,9 @@
  *   a**3, a**4 (in the evolved program as printed, a**k counts one node):
  *   their clamp at +-FLT_MAX acts only where the float product would
  *   overflow, which the guarantee above leaves out.
- *   NUMBER is printed with %.9g; INPUT as in gp_conv.h (x, x1..xn or names).
+ *   NUMBER is printed with %.9g, or as a pi form (below: "2*pi", "pi/2",
+ *   "1/(2*pi)", as a factor or term of its own); INPUT as in gp_conv.h (x,
+ *   x1..xn or names).
  * Boolean programs print with Python's bitwise operators, which SymPy reads
  * as logic: a & b, a | b, ~a, ~(a & b) (nand), ~(a | b) (nor), ITE(a, b, c).
  *
@@ -67,6 +91,12 @@
 #include "gp_prog.h"
 #include "out.h"
 
+/* Pi forms (above): the relative distance at which a number is printed as
+ * one, and the largest numerator and denominator. */
+#define GP_SIMPLIFY_PI_REL 3e-7
+#define GP_SIMPLIFY_PI_P 24
+#define GP_SIMPLIFY_PI_Q 12
+
 /* An expression node of the simplified tree (gp_simplify.c). */
 typedef struct gp_sx gp_sx;
 
@@ -76,6 +106,8 @@ typedef struct gp_simple {
 	int size;             /* its size (as above) */
 	int evolved_size;     /* nodes of the evolved program */
 	int rewritten;        /* 1: text is the simplified tree; 0: the evolved program as it is */
+	int pi_forms;         /* numbers printed as pi forms (their values are those forms') */
+	int snap_;            /* which numbers print as pi forms (gp_simplify.c) */
 	const gp_sx *root;    /* the simplified tree (NULL when !rewritten) */
 	gp_node *prefix;      /* copy of the evolved program */
 	void *arena_;         /* owns the tree's nodes */
@@ -90,7 +122,8 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 void gp_simple_free(gp_simple *s);
 
 /* s's formula at input point x (x[i]: input i), in double precision with the
- * protected operations' semantics (the evolved program when !rewritten). */
+ * protected operations' semantics (the evolved program when !rewritten),
+ * numbers printed as pi forms taking those forms' values. */
 double gp_simple_eval(const gp_simple *s, const double *x);
 /* The evolved program (prefix, n nodes) at x in double precision with the
  * same semantics: the reference gp_simple_eval is checked against. */

@@ -38,7 +38,9 @@
 
 /* s's value equals the program's (double reference) at random points in
  * [-3, 3] (Boolean programs: random words): relative 1e-9 (every
- * hand-written case is free of cancellation). */
+ * hand-written case is free of cancellation), plus 1e-6 for each number
+ * printed as a pi form (GP_SIMPLIFY_PI_REL = 3e-7 of the number, times the
+ * inputs' magnitude 3 at most where it multiplies one inside sin or cos). */
 static void expect_values(const char *prefix, const gp_tree *t, int ninputs, const gp_simple *s)
 {
 	int words = 0;
@@ -51,7 +53,8 @@ static void expect_values(const char *prefix, const gp_tree *t, int ninputs, con
 		for (int k = 0; k < ninputs && k < 4; k++)
 			x[k] = words ? rt_rng_below(&rng, UINT32_MAX) : rt_rng_range(&rng, -3, 3);
 		double d = gp_simplify_eval_prefix(t->nodes, t->n, x), v = gp_simple_eval(s, x);
-		if (isfinite(d) && !(fabs(v - d) <= 1e-9 * (1 + fabs(d))))
+		double rel = 1e-9 + 1e-6 * s->pi_forms;
+		if (isfinite(d) && !(fabs(v - d) <= rel * (1 + fabs(d))))
 			fail_msg("%s at x = (%g, %g): evolved %.17g, \"%s\" %.17g", prefix, x[0], x[1],
 				 d, s->text.data, v);
 	}
@@ -169,7 +172,7 @@ static void test_sr_functions(void **state)
 	expect("aq * 2 $0 square $0", 1, "aq(2 * x, x**2)", 6);   /* as evolved */
 	expect("- aq $0 $1 aq $0 $1", 2, "0", 1);
 	expect("> aq sin $0 $0 1.5", 1, "0", 1);       /* |aq(a, b)| <= |a| */
-	expect("+ $0 3.14159274", 1, "x + 3.14159274", 3);   /* pi: a constant */
+	expect("+ $0 3.14159274", 1, "x + pi", 3);   /* pi: a constant, printed as pi */
 }
 
 static void test_exp_log_sqrt(void **state)
@@ -217,6 +220,96 @@ static void test_exp_log_sqrt(void **state)
 	expect("sqrt * * $0 $0 exp * 4 sin $1", 2, "abs(x1)*exp(2*sin(x2))", 8);
 }
 
+/* A program's simplified value at x (ninputs inputs) equals v to relative
+ * 1e-15: the pi forms' numbers are the forms' exact values. */
+static void expect_exact(const char *prefix, int ninputs, const double *x, double v)
+{
+	rt_error err = {0};
+	gp_tree t = {0};
+	gp_simple s;
+	gp_names nm = {ninputs, NULL};
+	if (gp_parse_prefix(prefix, ninputs, &t, &err) || gp_simplify(t.nodes, t.n, &nm, &s, &err))
+		fail_msg("%s: %s", prefix, err.msg);
+	double got = gp_simple_eval(&s, x);
+	if (!(fabs(got - v) <= 1e-15 * fabs(v)))
+		fail_msg("%s: \"%s\" is %.17g, expected %.17g", prefix, s.text.data, got, v);
+	gp_simple_free(&s);
+	gp_tree_free(&t);
+}
+
+/* Numbers within GP_SIMPLIFY_PI_REL of p*pi**k/q print as that form. */
+static void test_pi_forms(void **state)
+{
+	(void)state;
+	/* The named constant pi (3.14159274f) and what folds from it. */
+	expect("+ $0 3.14159274", 1, "x + pi", 3);
+	expect("- 0 3.14159274", 1, "-pi", 2);
+	expect("* 2 3.14159274", 1, "2*pi", 3);
+	expect("/ 1 3.14159274", 1, "1/pi", 3);
+	expect("/ 1 * 2 3.14159274", 1, "1/(2*pi)", 5);
+	expect("* * 2 3.14159274 * 2 3.14159274", 1, "4*pi**2", 5);
+	expect("+ $0 / 3.14159274 2", 1, "x + pi/2", 5);
+	expect("- $0 / 3.14159274 2", 1, "x - pi/2", 5);
+	/* Coefficients: numerator and denominator of the product. */
+	expect("* $0 3.14159274", 1, "pi*x", 3);
+	expect("/ $0 3.14159274", 1, "x/pi", 3);
+	expect("/ - 0 $0 3.14159274", 1, "-x/pi", 4);
+	expect("* + $0 $0 3.14159274", 1, "2*pi*x", 5);
+	expect("- 0 * 1.57079637 - + $0 $0 $0", 1, "-pi*x/2", 6);
+	expect("* 3.14159274 * 3.14159274 - + $0 $0 $0", 1, "pi**2*x", 5);
+	expect("/ / $0 3.14159274 3.14159274", 1, "x/pi**2", 5);
+	expect("/ sin $0 * 3.14159274 3.14159274", 1, "sin(x)/pi**2", 6);
+	/* Evolved constants a few float ulps from a form: 0.159154983 is
+	 * 2.5e-7 from 1/(2*pi), 0.31830987 1e-8 from 1/pi. */
+	expect("* 0.159154983 - + $0 $0 $0", 1, "x/(2*pi)", 5);
+	expect("* 0.31830987 $0", 1, "x/pi", 3);
+	expect("/ 1 0.31830987", 1, "pi", 1);
+	expect("/ - + $0 $0 $0 * $1 6.28318548", 2, "protdiv(x1, 2*pi*x2)", 7);
+	expect("IF > $0 $1 3.14159274 1.57079637", 2, "IF(gt(x1, x2), pi, 1.57079637)", 6);
+	/* The form's size counts: 2*pi*x (5) is larger than the program (3),
+	 * so the number stays; pi alone does not grow a coefficient and is kept
+	 * where 2*pi is not. */
+	expect("* 0.159154983 $0", 1, "0.159154981*x", 3);
+	expect("sin * 6.28318548 * $0 $1", 2, "sin(6.28318548*x1*x2)", 6);
+	expect("+ * $1 3.14159274 * $0 6.28318548", 2, "6.28318548*x1 + pi*x2", 7);
+	/* As evolved (the simplified form is larger): only pi itself. */
+	expect("square + $0 3.14159274", 1, "(x + pi)**2", 4);
+	expect("square + $0 1.57079637", 1, "(x + 1.57079637)**2", 4);
+	/* Not close: numbers stay numbers (0.3183 is 3e-4 from 1/pi). */
+	expect("* 0.3183 - + $0 $0 $0", 1, "0.318300009*x", 3);
+	expect("+ $0 3.1416", 1, "x + 3.14159989", 3);
+	expect("- $0 * 3.14159274 - + $0 $0 $0", 1, "-2.14159274*x", 3);
+	expect("* $0 9.8696", 1, "9.8696003*x", 3);
+	/* The printed form is the value. */
+	double one = 1;
+	expect_exact("* 0.159154983 - + $0 $0 $0", 1, &one, 0.5 / 3.14159265358979323846);
+	expect_exact("* 2 3.14159274", 1, &one, 2 * 3.14159265358979323846);
+	expect_exact("square + $0 3.14159274", 1, &one,
+		     (1 + 3.14159265358979323846) * (1 + 3.14159265358979323846));
+}
+
+/* -c*log(a/b) = c*log(b/a) for plain logs (both arguments >= 1e-6). */
+static void test_log_quotients(void **state)
+{
+	(void)state;
+	expect("- 0 log / + cos $0 2 + sin $0 2", 1, "log((sin(x) + 2)/(cos(x) + 2))", 10);
+	expect("* -3 log / + cos $0 2 + sin $0 2", 1, "3*log((sin(x) + 2)/(cos(x) + 2))", 12);
+	expect("* * -1 $0 log / + cos $1 2 + sin $1 2", 2, "x1*log((sin(x2) + 2)/(cos(x2) + 2))", 12);
+	expect("- $0 log / + cos $0 2 + sin $0 2", 1, "x + log((sin(x) + 2)/(cos(x) + 2))", 12);
+	expect("- 0 log / 1 + cos $0 2", 1, "log(cos(x) + 2)", 5);          /* log(1/u) */
+	expect("* -0.5 log / * 2 + cos $0 2 + sin $0 2", 1,
+	       "0.5*log((sin(x) + 2)/(2*cos(x) + 4))", 14);
+	expect("- 0 * log / + cos $0 2 + sin $0 2 log / + cos $1 2 + sin $1 2", 2,
+	       "log((cos(x2) + 2)/(sin(x2) + 2))*log((sin(x1) + 2)/(cos(x1) + 2))", 21);
+	/* Not: a positive sign, no quotient, an inverse not proven >= 1e-6
+	 * ((cos(x) + 2)/(x**2 + 1) reaches 0), a protected log. */
+	expect("log / + cos $0 2 + sin $0 2", 1, "log((cos(x) + 2)/(sin(x) + 2))", 10);
+	expect("- 0 log + cos $0 2", 1, "-log(cos(x) + 2)", 6);
+	expect("- 0 log * + cos $0 2 + sin $0 2", 1, "-log((sin(x) + 2)*(cos(x) + 2))", 11);
+	expect("- 0 log / + * $0 $0 1 + cos $0 2", 1, "-log((x**2 + 1)/(cos(x) + 2))", 12);
+	expect("- 0 log / $0 $1", 2, "-protlog(protdiv(x1, x2))", 5);
+}
+
 static void test_fallback(void **state)
 {
 	(void)state;
@@ -247,6 +340,7 @@ typedef struct ref_ctx {
 	double maxabs;   /* largest intermediate magnitude */
 	int unsure;      /* the float result may take another branch, or overflow */
 	int trig_big;    /* a sin/cos argument beyond 1e6 */
+	double const_rel;   /* relative error of every constant (pi forms) */
 } ref_ctx;
 
 /* Flags a branch decided by the sign of d (which carries error e). */
@@ -342,8 +436,10 @@ static ref ref_eval(ref_ctx *c)
 	ref r = {0, 0}, g[3] = {{0, 0}, {0, 0}, {0, 0}};
 	if (nd->op == GP_TERM_VAR)
 		r.v = c->x[nd->var];
-	else if (nd->op == GP_TERM_CONST)
+	else if (nd->op == GP_TERM_CONST) {
 		r.v = nd->value;
+		r.e = c->const_rel * fabs(r.v);
+	}
 	else {
 		for (int k = 0; k < gp_op_arity(nd->op); k++)
 			g[k] = ref_eval(c);
@@ -362,6 +458,7 @@ static ref ref_eval(ref_ctx *c)
 typedef struct prop_stats {
 	long programs, points, skipped, float_checked, rewritten;
 	long evolved_nodes, simplified_nodes;
+	long pi_checked;   /* points of programs printed with pi forms */
 } prop_stats;
 
 /* The float CPU evaluator's outputs of t at the points (column-major x). */
@@ -386,7 +483,7 @@ static void float_outputs(const gp_tree *t, int ninputs, const float *xf, float 
 static void check_point(const gp_tree *t, const gp_simple *s, const double *x, float fout,
 			prop_stats *st)
 {
-	ref_ctx c = {t->nodes, t->n, 0, x, 0, 0, 0};
+	ref_ctx c = {t->nodes, t->n, 0, x, 0, 0, 0, 0};
 	ref r = ref_eval(&c);
 	double d = gp_simplify_eval_prefix(t->nodes, t->n, x);
 	double v = gp_simple_eval(s, x);
@@ -396,6 +493,17 @@ static void check_point(const gp_tree *t, const gp_simple *s, const double *x, f
 		return;
 	}
 	double tol = 1e-9 * (1 + c.maxabs);
+	if (s->pi_forms) {
+		/* Numbers printed as pi forms are within GP_SIMPLIFY_PI_REL of
+		 * the (folded) constants: the program's error bound with that
+		 * error on every constant (and float rounding) covers them. */
+		ref_ctx cp = {t->nodes, t->n, 0, x, 0, 0, 0, GP_SIMPLIFY_PI_REL};
+		ref rp = ref_eval(&cp);
+		c.unsure |= cp.unsure;
+		tol += 2 * rp.e;
+		r.e = fmax(r.e, rp.e);
+		st->pi_checked++;
+	}
 	if (!(fabs(v - d) <= tol) && !c.unsure) {
 		rt_buf b = {0};
 		gp_print_prefix(&b, t->nodes, t->n);
@@ -464,8 +572,9 @@ static void property(const char *funcs, int ninputs, int consts, float cmin, flo
 	}
 	gp_tree_free(&t);
 	printf("  %-48s %ld programs (%ld rewritten), nodes %ld -> %ld; %ld of %ld points "
-	       "checked against float, %ld skipped\n", funcs, st.programs, st.rewritten,
-	       st.evolved_nodes, st.simplified_nodes, st.float_checked, st.points, st.skipped);
+	       "checked against float, %ld skipped, %ld with pi forms\n", funcs, st.programs,
+	       st.rewritten, st.evolved_nodes, st.simplified_nodes, st.float_checked, st.points,
+	       st.skipped, st.pi_checked);
 	assert_true(st.skipped * 2 <= st.points);
 	assert_true(st.simplified_nodes < st.evolved_nodes);
 }
@@ -514,6 +623,8 @@ int main(void)
 		cmocka_unit_test(test_logic),
 		cmocka_unit_test(test_sr_functions),
 		cmocka_unit_test(test_exp_log_sqrt),
+		cmocka_unit_test(test_pi_forms),
+		cmocka_unit_test(test_log_quotients),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_property_sextic),
 		cmocka_unit_test(test_property_transcendental),
