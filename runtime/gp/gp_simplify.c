@@ -27,17 +27,21 @@
  *       |k| <= SX_LOGPOW_MAX; plain log means u >= 1e-6;
  *   log(c * exp(u)**k ...) = log(c) + k*u + ...   where the plain log holds and
  *       every factor is a plain exp (log(exp(u)) = u the simplest case).
- * None of them grows a formula, except sqrt's by SX_HALF_SLACK.
+ * None of them grows a formula, except sqrt's by SX_HALF_SLACK (sizes with plain
+ * numbers, the pi forms' extra nodes aside, as the budget counts them).
  *
  * For SymPy's exact-recovery check (SRBench: floats rounded to 3 decimals,
  * symbols without assumptions), on the chosen tree only:
  *   -c*y*log(a/b) = c*y*log(b/a)   c > 0, both logs plain (b/a >= 1e-6 proven),
  *       the argument a quotient (a negative power in it); where not larger;
  *   numbers within GP_SIMPLIFY_PI_REL of p*pi**k/q print as "2*pi", "pi/2",
- *       "x/(2*pi)" (pi forms, gp_simplify.h), counted as printed; all of them
- *       where the formula stays within the evolved size, else pi and 1/pi
- *       only (they do not grow a coefficient), else none. The tree's numbers
- *       are then set to the forms' values, so the evaluator gives the text's. */
+ *       "x/(2*pi)" (pi forms, gp_simplify.h), all of them, counted as
+ *       printed in the size reported; the rules and the size budget count
+ *       plain numbers (the formula's size less the forms' extra nodes,
+ *       pi_extra, against the evolved size), so the forms may grow a formula
+ *       by the nodes they add and by no more. The tree's numbers are then set
+ *       to the forms' values, so the evaluator gives the text's; the evolved
+ *       program printed as it is takes the forms the same way. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1229,9 +1233,8 @@ static gp_sx *flip_logs_root(sx_arena *a, gp_sx *e)
 
 #define SX_PI 3.14159265358979323846
 
-/* Which numbers print as pi forms: none, pi and 1/pi (which do not grow a
- * coefficient: "pi*x", "x/pi"), or all. */
-enum { SX_SNAP_NONE = 0, SX_SNAP_UNIT, SX_SNAP_ALL };
+/* Whether numbers near a pi form print as that form. */
+enum { SX_SNAP_NONE = 0, SX_SNAP_ALL };
 
 /* A number sign * p * pi**e / q (gp_simplify.h's pi forms). */
 typedef struct sx_piform {
@@ -1283,9 +1286,7 @@ static int pi_form(double v, sx_piform *f)
 /* Has v a pi form printed at this SX_SNAP_* level? */
 static int pi_form_at(double v, int level, sx_piform *f)
 {
-	if (level == SX_SNAP_NONE || !pi_form(v, f))
-		return 0;
-	return level == SX_SNAP_ALL || (f->p == 1 && f->q == 1 && abs(f->e) == 1);
+	return level != SX_SNAP_NONE && pi_form(v, f);
 }
 
 /* v, or the value of its pi form where printed at this level. */
@@ -1745,34 +1746,49 @@ static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b, int snap, int
 	return pr.bad || b->failed ? -1 : pr.count;
 }
 
-/* e's printed size with pi forms (INT_MAX where a number is not finite). */
+/* e's printed size with plain numbers, the size the rules and the budget
+ * count (the pi forms' extra nodes aside; INT_MAX where a number is not
+ * finite). */
 static int sx_size(const gp_sx *e)
 {
 	rt_buf b = {0};
-	int n = print_to(e, NULL, &b, SX_SNAP_ALL, NULL);
+	int n = print_to(e, NULL, &b, SX_SNAP_NONE, NULL);
 	rt_buf_free(&b);
 	return n < 0 ? INT_MAX : n;
 }
 
-/* The smaller of e and x (may be NULL) printed (snap: with pi forms) into s
- * where it is not larger than the evolved program; 1 if so. */
-static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm, int snap)
+/* e (may be NULL) printed with pi forms into b: its size, or -1 where it
+ * cannot be printed or its size less the pi forms' extra nodes (its size
+ * with plain numbers, *plain) exceeds the evolved program's. */
+static int print_within(const gp_simple *s, const gp_sx *e, const gp_names *nm, rt_buf *b,
+			int *npi, int *plain)
+{
+	if (!e || (*plain = sx_size(e)) > s->evolved_size)
+		return -1;
+	return print_to(e, nm, b, SX_SNAP_ALL, npi);
+}
+
+/* The smaller of e and x (may be NULL), as printed with pi forms, of those
+ * within the evolved program's size less the pi forms' extra nodes, into s;
+ * 1 if either is. */
+static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm)
 {
 	rt_buf tb = {0}, tx = {0};
-	int pb = 0, px = 0;
-	int sb = print_to(e, nm, &tb, snap, &pb), sxz = x ? print_to(x, nm, &tx, snap, &px) : -1;
+	int pb = 0, px = 0, qb = 0, qx = 0;
+	int sb = print_within(s, e, nm, &tb, &pb, &qb), sxz = print_within(s, x, nm, &tx, &px, &qx);
 	int use_x = sxz >= 0 && (sb < 0 || sxz < sb);
 	int size = use_x ? sxz : sb;
-	if (size >= 0 && size <= s->evolved_size) {
+	if (size >= 0) {
 		s->root = use_x ? x : e;
 		s->text = use_x ? tx : tb;
 		s->size = size;
 		s->pi_forms = use_x ? px : pb;
+		s->pi_extra = size - (use_x ? qx : qb);
 		s->rewritten = 1;
 		rt_buf_free(use_x ? &tb : &tx);
-		s->snap_ = snap;
+		s->snap_ = s->pi_forms ? SX_SNAP_ALL : SX_SNAP_NONE;
 		if (s->pi_forms)   /* the tree's value is the printed one */
-			snap_tree((gp_sx *)s->root, snap);
+			snap_tree((gp_sx *)s->root, SX_SNAP_ALL);
 		return 1;
 	}
 	rt_buf_free(&tb);
@@ -1781,8 +1797,8 @@ static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm, in
 }
 
 /* The smaller of e and its multiplied-out form into s (root, text, size),
- * logs of quotients turned positive where not larger; with pi forms, or
- * without where those make it larger than the evolved program. */
+ * logs of quotients turned positive where not larger, with pi forms; none
+ * where both are larger than the evolved program (pi forms' nodes aside). */
 static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm, rt_error *err)
 {
 	int over = 0;
@@ -1793,10 +1809,7 @@ static rt_status choose(gp_simple *s, sx_arena *a, gp_sx *e, const gp_names *nm,
 		x = flip_logs_root(a, x);
 	if (a->oom)
 		return rt_fail(err, RT_ERR_SYSTEM, "out of memory simplifying a program");
-	x = x && !over ? x : NULL;
-	for (int snap = SX_SNAP_ALL; snap >= SX_SNAP_NONE; snap--)
-		if (choose_print(s, e, x, nm, snap))
-			break;
+	choose_print(s, e, x && !over ? x : NULL, nm);
 	return RT_OK;
 }
 
@@ -1836,17 +1849,14 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 		a->strict = 1;
 		st = build_choose(s, a, prefix, n, nm, lo, err);
 	}
-	for (int snap = SX_SNAP_ALL; !st && !s->rewritten && snap >= SX_SNAP_NONE; snap--) {
-		/* as evolved; pi forms only where not larger ("pi" for 3.14159274) */
-		sx_printer pr = {&s->text, nm, 0, 0, lo, snap, 0};
+	if (!st && !s->rewritten) {   /* as evolved, with pi forms (n nodes with plain numbers) */
+		sx_printer pr = {&s->text, nm, 0, 0, lo, SX_SNAP_ALL, 0};
 		int i = 0;
-		rt_buf_free(&s->text);
 		print_direct(&pr, prefix, n, &i, 0, 0);
 		s->size = pr.count;
 		s->pi_forms = pr.npi;
-		s->snap_ = snap;
-		if (pr.count <= n || snap == SX_SNAP_NONE)
-			break;
+		s->pi_extra = pr.count - n;
+		s->snap_ = pr.npi ? SX_SNAP_ALL : SX_SNAP_NONE;
 	}
 	free(lo);
 	if (st)

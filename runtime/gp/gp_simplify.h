@@ -38,6 +38,9 @@
  * inverse b/a is proven >= 1e-6 too (log(1/u) -> log(u) likewise), where the
  * formula is not larger. When the result would be larger than the evolved
  * program, the evolved program is printed as it is (in this syntax) instead.
+ * "Larger" leaves out the nodes the pi forms below add: the guarantee is
+ * size - pi_extra <= evolved size, pi_extra being the nodes the forms add
+ * over the plain numbers they replace (at most each form's nodes less 1).
  *
  * Pi forms. A number within GP_SIMPLIFY_PI_REL (relative) of
  * sign * p * pi**k / q, k in {1, -1, 2, -2}, p and q coprime, 1 <= p <=
@@ -45,12 +48,16 @@
  * SymPy's parse_expr reads it (pi is sympy.pi): "pi", "2*pi", "-pi/2",
  * "1/(2*pi)", "pi**2", "4*pi**2"; a coefficient splits into numerator and
  * denominator ("2*pi*x", "pi*x/2", "x/(2*pi)", "-3*x/pi"). Its nodes count as
- * printed ("2*pi" is 3, "x/(2*pi)" 5, "pi" 1), so the size may grow: where the
- * formula would then be larger than the evolved program it is printed with
- * plain numbers instead (as evolved, only forms that are not larger, such as
- * pi itself, are kept). A number that is not that close stays a number
- * (0.3183 is 3e-4 from 1/pi). Small fractions p/q lie at least 3e-4 apart and
- * no such ratio is within 3e-7 of pi, so a form is never ambiguous.
+ * printed ("2*pi" is 3, "x/(2*pi)" 5, "pi" 1), so the size may grow beyond
+ * the evolved program's by the nodes the forms add (pi_extra: "2*pi" 2 over
+ * the number 6.28318548, "x/(2*pi)" 2 over "0.159154943*x", "-pi" 1): SymPy's
+ * exact-recovery check (floats rounded to 3 decimals) matches only the
+ * symbolic form. Every number that has a form prints as it, in the
+ * simplified formula and in the evolved program printed as it is alike
+ * (sin(2*pi*x1*x2) for sin * 6.28318548 * x1 x2, 8 nodes for 6). A number
+ * that is not that close stays a number (0.3183 is 3e-4 from 1/pi). Small
+ * fractions p/q lie at least 3e-4 apart and no such ratio is within 3e-7 of
+ * pi, so a form is never ambiguous.
  *
  * Grammar of the text (a Python / SymPy expression):
  *   expr   := term (("+" | "-") term)*  |  "-" term ...
@@ -107,6 +114,7 @@ typedef struct gp_simple {
 	int evolved_size;     /* nodes of the evolved program */
 	int rewritten;        /* 1: text is the simplified tree; 0: the evolved program as it is */
 	int pi_forms;         /* numbers printed as pi forms (their values are those forms') */
+	int pi_extra;         /* nodes those forms add: size - pi_extra <= evolved_size */
 	int snap_;            /* which numbers print as pi forms (gp_simplify.c) */
 	const gp_sx *root;    /* the simplified tree (NULL when !rewritten) */
 	gp_node *prefix;      /* copy of the evolved program */
