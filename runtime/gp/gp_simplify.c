@@ -1,7 +1,9 @@
 /* gp_simplify.c: simplification of evolved GP programs (gp_simplify.h):
  * canonical sums and products built by smart constructors, interval bounds
  * that decide where a protected operation may lose its protection, an
- * optional multiplied-out form, the printer and a double evaluator.
+ * optional multiplied-out form, logs of quotients and the entry points; the
+ * printer and the pi forms are in gp_simplify_print.c, the double evaluator
+ * in gp_simplify_eval.c, the shared node type in gp_simplify_int.h.
  *
  * Why canonical forms: a sum is a constant plus (coefficient, body) pairs and
  * a product a coefficient times (base, integer exponent) pairs; building every
@@ -42,18 +44,13 @@
  *       by the nodes they add and by no more. The tree's numbers are then set
  *       to the forms' values, so the evaluator gives the text's; the evolved
  *       program printed as it is takes the forms the same way. */
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp/gp_simplify.h"
+#include "gp/gp_simplify_int.h"
 #include "gp/gp_tree.h"
 
-/* The protected operations' constants (gp_ops.h), in double. */
-#define SX_EPS ((double)1e-6f)
-#define SX_EXP_MAX 80.0
-#define SX_BIG ((double)0x1.fffffep127f)   /* GP_BIG: powers saturate there */
 /* Interval bounds are widened by this relative margin (rounding of the
  * bounds themselves). */
 #define SX_MARGIN 1e-9
@@ -68,26 +65,6 @@
 #define SX_HALF_SLACK 2
 /* exp(k*log(u)) becomes a power for |k| up to this. */
 #define SX_LOGPOW_MAX 32
-
-enum sx_kind {
-	SX_NUM = 0,   /* num */
-	SX_VAR,       /* var */
-	SX_FN,        /* op: a gp opcode; DIV, LOG, EXP, SQRT are the protected forms */
-	SX_LOG,       /* plain log (argument proven >= SX_EPS) */
-	SX_EXP,       /* plain exp (argument proven <= SX_EXP_MAX) */
-	SX_POW,       /* args[0] ** num, num an integer other than 0 and 1; negative
-		       * only for a base proven away from zero */
-	SX_MUL,       /* num * product of args (no NUM, MUL; sorted) */
-	SX_ADD        /* num + sum of args (no NUM, ADD; sorted) */
-};
-
-struct gp_sx {
-	uint8_t kind, op;
-	int var, nargs;
-	double num;
-	double lo, hi;            /* bounds on the value over all real inputs */
-	struct gp_sx *args[];
-};
 
 typedef struct sx_arena {
 	gp_sx **v;
@@ -391,7 +368,6 @@ static void pairs_merge(sx_pairs *p)
 static gp_sx *sx_add_pairs(sx_arena *a, sx_pairs *p, double konst);
 static void push_term(sx_arena *a, sx_pairs *p, const gp_sx *t, double c, double *konst);
 static gp_sx *mk_exp(sx_arena *a, gp_sx *x);
-static int sx_size(const gp_sx *e);
 
 /* base ** k as a node (no merging; k integer, not 0). */
 static gp_sx *pow_node(sx_arena *a, gp_sx *base, double k)
@@ -526,7 +502,7 @@ static gp_sx *sx_mul_pairs(sx_arena *a, sx_pairs *p, double coef)
 	pairs_free(&q);
 	if (!m || !u)
 		return NULL;
-	return sx_size(m) <= sx_size(u) ? m : u;
+	return gp_sx_size(m) <= gp_sx_size(u) ? m : u;
 }
 
 /* x ** kx * y ** ky (either may be NULL). */
@@ -631,54 +607,6 @@ static gp_sx *sx_add(sx_arena *a, gp_sx *x, gp_sx *y, double s)
 }
 
 /* ---- functions ------------------------------------------------------------------ */
-
-/* The protected operations and the rest of the table in double (the
- * reference semantics; gp_ops.h has the float ones). */
-/* gp_clamp_big in double: powers saturate at +-FLT_MAX (NaN stays). */
-static double sx_clamp_big(double v)
-{
-	return v > SX_BIG ? SX_BIG : v < -SX_BIG ? -SX_BIG : v;
-}
-
-static double op_eval(int op, double a, double b, double c)
-{
-	switch (op) {
-	case GP_OP_ADD: return a + b;
-	case GP_OP_SUB: return a - b;
-	case GP_OP_MUL: return a * b;
-	case GP_OP_DIV: return fabs(b) < SX_EPS ? 1.0 : a / b;
-	case GP_OP_SIN: return sin(a);
-	case GP_OP_COS: return cos(a);
-	case GP_OP_LOG: return fabs(a) < SX_EPS ? 0.0 : log(fabs(a));
-	case GP_OP_EXP: return exp(a < SX_EXP_MAX ? a : SX_EXP_MAX);   /* NaN -> 80, as GP_FMIN */
-	case GP_OP_GT: return a > b ? 1.0 : 0.0;
-	case GP_OP_LT: return a < b ? 1.0 : 0.0;
-	case GP_OP_EQ: return a == b ? 1.0 : 0.0;
-	case GP_OP_AND: return a != 0 && b != 0 ? 1.0 : 0.0;
-	case GP_OP_OR: return a != 0 || b != 0 ? 1.0 : 0.0;
-	case GP_OP_IF: return a != 0 ? b : c;
-	case GP_OP_SQRT: return sqrt(fabs(a));
-	case GP_OP_SQUARE: return sx_clamp_big(a * a);
-	case GP_OP_CUBE: return sx_clamp_big(a * a * a);
-	case GP_OP_POW4: return sx_clamp_big(a * a * a * a);
-	case GP_OP_TANH: return tanh(a);
-	case GP_OP_ABS: return fabs(a);
-	case GP_OP_AQ: return a / sqrt(1 + b * b);
-	default: break;
-	}
-	/* Boolean words: 32 cases per word, as in gp_ops.h. */
-	uint32_t x = (uint32_t)a, y = (uint32_t)b, z = (uint32_t)c;
-	switch (op) {
-	case GP_OP_BAND: return x & y;
-	case GP_OP_BOR: return x | y;
-	case GP_OP_BNAND: return (uint32_t)~(x & y);
-	case GP_OP_BNOR: return (uint32_t)~(x | y);
-	case GP_OP_BNOT: return (uint32_t)~x;
-	case GP_OP_BIF: return (x & y) | (~x & z);
-	default: return NAN;
-	}
-}
-
 static gp_sx *fn_node(sx_arena *a, int op, gp_sx **args, int nargs)
 {
 	for (int i = 0; i < nargs; i++)
@@ -875,7 +803,7 @@ static gp_sx *mk_sqrt(sx_arena *a, gp_sx *x)
 	gp_sx *r = s ? sqrt_exps(a, x) : NULL;
 	if (a->oom)
 		return NULL;
-	int rs = r ? sx_size(r) : 0, ss = sx_size(s);
+	int rs = r ? gp_sx_size(r) : 0, ss = gp_sx_size(s);
 	if (!r || rs > ss + (a->strict ? 0 : SX_HALF_SLACK))
 		return s;
 	a->grew |= rs > ss;
@@ -995,7 +923,7 @@ static gp_sx *mk_fn(sx_arena *a, int op, gp_sx **g)
 	for (int i = 0; i < n; i++)
 		consts &= g[i]->kind == SX_NUM;
 	if (consts && !gp_op_is_bool(op))
-		return sx_num(a, op_eval(op, g[0]->num, n > 1 ? g[1]->num : 0, n > 2 ? g[2]->num : 0));
+		return sx_num(a, gp_sx_op_eval(op, g[0]->num, n > 1 ? g[1]->num : 0, n > 2 ? g[2]->num : 0));
 	switch (op) {
 	case GP_OP_ADD: return sx_add(a, g[0], g[1], 1);
 	case GP_OP_SUB: return sx_add(a, g[0], g[1], -1);
@@ -1016,7 +944,7 @@ static gp_sx *mk_fn(sx_arena *a, int op, gp_sx **g)
 static gp_sx *build_node(sx_arena *a, const gp_node *t, int n, int *i, int depth, double *lo);
 
 /* The prefix subtree at *i, simplified bottom-up; lo[node] receives the
- * lower bound of each subtree's value (for print_direct). */
+ * lower bound of each subtree's value (for gp_simplify_print.c's print_direct). */
 static gp_sx *build(sx_arena *a, const gp_node *t, int n, int *i, int depth, double *lo)
 {
 	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT || a->oom)
@@ -1214,7 +1142,7 @@ static gp_sx *flip_logs(sx_arena *a, gp_sx *e)
 	gp_sx *r = a->oom ? NULL : changed ? rebuild(a, e, g) : e;
 	if (r && r->kind == SX_MUL && r->num < 0) {
 		gp_sx *fl = flip_product(a, r->num, r->args, r->nargs);
-		if (fl && sx_size(fl) <= sx_size(r))
+		if (fl && gp_sx_size(fl) <= gp_sx_size(r))
 			r = fl;
 	}
 	if (g != stack)
@@ -1226,500 +1154,7 @@ static gp_sx *flip_logs(sx_arena *a, gp_sx *e)
 static gp_sx *flip_logs_root(sx_arena *a, gp_sx *e)
 {
 	gp_sx *f = flip_logs(a, e);
-	return f && f != e && sx_size(f) <= sx_size(e) ? f : e;
-}
-
-/* ---- multiples of pi ----------------------------------------------------------- */
-
-#define SX_PI 3.14159265358979323846
-
-/* Whether numbers near a pi form print as that form. */
-enum { SX_SNAP_NONE = 0, SX_SNAP_ALL };
-
-/* A number sign * p * pi**e / q (gp_simplify.h's pi forms). */
-typedef struct sx_piform {
-	int sign, p, q, e;   /* e: 1, -1, 2 or -2 */
-} sx_piform;
-
-static int gcd(int x, int y)
-{
-	while (y) {
-		int t = x % y;
-		x = y;
-		y = t;
-	}
-	return x;
-}
-
-static double piform_value(const sx_piform *f)
-{
-	double pe = f->e == 1 ? SX_PI : f->e == 2 ? SX_PI * SX_PI : 1;
-	double qe = f->e == -1 ? SX_PI : f->e == -2 ? SX_PI * SX_PI : 1;
-	return f->sign * (f->p * pe) / (f->q * qe);
-}
-
-/* Is v within GP_SIMPLIFY_PI_REL (relative) of a pi form, p and q coprime
- * in [1, GP_SIMPLIFY_PI_P] and [1, GP_SIMPLIFY_PI_Q]? The form with pi
- * itself first, then 1/pi, pi**2, 1/pi**2; the smallest q of each. No two
- * forms are that close (p/q differ by 3e-4 relative at least, and pi is no
- * such ratio), so the form of a form's own value is that form. */
-static int pi_form(double v, sx_piform *f)
-{
-	static const int es[4] = {1, -1, 2, -2};
-	double av = fabs(v);
-	if (!(av > 0) || !isfinite(av))
-		return 0;
-	for (int i = 0; i < 4; i++) {
-		double pe = pow(SX_PI, es[i]);
-		for (int q = 1; q <= GP_SIMPLIFY_PI_Q; q++) {
-			double p = nearbyint(av / pe * q);
-			if (p < 1 || p > GP_SIMPLIFY_PI_P || gcd((int)p, q) != 1)
-				continue;
-			*f = (sx_piform){v < 0 ? -1 : 1, (int)p, q, es[i]};
-			if (fabs(piform_value(f) - v) <= GP_SIMPLIFY_PI_REL * av)
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* Has v a pi form printed at this SX_SNAP_* level? */
-static int pi_form_at(double v, int level, sx_piform *f)
-{
-	return level != SX_SNAP_NONE && pi_form(v, f);
-}
-
-/* v, or the value of its pi form where printed at this level. */
-static double pi_snap(double v, int level)
-{
-	sx_piform f;
-	return pi_form_at(v, level, &f) ? piform_value(&f) : v;
-}
-
-/* Sets the numbers of e's tree (numbers, coefficients, sum constants) to the
- * values of their pi forms, as printed at this level. */
-static void snap_tree(gp_sx *e, int level)
-{
-	if (e->kind == SX_NUM || e->kind == SX_MUL || e->kind == SX_ADD)
-		e->num = pi_snap(e->num, level);
-	if (e->kind == SX_NUM)
-		e->lo = e->hi = e->num;
-	for (int i = 0; i < e->nargs; i++)
-		snap_tree(e->args[i], level);
-}
-
-/* ---- text ------------------------------------------------------------------------ */
-
-/* Precedence levels of the printed forms (Python's order). */
-enum { P_SUM = 1, P_PROD, P_POW, P_ATOM };
-/* Boolean programs: | below & below ~. */
-enum { P_BOR = 1, P_BAND, P_BNOT };
-
-typedef struct sx_printer {
-	rt_buf *b;
-	const gp_names *nm;
-	int count;      /* size: operators, calls, inputs, numbers */
-	int bad;        /* a number that is not finite */
-	const double *lo;  /* print_direct: lower bounds of the nodes' values, or NULL */
-	int snap;       /* numbers near a pi form printed as that form: SX_SNAP_* */
-	int npi;        /* numbers printed as pi forms */
-} sx_printer;
-
-static void put_input(sx_printer *pr, int var)
-{
-	const gp_names *nm = pr->nm;
-	pr->count++;
-	if (nm && nm->names && var < nm->ninputs)
-		rt_buf_puts(pr->b, nm->names[var]);
-	else if (nm && nm->ninputs == 1)
-		rt_buf_puts(pr->b, "x");
-	else
-		rt_buf_printf(pr->b, "x%d", var + 1);
-}
-
-static void put_plain_num(sx_printer *pr, double v)
-{
-	pr->count++;
-	pr->bad |= !isfinite(v);
-	rt_buf_printf(pr->b, "%.9g", v == 0 ? 0.0 : v);
-}
-
-static void put_op(sx_printer *pr, const char *op)
-{
-	rt_buf_puts(pr->b, op);
-	pr->count++;
-}
-
-/* pi**k, k = 1 or 2. */
-static void put_pi(sx_printer *pr, int k)
-{
-	rt_buf_puts(pr->b, k == 2 ? "pi**2" : "pi");
-	pr->count += k == 2 ? 3 : 1;
-}
-
-/* The denominator of a pi form, "/q", "/pi", "/(q*pi**2)", if it has one. */
-static void put_pi_den(sx_printer *pr, const sx_piform *f)
-{
-	if (f->q == 1 && f->e > 0)
-		return;
-	int both = f->q != 1 && f->e < 0;
-	put_op(pr, "/");
-	rt_buf_puts(pr->b, both ? "(" : "");
-	if (f->q != 1)
-		put_plain_num(pr, f->q);
-	if (both)
-		put_op(pr, "*");
-	if (f->e < 0)
-		put_pi(pr, -f->e);
-	rt_buf_puts(pr->b, both ? ")" : "");
-}
-
-/* Is v printed as a pi form, and is that form more than "pi" (then it
- * needs the parentheses of a product)? */
-static int num_form(const sx_printer *pr, double v, sx_piform *f)
-{
-	if (!pi_form_at(v, pr->snap, f))
-		return 0;
-	return f->sign < 0 || f->p != 1 || f->q != 1 || f->e != 1 ? 2 : 1;
-}
-
-/* A number: its pi form ("2*pi", "-pi/2", "1/(2*pi)", "pi**2") where
- * snapping is on and it has one, else %.9g. */
-static void put_num(sx_printer *pr, double v)
-{
-	sx_piform f;
-	if (!num_form(pr, v, &f)) {
-		put_plain_num(pr, v);
-		return;
-	}
-	pr->npi++;
-	if (f.p != 1 || f.e < 0) {
-		put_plain_num(pr, f.sign * f.p);
-		if (f.e > 0)
-			put_op(pr, "*");
-	} else if (f.sign < 0) {
-		put_op(pr, "-");
-	}
-	if (f.e > 0)
-		put_pi(pr, f.e);
-	put_pi_den(pr, &f);
-}
-
-static const char *fn_name(int op)
-{
-	switch (op) {
-	case GP_OP_DIV: return "protdiv";
-	case GP_OP_LOG: return "protlog";
-	case GP_OP_EXP: return "protexp";
-	case GP_OP_GT: return "gt";
-	case GP_OP_LT: return "lt";
-	case GP_OP_EQ: return "eq";
-	case GP_OP_BIF: return "ITE";
-	case GP_OP_SQRT: return "protsqrt";
-	default: return gp_op_name(op);   /* sin, cos, tanh, abs, aq, AND, OR, IF */
-	}
-}
-
-static int prec_of(const sx_printer *pr, const gp_sx *e)
-{
-	sx_piform f;
-	switch (e->kind) {
-	case SX_NUM:
-		if (num_form(pr, e->num, &f) == 2)
-			return P_PROD;
-		return e->num < 0 ? P_PROD : P_ATOM;
-	case SX_POW: return e->num > 0 ? P_POW : P_PROD;
-	case SX_MUL: return P_PROD;
-	case SX_ADD: return P_SUM;
-	case SX_FN:
-		switch (e->op) {
-		case GP_OP_BOR: return P_BOR;
-		case GP_OP_BAND: return P_BAND;
-		case GP_OP_BNOT: case GP_OP_BNAND: case GP_OP_BNOR: return P_BNOT;
-		default: return P_ATOM;
-		}
-	default: return P_ATOM;
-	}
-}
-
-static void print_sx(sx_printer *pr, const gp_sx *e);
-
-static void paren(sx_printer *pr, const gp_sx *e, int minprec)
-{
-	int p = prec_of(pr, e) < minprec;
-	if (p)
-		rt_buf_puts(pr->b, "(");
-	print_sx(pr, e);
-	if (p)
-		rt_buf_puts(pr->b, ")");
-}
-
-/* base ** k for k >= 1. */
-static void print_factor(sx_printer *pr, const gp_sx *base, int k)
-{
-	if (k == 1) {
-		paren(pr, base, P_POW);
-		return;
-	}
-	paren(pr, base, P_ATOM);
-	rt_buf_printf(pr->b, "**%d", k);
-	pr->count += 2;
-}
-
-/* coef * f[0] * ... with negative powers as divisions: "2*x*y/z**2"; a
- * coefficient with a pi form splits into numerator and denominator:
- * "2*pi*x", "pi*x/2", "x/(2*pi)". */
-static void print_product(sx_printer *pr, double coef, const gp_sx *const *f, int n)
-{
-	int first = 1;
-	sx_piform pf;
-	int form = coef != 1 && coef != -1 && num_form(pr, coef, &pf);
-	if (form) {
-		pr->npi++;
-		coef = pf.sign * pf.p;
-		if (pf.e > 0) {   /* "-pi", "2*pi"; p/(q*pi) goes on as the number p */
-			if (coef == -1) {
-				put_op(pr, "-");
-			} else if (coef != 1) {
-				put_num(pr, coef);
-				put_op(pr, "*");
-			}
-			put_pi(pr, pf.e);
-			first = 0;
-			coef = 1;
-		}
-	}
-	if (coef == -1) {
-		put_op(pr, "-");
-		coef = 1;
-	}
-	if (coef != 1) {
-		put_num(pr, coef);
-		first = 0;
-	}
-	for (int i = 0; i < n; i++) {
-		int pw = f[i]->kind == SX_POW;
-		if (pw && f[i]->num < 0)
-			continue;
-		if (!first)
-			put_op(pr, "*");
-		print_factor(pr, pw ? f[i]->args[0] : f[i], pw ? (int)f[i]->num : 1);
-		first = 0;
-	}
-	if (first)
-		put_num(pr, 1);
-	if (form)
-		put_pi_den(pr, &pf);
-	for (int i = 0; i < n; i++)
-		if (f[i]->kind == SX_POW && f[i]->num < 0) {
-			put_op(pr, "/");
-			print_factor(pr, f[i]->args[0], -(int)f[i]->num);
-		}
-}
-
-/* The term t of a sum with its sign folded into the joining operator. */
-static void print_term(sx_printer *pr, const gp_sx *t, int first)
-{
-	double c = t->kind == SX_MUL ? t->num : 1;
-	if (first && c < 0) {
-		rt_buf_puts(pr->b, "-");
-		pr->count++;
-	} else if (!first) {
-		rt_buf_puts(pr->b, c < 0 ? " - " : " + ");
-		pr->count++;
-	}
-	if (t->kind == SX_MUL)
-		print_product(pr, fabs(c), (const gp_sx *const *)t->args, t->nargs);
-	else
-		print_product(pr, 1, &t, 1);
-}
-
-static void print_bool(sx_printer *pr, const gp_sx *e)
-{
-	pr->count++;
-	switch (e->op) {
-	case GP_OP_BNOT:
-		rt_buf_puts(pr->b, "~");
-		paren(pr, e->args[0], P_BNOT);
-		return;
-	case GP_OP_BAND: case GP_OP_BOR: case GP_OP_BNAND: case GP_OP_BNOR: {
-		int and = e->op == GP_OP_BAND || e->op == GP_OP_BNAND;
-		int neg = e->op == GP_OP_BNAND || e->op == GP_OP_BNOR;
-		rt_buf_puts(pr->b, neg ? "~(" : "");
-		paren(pr, e->args[0], and ? P_BAND : P_BOR);
-		rt_buf_puts(pr->b, and ? " & " : " | ");
-		paren(pr, e->args[1], and ? P_BAND : P_BOR);
-		rt_buf_puts(pr->b, neg ? ")" : "");
-		return;
-	}
-	default: break;
-	}
-}
-
-static void print_sx(sx_printer *pr, const gp_sx *e)
-{
-	switch (e->kind) {
-	case SX_NUM: put_num(pr, e->num); return;
-	case SX_VAR: put_input(pr, e->var); return;
-	case SX_ADD:
-		for (int i = 0; i < e->nargs; i++)
-			print_term(pr, e->args[i], i == 0);
-		if (e->num != 0) {
-			rt_buf_puts(pr->b, e->num < 0 ? " - " : " + ");
-			pr->count++;
-			put_num(pr, fabs(e->num));
-		}
-		return;
-	case SX_MUL: print_product(pr, e->num, (const gp_sx *const *)e->args, e->nargs); return;
-	case SX_POW: print_product(pr, 1, &e, 1); return;
-	default: break;
-	}
-	if (e->kind == SX_FN && gp_op_is_bool(e->op) && e->op != GP_OP_BIF) {
-		print_bool(pr, e);
-		return;
-	}
-	pr->count++;
-	rt_buf_printf(pr->b, "%s(", e->kind == SX_LOG ? "log" : e->kind == SX_EXP ? "exp" :
-		      e->op == GP_OP_SQRT && e->args[0]->lo >= 0 ? "sqrt" : fn_name(e->op));
-	for (int i = 0; i < e->nargs; i++) {
-		if (i)
-			rt_buf_puts(pr->b, ", ");
-		print_sx(pr, e->args[i]);
-	}
-	rt_buf_puts(pr->b, ")");
-}
-
-/* The exponent of square, cube, pow4; 0 for other nodes. */
-static int direct_pow(int op)
-{
-	return op == GP_OP_SQUARE ? 2 : op == GP_OP_CUBE ? 3 : op == GP_OP_POW4 ? 4 : 0;
-}
-
-/* The evolved program as it is, in the same syntax (every binary operator
- * parenthesised below the top; size = nodes). */
-static void print_direct(sx_printer *pr, const gp_node *t, int n, int *i, int depth, int wrap)
-{
-	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT) {
-		pr->bad = 1;
-		return;
-	}
-	const gp_node *nd = &t[(*i)++];
-	if (nd->op == GP_TERM_VAR) {
-		put_input(pr, nd->var);
-		return;
-	}
-	if (nd->op == GP_TERM_CONST) {
-		sx_piform f;   /* negative or compound: parenthesised below the top */
-		int p = wrap && (nd->value < 0 || num_form(pr, nd->value, &f) == 2);
-		rt_buf_puts(pr->b, p ? "(" : "");
-		put_num(pr, (double)nd->value);
-		rt_buf_puts(pr->b, p ? ")" : "");
-		return;
-	}
-	int ar = gp_op_arity(nd->op);
-	const char *infix = NULL;
-	switch (nd->op) {
-	case GP_OP_ADD: infix = " + "; break;
-	case GP_OP_SUB: infix = " - "; break;
-	case GP_OP_MUL: infix = " * "; break;
-	case GP_OP_BAND: case GP_OP_BNAND: infix = " & "; break;
-	case GP_OP_BOR: case GP_OP_BNOR: infix = " | "; break;
-	default: break;
-	}
-	pr->count++;
-	if (nd->op == GP_OP_BNOT || nd->op == GP_OP_BNAND || nd->op == GP_OP_BNOR)
-		rt_buf_puts(pr->b, "~");
-	if (infix) {
-		int p = wrap || nd->op == GP_OP_BNAND || nd->op == GP_OP_BNOR;
-		rt_buf_puts(pr->b, p ? "(" : "");
-		print_direct(pr, t, n, i, depth + 1, 1);
-		rt_buf_puts(pr->b, infix);
-		print_direct(pr, t, n, i, depth + 1, 1);
-		rt_buf_puts(pr->b, p ? ")" : "");
-		return;
-	}
-	if (direct_pow(nd->op)) {
-		/* a**k, one node as evolved; a is a call, an input, a number or a
-		 * parenthesised operator or negative number (wrap), or a power,
-		 * which needs parentheses (** groups to the right). */
-		int p = *i < n && direct_pow(t[*i].op);
-		rt_buf_puts(pr->b, p ? "(" : "");
-		print_direct(pr, t, n, i, depth + 1, 1);
-		rt_buf_printf(pr->b, "%s**%d", p ? ")" : "", direct_pow(nd->op));
-		return;
-	}
-	if (nd->op == GP_OP_SQRT && pr->lo && *i < n && pr->lo[*i] >= 0)
-		rt_buf_puts(pr->b, "sqrt");   /* the argument is never negative */
-	else if (nd->op != GP_OP_BNOT)
-		rt_buf_printf(pr->b, "%s", fn_name(nd->op));
-	rt_buf_puts(pr->b, "(");
-	for (int k = 0; k < ar; k++) {
-		rt_buf_puts(pr->b, k ? ", " : "");
-		print_direct(pr, t, n, i, depth + 1, 0);
-	}
-	rt_buf_puts(pr->b, ")");
-}
-
-/* ---- evaluation -------------------------------------------------------------------- */
-
-static double eval_sx(const gp_sx *e, const double *x)
-{
-	double v;
-	switch (e->kind) {
-	case SX_NUM: return e->num;
-	case SX_VAR: return x[e->var];
-	case SX_LOG: return log(eval_sx(e->args[0], x));
-	case SX_EXP: return exp(eval_sx(e->args[0], x));
-	case SX_POW: return pow(eval_sx(e->args[0], x), e->num);
-	case SX_MUL:
-		v = e->num;
-		for (int i = 0; i < e->nargs; i++)
-			v *= eval_sx(e->args[i], x);
-		return v;
-	case SX_ADD:
-		v = e->num;
-		for (int i = 0; i < e->nargs; i++)
-			v += eval_sx(e->args[i], x);
-		return v;
-	default: break;
-	}
-	double g[3] = {0, 0, 0};
-	for (int i = 0; i < e->nargs && i < 3; i++)
-		g[i] = eval_sx(e->args[i], x);
-	return op_eval(e->op, g[0], g[1], g[2]);
-}
-
-/* The prefix program at x; its constants replaced by their pi forms'
- * values where printed at the SX_SNAP_* level snap (as print_direct does). */
-static double eval_prefix(const gp_node *t, int n, int *i, const double *x, int depth, int snap)
-{
-	if (*i >= n || depth > GP_MAX_DEPTH_LIMIT)
-		return NAN;
-	const gp_node *nd = &t[(*i)++];
-	if (nd->op == GP_TERM_VAR)
-		return x[nd->var];
-	if (nd->op == GP_TERM_CONST)
-		return pi_snap(nd->value, snap);
-	if (nd->op >= GP_OP_COUNT)
-		return NAN;
-	double g[3] = {0, 0, 0};
-	for (int k = 0; k < gp_op_arity(nd->op); k++)
-		g[k] = eval_prefix(t, n, i, x, depth + 1, snap);
-	return op_eval(nd->op, g[0], g[1], g[2]);
-}
-
-double gp_simplify_eval_prefix(const gp_node *prefix, int n, const double *x)
-{
-	int i = 0;
-	return eval_prefix(prefix, n, &i, x, 0, SX_SNAP_NONE);
-}
-
-double gp_simple_eval(const gp_simple *s, const double *x)
-{
-	if (s->root)
-		return eval_sx(s->root, x);
-	int i = 0;
-	return eval_prefix(s->prefix, s->evolved_size, &i, x, 0, s->pi_forms > 0 ? s->snap_ : 0);
+	return f && f != e && gp_sx_size(f) <= gp_sx_size(e) ? f : e;
 }
 
 /* ---- the entry points ------------------------------------------------------------------ */
@@ -1735,37 +1170,15 @@ void gp_simple_free(gp_simple *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Prints e into a fresh buffer (snap: pi forms; their count into *npi);
- * its size, or -1 when a number is not finite. */
-static int print_to(const gp_sx *e, const gp_names *nm, rt_buf *b, int snap, int *npi)
-{
-	sx_printer pr = {b, nm, 0, 0, NULL, snap, 0};
-	print_sx(&pr, e);
-	if (npi)
-		*npi = pr.npi;
-	return pr.bad || b->failed ? -1 : pr.count;
-}
-
-/* e's printed size with plain numbers, the size the rules and the budget
- * count (the pi forms' extra nodes aside; INT_MAX where a number is not
- * finite). */
-static int sx_size(const gp_sx *e)
-{
-	rt_buf b = {0};
-	int n = print_to(e, NULL, &b, SX_SNAP_NONE, NULL);
-	rt_buf_free(&b);
-	return n < 0 ? INT_MAX : n;
-}
-
 /* e (may be NULL) printed with pi forms into b: its size, or -1 where it
  * cannot be printed or its size less the pi forms' extra nodes (its size
  * with plain numbers, *plain) exceeds the evolved program's. */
 static int print_within(const gp_simple *s, const gp_sx *e, const gp_names *nm, rt_buf *b,
 			int *npi, int *plain)
 {
-	if (!e || (*plain = sx_size(e)) > s->evolved_size)
+	if (!e || (*plain = gp_sx_size(e)) > s->evolved_size)
 		return -1;
-	return print_to(e, nm, b, SX_SNAP_ALL, npi);
+	return gp_sx_print(e, nm, b, SX_SNAP_ALL, npi);
 }
 
 /* The smaller of e and x (may be NULL), as printed with pi forms, of those
@@ -1788,7 +1201,7 @@ static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm)
 		rt_buf_free(use_x ? &tb : &tx);
 		s->snap_ = s->pi_forms ? SX_SNAP_ALL : SX_SNAP_NONE;
 		if (s->pi_forms)   /* the tree's value is the printed one */
-			snap_tree((gp_sx *)s->root, SX_SNAP_ALL);
+			gp_sx_snap_tree((gp_sx *)s->root, SX_SNAP_ALL);
 		return 1;
 	}
 	rt_buf_free(&tb);
@@ -1850,13 +1263,9 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 		st = build_choose(s, a, prefix, n, nm, lo, err);
 	}
 	if (!st && !s->rewritten) {   /* as evolved, with pi forms (n nodes with plain numbers) */
-		sx_printer pr = {&s->text, nm, 0, 0, lo, SX_SNAP_ALL, 0};
-		int i = 0;
-		print_direct(&pr, prefix, n, &i, 0, 0);
-		s->size = pr.count;
-		s->pi_forms = pr.npi;
-		s->pi_extra = pr.count - n;
-		s->snap_ = pr.npi ? SX_SNAP_ALL : SX_SNAP_NONE;
+		s->size = gp_sx_print_prefix(prefix, n, nm, lo, &s->text, &s->pi_forms);
+		s->pi_extra = s->size - n;
+		s->snap_ = s->pi_forms ? SX_SNAP_ALL : SX_SNAP_NONE;
 	}
 	free(lo);
 	if (st)
