@@ -1199,7 +1199,6 @@ static int choose_print(gp_simple *s, gp_sx *e, gp_sx *x, const gp_names *nm)
 		s->pi_extra = size - (use_x ? qx : qb);
 		s->rewritten = 1;
 		rt_buf_free(use_x ? &tb : &tx);
-		s->snap_ = s->pi_forms ? SX_SNAP_ALL : SX_SNAP_NONE;
 		if (s->pi_forms)   /* the tree's value is the printed one */
 			gp_sx_snap_tree((gp_sx *)s->root, SX_SNAP_ALL);
 		return 1;
@@ -1265,7 +1264,6 @@ rt_status gp_simplify(const gp_node *prefix, int n, const gp_names *nm, gp_simpl
 	if (!st && !s->rewritten) {   /* as evolved, with pi forms (n nodes with plain numbers) */
 		s->size = gp_sx_print_prefix(prefix, n, nm, lo, &s->text, &s->pi_forms);
 		s->pi_extra = s->size - n;
-		s->snap_ = s->pi_forms ? SX_SNAP_ALL : SX_SNAP_NONE;
 	}
 	free(lo);
 	if (st)

@@ -115,7 +115,6 @@ typedef struct gp_simple {
 	int rewritten;        /* 1: text is the simplified tree; 0: the evolved program as it is */
 	int pi_forms;         /* numbers printed as pi forms (their values are those forms') */
 	int pi_extra;         /* nodes those forms add: size - pi_extra <= evolved_size */
-	int snap_;            /* which numbers print as pi forms (gp_simplify_int.h) */
 	const gp_sx *root;    /* the simplified tree (NULL when !rewritten) */
 	gp_node *prefix;      /* copy of the evolved program */
 	void *arena_;         /* owns the tree's nodes */

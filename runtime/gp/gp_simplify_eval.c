@@ -114,5 +114,6 @@ double gp_simple_eval(const gp_simple *s, const double *x)
 	if (s->root)
 		return eval_sx(s->root, x);
 	int i = 0;
-	return eval_prefix(s->prefix, s->evolved_size, &i, x, 0, s->pi_forms > 0 ? s->snap_ : 0);
+	return eval_prefix(s->prefix, s->evolved_size, &i, x, 0,
+			   s->pi_forms > 0 ? SX_SNAP_ALL : SX_SNAP_NONE);
 }
